@@ -1,0 +1,205 @@
+"""Case files -> `Case` objects, or positioned problems a non-developer can act on."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..predicates import required_count
+from ..problems import ERROR, WARNING, Problem
+from .schema import schema_problems
+from .yamlfile import YamlDocument
+
+CASE_SUFFIXES = (".yaml", ".yml")
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
+_LIST_FIELDS = (
+    "required_tools",
+    "allowed_verdicts",
+    "forbidden_keywords",
+    "forbidden_verdicts",
+    "tags",
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One diagnosis case as written by its author, validated."""
+
+    id: str
+    file: str
+    fields: dict[str, Any] = field(hash=False, compare=False)  # every key the author wrote
+
+    @property
+    def checks(self) -> list[str] | None:
+        return self.fields.get("checks")
+
+    @property
+    def tags(self) -> list[str]:
+        return list(self.fields.get("tags") or [])
+
+    def get(self, key: str) -> Any:
+        return self.fields.get(key)
+
+
+def case_files(folder: Path) -> list[Path]:
+    """The case files of a folder and its sub-folders, sorted by path."""
+    return sorted(p for p in folder.rglob("*") if p.suffix in CASE_SUFFIXES and p.is_file())
+
+
+def case_problems(doc: YamlDocument) -> list[Problem]:
+    """Schema errors plus the cross-field logic a schema cannot express."""
+    data = doc.data
+    problems = [p for p in schema_problems(doc, "case") if not _coverage_handled_here(doc, p)]
+    problems += _coverage_problems(doc)
+    problems += _conflicts(doc)
+    problems += _duplicates(doc)
+    stem = Path(doc.file).stem
+    case_id = data.get("id")
+    if isinstance(case_id, str) and ID_PATTERN.match(case_id) and case_id != stem:
+        at = doc.value_at(("id",))
+        problems.append(
+            Problem(
+                doc.file,
+                at.line,
+                at.column,
+                WARNING,
+                "id-mismatch",
+                f"case id '{case_id}' differs from the file name '{stem}':"
+                f" rename the file to '{case_id}{Path(doc.file).suffix}' so people find it",
+            )
+        )
+    return sorted(problems)
+
+
+def build_case(doc: YamlDocument) -> Case:
+    """A Case from a document already known to have no errors."""
+    return Case(id=doc.data["id"], file=doc.file, fields=dict(doc.data))
+
+
+def _coverage_handled_here(doc: YamlDocument, problem: Problem) -> bool:
+    """Numeric min_keyword_coverage values get a precise message below, not the schema's."""
+    value = doc.data.get("min_keyword_coverage")
+    at = doc.value_at(("min_keyword_coverage",))
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and (problem.line, problem.column) == (at.line, at.column)
+    )
+
+
+def _coverage_problems(doc: YamlDocument) -> list[Problem]:
+    data = doc.data
+    if "min_keyword_coverage" not in data:
+        return []
+    value = data["min_keyword_coverage"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return []  # the schema already says it must be a number
+    at = doc.value_at(("min_keyword_coverage",))
+    keywords = data.get("root_cause_keywords")
+    entries = len(keywords) if isinstance(keywords, list) else None
+
+    def err(code: str, msg: str) -> list[Problem]:
+        return [Problem(doc.file, at.line, at.column, ERROR, code, msg)]
+
+    if isinstance(value, float):
+        if not math.isfinite(value) or not 0 < value <= 1:
+            whole = (
+                f": write {int(value)} for a count of entries"
+                if value.is_integer() and value >= 1
+                else ""
+            )
+            return err(
+                "coverage-range",
+                f"min_keyword_coverage {value} is a decimal, so it is read as a share of the"
+                f" root_cause_keywords entries and must be above 0 and at most 1{whole}",
+            )
+        return []
+    if value < 1:
+        return err(
+            "coverage-range",
+            f"min_keyword_coverage {value} must be at least 1 (a count of keyword entries);"
+            " remove the key to require every entry",
+        )
+    if entries is not None and entries and value > entries:
+        return err(
+            "coverage-too-high",
+            f"min_keyword_coverage {value} is more than the {entries} root_cause_keywords"
+            f" entries: write at most {entries}, or add keywords",
+        )
+    return []
+
+
+def _conflicts(doc: YamlDocument) -> list[Problem]:
+    data = doc.data
+    out = []
+    allowed = data.get("allowed_verdicts")
+    forbidden = data.get("forbidden_verdicts")
+    if isinstance(allowed, list) and isinstance(forbidden, list):
+        for i, verdict in enumerate(forbidden):
+            if verdict in allowed:
+                at = doc.value_at(("forbidden_verdicts", i))
+                out.append(
+                    Problem(
+                        doc.file,
+                        at.line,
+                        at.column,
+                        WARNING,
+                        "verdict-conflict",
+                        f"verdict '{verdict}' is both allowed and forbidden; forbidden wins,"
+                        " so remove it from one of the two lists",
+                    )
+                )
+    root = data.get("root_cause_keywords")
+    banned = data.get("forbidden_keywords")
+    if isinstance(root, list) and isinstance(banned, list):
+        wanted = {k for entry in root for k in (entry if isinstance(entry, list) else [entry])}
+        for i, keyword in enumerate(banned):
+            if keyword in wanted:
+                at = doc.value_at(("forbidden_keywords", i))
+                out.append(
+                    Problem(
+                        doc.file,
+                        at.line,
+                        at.column,
+                        WARNING,
+                        "keyword-conflict",
+                        f"'{keyword}' is both a root-cause keyword and a forbidden keyword:"
+                        " no answer can pass; remove it from one list",
+                    )
+                )
+    return out
+
+
+def _duplicates(doc: YamlDocument) -> list[Problem]:
+    out = []
+    for key in (*_LIST_FIELDS, "root_cause_keywords", "checks", "degraded_markers"):
+        values = doc.data.get(key)
+        if not isinstance(values, list):
+            continue
+        seen: Counter[str] = Counter()
+        for i, value in enumerate(values):
+            marker = repr(value)
+            seen[marker] += 1
+            if seen[marker] == 2:
+                at = doc.value_at((key, i))
+                out.append(
+                    Problem(
+                        doc.file,
+                        at.line,
+                        at.column,
+                        WARNING,
+                        "duplicate-entry",
+                        f"{key} lists {value!r} more than once: remove the repeat",
+                    )
+                )
+    return out
+
+
+def keyword_requirement(case: Case) -> int:
+    """How many root_cause_keywords entries the case requires."""
+    entries = len(case.fields["root_cause_keywords"])
+    return required_count(case.fields.get("min_keyword_coverage"), entries)

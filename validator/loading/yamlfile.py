@@ -1,0 +1,327 @@
+"""Safe YAML loading that keeps the line and column of every key and value.
+
+We compose the YAML node graph (with libyaml through `ruamel.yaml.clib` when it is installed,
+about five times faster than the pure-Python parser) and build plain Python data from it
+ourselves. Doing the construction here, rather than in ruamel's constructor, is what lets us:
+
+- remember a position for every key and value, so schema errors point at the exact node;
+- report a duplicate key at its second occurrence, as a problem rather than an exception;
+- refuse every tag that is not a plain YAML type (`!!python/object...` is never constructed);
+- bound what anchors and aliases may expand to (a "billion laughs" file is rejected quickly).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..problems import ERROR, Problem, ProblemsFound
+
+# A case or spec file has a few dozen values; these bounds only stop hostile files.
+MAX_NODES = 20_000
+MAX_DEPTH = 100
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+_STD = "tag:yaml.org,2002:"
+PathKey = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+@dataclass
+class YamlDocument:
+    """A loaded YAML file: its plain data and where each part of it was written."""
+
+    file: str
+    data: Any
+    values: dict[PathKey, Position]  # path -> where the value starts
+    keys: dict[PathKey, Position]  # path of a mapping entry -> where its key starts
+
+    def value_at(self, path: PathKey) -> Position:
+        """Where the value at `path` is written, or its nearest written ancestor."""
+        return _nearest(self.values, path)
+
+    def key_at(self, path: PathKey) -> Position:
+        """Where the key of the entry at `path` is written (falls back to the value)."""
+        if path in self.keys:
+            return self.keys[path]
+        return _nearest(self.values, path)
+
+
+def _nearest(table: dict[PathKey, Position], path: PathKey) -> Position:
+    for end in range(len(path), -1, -1):
+        pos = table.get(tuple(path[:end]))
+        if pos is not None:
+            return pos
+    return Position(1, 1)
+
+
+# Hints for the YAML mistakes people make most; matched against the parser's own words.
+_HINTS = (
+    (
+        "cannot start any token",
+        "indent with spaces, not tabs, and quote text that starts with @ or `",
+    ),
+    ("mapping values are not allowed", "a value contains ': ' — put the whole value in quotes"),
+    (
+        "could not find expected ':'",
+        "each line of a mapping needs 'key: value'; check the indentation",
+    ),
+    ("found unexpected end of stream", "a quote or bracket is not closed"),
+    ("expected <block end>", "check the indentation: entries of one list or mapping line up"),
+    ("did not find expected key", "check the indentation: entries of one mapping line up"),
+    ("did not find expected '-' indicator", "list entries start with '- ' at the same indentation"),
+    ("expected a single document", "a file holds one case or spec: remove the extra '---'"),
+    ("found undefined alias", "an alias (*name) needs an anchor (&name) written before it"),
+)
+
+
+def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
+    """Load one YAML file whose top level must be a mapping.
+
+    Raises `ProblemsFound` with positioned problems when the file cannot be used at all.
+    """
+    name = display or str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ProblemsFound(
+                [
+                    _problem(
+                        name,
+                        1,
+                        1,
+                        "file-too-large",
+                        f"file is {size} bytes; the limit is {MAX_FILE_BYTES}",
+                    )
+                ]
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ProblemsFound(
+            [_problem(name, 1, 1, "unreadable", f"cannot read file: {exc.strerror or exc}")]
+        ) from None
+    return load_yaml_text(raw, name)
+
+
+def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
+    """Like `load_yaml`, from bytes or text already in memory."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line, col = _line_col(raw, exc.start)
+            raise ProblemsFound(
+                [
+                    _problem(
+                        name,
+                        line,
+                        col,
+                        "not-utf8",
+                        "file is not UTF-8 text: save it with UTF-8 encoding",
+                    )
+                ]
+            ) from None
+    else:
+        text = raw
+    if not text.strip() or all(
+        not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
+    ):
+        raise ProblemsFound(
+            [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
+        )
+    node = _compose(text, name)
+    if node is None:
+        raise ProblemsFound(
+            [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
+        )
+    builder = _Builder(name)
+    try:
+        data = builder.build(node, (), 0)
+    except _Abandon:
+        data = None
+    if builder.problems:
+        raise ProblemsFound(builder.problems)
+    if not isinstance(data, dict):
+        pos = builder.values[()]
+        kind = "a list" if isinstance(data, list) else "a single value"
+        raise ProblemsFound(
+            [
+                _problem(
+                    name,
+                    pos.line,
+                    pos.column,
+                    "not-a-mapping",
+                    f"the file holds {kind}; it must be a mapping of 'key: value' lines",
+                )
+            ]
+        )
+    return YamlDocument(name, data, builder.values, builder.keys)
+
+
+def _yaml_instance() -> Any:
+    from ruamel.yaml import YAML
+
+    try:
+        return YAML(typ="safe", pure=False)
+    except Exception:  # pragma: no cover - only without ruamel.yaml.clib
+        return YAML(typ="safe", pure=True)
+
+
+_YAML: Any = None
+
+
+def _compose(text: str, name: str) -> Any:
+    global _YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    if _YAML is None:
+        _YAML = _yaml_instance()
+    try:
+        return _YAML.compose(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
+        hint = next((h for key, h in _HINTS if key in what), "")
+        msg = f"YAML syntax error: {what}" + (f" — {hint}" if hint else "")
+        raise ProblemsFound([_problem(name, line, col, "yaml-syntax", msg)]) from None
+    except (YAMLError, ValueError, RecursionError) as exc:
+        raise ProblemsFound(
+            [_problem(name, 1, 1, "yaml-syntax", f"YAML syntax error: {exc}")]
+        ) from None
+
+
+class _Abandon(Exception):
+    """Stops building a document that is already known to be unusable."""
+
+
+class _Builder:
+    """Turns composed nodes into plain data, recording positions and problems."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: dict[PathKey, Position] = {}
+        self.keys: dict[PathKey, Position] = {}
+        self.problems: list[Problem] = []
+        self.count = 0
+        self._scalars = _YAML.constructor  # ruamel's own rules for YAML 1.2 ints, floats, bools
+
+    def _add(self, node: Any, code: str, message: str) -> None:
+        pos = _pos(node)
+        self.problems.append(_problem(self.name, pos.line, pos.column, code, message))
+
+    def build(self, node: Any, path: PathKey, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            self._add(
+                node,
+                "yaml-too-large",
+                f"the file expands to more than {MAX_NODES} values (nested anchors and aliases?):"
+                " write the values out plainly",
+            )
+            raise _Abandon
+        if depth > MAX_DEPTH:
+            if not any(p.code == "yaml-too-deep" for p in self.problems):
+                self._add(
+                    node, "yaml-too-deep", f"values are nested more than {MAX_DEPTH} levels deep"
+                )
+            return None
+        self.values.setdefault(path, _pos(node))
+        tag = node.tag or ""
+        kind = node.id
+        if kind == "mapping":
+            if tag != _STD + "map":
+                return self._bad_tag(node)
+            return self._mapping(node, path, depth)
+        if kind == "sequence":
+            if tag != _STD + "seq":
+                return self._bad_tag(node)
+            return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
+        return self._scalar(node)
+
+    def _mapping(self, node: Any, path: PathKey, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.id != "scalar":
+                self._add(
+                    key_node, "yaml-unsupported", "a key must be plain text, not a list or mapping"
+                )
+                continue
+            if key_node.tag == _STD + "merge":
+                self._add(
+                    key_node,
+                    "yaml-unsupported",
+                    "merge keys ('<<') are not supported: write the entries out",
+                )
+                continue
+            key = str(key_node.value)
+            child = (*path, key)
+            if key in out:
+                first = self.keys[child]
+                self._add(
+                    key_node,
+                    "duplicate-key",
+                    f"duplicate key '{key}' (first written at line {first.line}): keep only one",
+                )
+                continue
+            self.keys[child] = _pos(key_node)
+            out[key] = self.build(value_node, child, depth + 1)
+        return out
+
+    def _scalar(self, node: Any) -> Any:
+        tag = node.tag or ""
+        c = self._scalars
+        try:
+            if tag == _STD + "str":
+                return str(node.value)
+            if tag == _STD + "int":
+                return c.construct_yaml_int(node)
+            if tag == _STD + "float":
+                value = c.construct_yaml_float(node)
+                # .nan and .inf are not JSON numbers: keep the text, so schemas reject it.
+                return value if math.isfinite(value) else str(node.value)
+            if tag == _STD + "bool":
+                return c.construct_yaml_bool(node)
+            if tag == _STD + "null":
+                return None
+            if tag == _STD + "timestamp":
+                return str(node.value)
+        except (ValueError, TypeError, ArithmeticError):
+            self._add(
+                node, "yaml-syntax", f"'{node.value}' is not a valid {tag.rsplit(':', 1)[-1]}"
+            )
+            return None
+        return self._bad_tag(node)
+
+    def _bad_tag(self, node: Any) -> None:
+        tag = str(node.tag)
+        shown = "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
+        self._add(
+            node,
+            "yaml-tag",
+            f"YAML tag '{shown}' is not allowed: these files hold only text, numbers, lists and mappings; remove the tag",
+        )
+        return None
+
+
+def _pos(node: Any) -> Position:
+    mark = node.start_mark
+    return Position(mark.line + 1, mark.column + 1)
+
+
+def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
+    before = raw[:offset]
+    line = before.count(b"\n") + 1
+    col = len(before) - (before.rfind(b"\n") + 1) + 1
+    return line, col
+
+
+def _problem(file: str, line: int, column: int, code: str, message: str) -> Problem:
+    return Problem(file, line, column, ERROR, code, message)

@@ -1,0 +1,209 @@
+"""Outcomes: plain, picklable result data. Evaluation produces these; reporters only read them.
+
+A *run* is one trace evaluated against its case. A *case* has one run, or several when the
+agent was run repeatedly (issue: pass^k). Statuses are exactly: pass, fail, not_run, error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS = "pass"
+FAIL = "fail"
+SKIPPED = "skipped"
+NOT_RUN = "not_run"
+ERROR = "error"
+STATUSES = (PASS, FAIL, NOT_RUN, ERROR)
+
+
+@dataclass
+class ClauseResult:
+    name: str
+    status: str  # pass | fail | skipped
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CheckResult:
+    check: str
+    status: str  # pass | fail | skipped
+    message: str
+    clauses: list[ClauseResult] = field(default_factory=list)
+    report_as: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"check": self.check, "status": self.status, "message": self.message}
+        if len(self.clauses) > 1:
+            out["clauses"] = [
+                {"name": c.name, "status": c.status, "message": c.message} for c in self.clauses
+            ]
+        details = self.details
+        if details:
+            out["details"] = details
+        return out
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """The details of the first clause that has any (coverage figures and the like)."""
+        return next((c.details for c in self.clauses if c.details), {})
+
+
+@dataclass
+class RunResult:
+    """One trace evaluated against its case."""
+
+    case_id: str
+    status: str
+    reason: str | None = None
+    fixture: str | None = None
+    verdict: str | None = None
+    verdict_key: str | None = None  # for the distribution: the verdict, MISSING or INVALID
+    checks: list[CheckResult] = field(default_factory=list)
+    tool_call_count: int | None = None
+    duration_ms: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failed_checks(self) -> list[dict[str, str]]:
+        return [{"check": c.check, "message": c.message} for c in self.checks if c.status == FAIL]
+
+    @property
+    def evaluated(self) -> bool:
+        return self.status in (PASS, FAIL)
+
+    def coverage(self, name: str) -> dict[str, Any] | None:
+        for check in self.checks:
+            if check.report_as == name and check.status != SKIPPED:
+                return check.details or None
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "fixture": self.fixture,
+            "status": self.status,
+            "reason": self.reason,
+            "verdict": self.verdict,
+            "failed_checks": self.failed_checks,
+            "checks": [c.as_dict() for c in self.checks],
+            "evidence_coverage": _evidence(self.coverage("evidence_coverage")),
+            "keyword_coverage": _keywords(self.coverage("keyword_coverage")),
+            "tool_call_count": self.tool_call_count,
+            "duration_ms": self.duration_ms,
+            "notes": list(self.notes),
+        }
+
+
+def _evidence(details: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not details:
+        return None
+    keys = ("required", "found", "missing", "ratio")
+    return {k: details.get(k) for k in keys}
+
+
+def _keywords(details: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not details:
+        return None
+    return {
+        "matched": details.get("matched", []),
+        "missing": details.get("missing", []),
+        "required": details.get("required"),
+        "total": details.get("total"),
+    }
+
+
+@dataclass
+class CaseResult:
+    """A case and its runs. Its status is pass only when every run passed (pass^k)."""
+
+    case_id: str
+    runs: list[RunResult]
+    file: str | None = None
+    tags: list[str] = field(default_factory=list)
+    # Set when the case never got a run (no fixture) or its fixtures are unusable as a whole.
+    status_override: str | None = None
+    reason_override: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.status_override:
+            return self.status_override
+        statuses = [r.status for r in self.runs]
+        if not statuses:
+            return NOT_RUN
+        for s in (ERROR, NOT_RUN, FAIL):
+            if s in statuses:
+                return s
+        return PASS
+
+    @property
+    def representative(self) -> RunResult | None:
+        """The run the case-level fields describe: the first that did not pass, else the first."""
+        for run in self.runs:
+            if run.status != PASS:
+                return run
+        return self.runs[0] if self.runs else None
+
+    @property
+    def reason(self) -> str | None:
+        if self.reason_override:
+            return self.reason_override
+        run = self.representative
+        if run is None:
+            return None
+        if len(self.runs) > 1 and run.reason:
+            return f"{run.fixture}: {run.reason}"
+        return run.reason
+
+    @property
+    def passed_runs(self) -> int:
+        return sum(r.status == PASS for r in self.runs)
+
+    @property
+    def flaky(self) -> bool:
+        statuses = {r.status for r in self.runs}
+        return PASS in statuses and FAIL in statuses
+
+    def as_dict(self) -> dict[str, Any]:
+        run = self.representative
+        base = run.as_dict() if run else RunResult(self.case_id, self.status).as_dict()
+        out: dict[str, Any] = {
+            "case_id": self.case_id,
+            "status": self.status,
+            "reason": self.reason,
+        }
+        for key in (
+            "verdict",
+            "failed_checks",
+            "checks",
+            "evidence_coverage",
+            "keyword_coverage",
+            "tool_call_count",
+            "duration_ms",
+            "fixture",
+            "notes",
+        ):
+            out[key] = base[key]
+        out["tags"] = list(self.tags)
+        total = len(self.runs)
+        out["runs"] = {
+            "total": total,
+            "passed": self.passed_runs,
+            "run_pass_rate": round(self.passed_runs / total, 4) if total else None,
+            "flaky": self.flaky,
+        }
+        if total > 1:
+            out["runs"]["items"] = [
+                {
+                    "fixture": r.fixture,
+                    "status": r.status,
+                    "reason": r.reason,
+                    "verdict": r.verdict,
+                    "failed_checks": r.failed_checks,
+                    "tool_call_count": r.tool_call_count,
+                    "duration_ms": r.duration_ms,
+                }
+                for r in self.runs
+            ]
+        return out

@@ -1,0 +1,101 @@
+"""Problems: what is wrong with an input file, where, and how to fix it.
+
+Every user-facing complaint about a case, spec or trace file is a `Problem`. Loaders and
+validators produce them; the command line only formats them. Codes are stable (tests and
+users' tooling rely on them) and each is documented in the README.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One problem in one file, at a 1-based line and column."""
+
+    file: str
+    line: int
+    column: int
+    severity: str
+    code: str
+    message: str
+    # Indented continuation lines, e.g. a JSONPath expression and a caret under the bad column.
+    detail: tuple[str, ...] = field(default=(), compare=False)
+
+    def format(self) -> str:
+        """`path:line:column: severity: message [code]`, plus indented detail lines."""
+        head = (
+            f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message} [{self.code}]"
+        )
+        return "\n".join([head, *("    " + d for d in self.detail)])
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+        }
+        if self.detail:
+            out["detail"] = list(self.detail)
+        return out
+
+
+class ProblemsFound(Exception):
+    """Raised by a loader when a file cannot be used at all; carries the problems found."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = sorted(problems)
+        super().__init__("; ".join(p.format() for p in self.problems))
+
+
+class UsageError(Exception):
+    """A command-line mistake (a missing folder, a bad flag value): exit code 2."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` when a candidate is close to `name`, else an empty string."""
+    close = difflib.get_close_matches(str(name), sorted(set(candidates)), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def has_errors(problems: Iterable[Problem]) -> bool:
+    return any(p.severity == ERROR for p in problems)
+
+
+def kind_of(value: object) -> str:
+    """A JSON/YAML type name a non-developer understands ("text", "a list", ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def show(value: object, limit: int = 60) -> str:
+    """A short, JSON-looking rendering of a value for messages."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

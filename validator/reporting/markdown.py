@@ -1,0 +1,188 @@
+"""report.md: the report for review in a repository or a pull request.
+
+Everything that comes from a trace or a case is escaped, so a `|`, a newline or Markdown
+syntax in an answer can never break the table or inject markup.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_SPECIAL = re.compile(r"([\\`*_\[\]{}<>()#+!|~])")
+_ICON = {"pass": "✅ pass", "fail": "❌ fail", "not_run": "⚪ not run", "error": "⚠️ error"}
+
+
+def escape(value: Any) -> str:
+    """Text safe inside a Markdown table cell or paragraph: one line, no live syntax."""
+    if value is None:
+        return "—"
+    text = str(value).replace("\r\n", "\n").replace("\r", "\n")
+    text = " ".join(text.split("\n"))
+    return _SPECIAL.sub(r"\\\1", text).strip() or "—"
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def _num(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    text = f"{value:,.1f}".rstrip("0").rstrip(".") if isinstance(value, float) else f"{value:,}"
+    return text + unit
+
+
+def _evidence(case: dict[str, Any]) -> str:
+    cov = case.get("evidence_coverage")
+    if not cov:
+        return "—"
+    found, required = len(cov["found"]), len(cov["required"])
+    return f"{found}/{required}" if required else "none required"
+
+
+def _comparison(report: dict[str, Any]) -> list[str]:
+    comp = report.get("comparison")
+    if not comp:
+        return []
+    lines = ["## Compared with the baseline", ""]
+    lines.append(
+        f"Baseline: {escape(comp.get('baseline'))} (generated {escape(comp.get('baseline_generated_at'))})"
+    )
+    lines.append("")
+    delta = comp.get("delta", {})
+    lines += ["| Change | Value |", "|---|---|"]
+    for key, label in (
+        ("pass_rate", "Pass rate"),
+        ("avg_tool_calls", "Average tool calls"),
+        ("avg_duration_ms", "Average duration (ms)"),
+    ):
+        value = delta.get(key)
+        shown = (
+            "—"
+            if value is None
+            else (f"{value * 100:+.1f} points" if key == "pass_rate" else f"{value:+,.1f}")
+        )
+        lines.append(f"| {label} | {shown} |")
+    for key, label in (
+        ("regressions", "Regressions"),
+        ("fixes", "Fixes"),
+        ("new_cases", "New cases"),
+        ("removed_cases", "Removed cases"),
+    ):
+        items = comp.get(key, [])
+        names = (
+            ", ".join(escape(i["case_id"] if isinstance(i, dict) else i) for i in items) or "none"
+        )
+        lines.append(f"| {label} ({len(items)}) | {names} |")
+    return [*lines, ""]
+
+
+def render(report: dict[str, Any]) -> str:
+    summary = report["summary"]
+    cases = report["cases"]
+    inputs = report.get("inputs", {})
+    tool = report.get("tool", {})
+    lines = ["# Trace validation report", ""]
+    lines.append(
+        f"Generated {escape(report.get('generated_at'))} by {escape(tool.get('name'))}"
+        f" {escape(tool.get('version'))} · cases: {escape(inputs.get('cases'))}"
+        f" · fixtures: {escape(inputs.get('fixtures'))}"
+    )
+    lines.append("")
+    lines += _comparison(report)
+    lines.append(
+        f"**{summary['passed']} of {summary['total']} cases passed ({_pct(summary['pass_rate'])}).**"
+    )
+    lines.append("")
+    lines += ["## Summary", "", "| Metric | Value |", "|---|---|"]
+    rows = [
+        ("Cases", summary["total"]),
+        ("Passed", summary["passed"]),
+        ("Failed", summary["failed"]),
+        ("Not run", summary["not_run"]),
+        ("Errors", summary["errored"]),
+        ("Pass rate", _pct(summary["pass_rate"])),
+        ("Traces evaluated", summary["runs"]["evaluated"]),
+        ("Average tool calls", _num(summary["avg_tool_calls"])),
+        ("Average duration (ms)", _num(summary["avg_duration_ms"])),
+    ]
+    multi = any(c["runs"]["total"] > 1 for c in cases)
+    if multi:
+        rows += [
+            ("pass^k (every run passed)", _pct(summary["pass_hat_k"])),
+            ("pass@k (some run passed)", _pct(summary["pass_at_k"])),
+            ("Flaky cases", summary["flaky_cases"]),
+        ]
+    lines += [f"| {label} | {value} |" for label, value in rows]
+    lines.append("")
+    lines += ["## Verdicts", "", "| Verdict | Traces |", "|---|---|"]
+    dist = summary["verdict_distribution"]
+    lines += [f"| {escape(k)} | {v} |" for k, v in dist.items()] or ["| — | 0 |"]
+    lines.append("")
+    lines += ["## Cases", ""]
+    header = [
+        "Case",
+        "Status",
+        *(["Runs"] if multi else []),
+        "Verdict",
+        "Evidence",
+        "Tool calls",
+        "Duration (ms)",
+        "Failed checks",
+    ]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for case in cases:
+        runs = case["runs"]
+        runs_cell = (
+            [f"{runs['passed']}/{runs['total']}" + (" (flaky)" if runs["flaky"] else "")]
+            if multi
+            else []
+        )
+        failed = ", ".join(escape(f["check"]) for f in case["failed_checks"]) or "—"
+        cells = [
+            escape(case["case_id"]),
+            _ICON.get(case["status"], escape(case["status"])),
+            *runs_cell,
+            escape(case["verdict"]),
+            _evidence(case),
+            _num(case["tool_call_count"]),
+            _num(case["duration_ms"]),
+            failed,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    if multi and summary["flaky_cases"]:
+        flaky = [escape(c["case_id"]) for c in cases if c["runs"]["flaky"]]
+        lines += ["Flaky cases (some runs pass, some fail): " + ", ".join(flaky), ""]
+    troubled = [c for c in cases if c["status"] != "pass"]
+    if troubled:
+        lines += ["## Cases that did not pass", ""]
+    for case in troubled:
+        lines.append(f"### {escape(case['case_id'])} — {_ICON.get(case['status'], case['status'])}")
+        lines.append("")
+        if case.get("fixture"):
+            lines.append(f"Trace: {escape(case['fixture'])}")
+            lines.append("")
+        if case.get("reason"):
+            lines.append(f"Reason: {escape(case['reason'])}")
+            lines.append("")
+        for failed in case["failed_checks"]:
+            lines.append(f"- **{escape(failed['check'])}**: {escape(failed['message'])}")
+        for item in case["runs"].get("items", []):
+            if item["status"] != "pass":
+                checks = ", ".join(escape(f["check"]) for f in item["failed_checks"]) or escape(
+                    item["reason"]
+                )
+                lines.append(
+                    f"- run {escape(item['fixture'])}: {_ICON.get(item['status'], item['status'])} — {checks}"
+                )
+        if case["failed_checks"] or case["runs"].get("items"):
+            lines.append("")
+    unmatched = report.get("unmatched_traces") or []
+    if unmatched:
+        lines += ["## Traces that match no case", "", "| Trace | Reason |", "|---|---|"]
+        lines += [f"| {escape(u['fixture'])} | {escape(u['reason'])} |" for u in unmatched]
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"

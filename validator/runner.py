@@ -1,0 +1,221 @@
+"""The run: find each case's traces, evaluate them (in parallel when asked), group the results.
+
+Traces are read one at a time, in the worker that evaluates them, so memory does not grow
+with the number of traces; only the small per-run result rows are kept.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .loading.traces import (
+    DEFAULT_MAX_TRACE_BYTES,
+    TraceError,
+    parse_trace,
+    read_trace_file,
+)
+from .outcomes import ERROR, NOT_RUN, CaseResult, RunResult
+from .problems import UsageError
+from .suite import Suite
+
+
+@dataclass(frozen=True)
+class Job:
+    """One trace to evaluate: a file, or one line of a JSON Lines file (carried as text)."""
+
+    case_id: str | None  # None: the trace's own caseId decides (JSON Lines)
+    fixture: str  # how the report names it
+    path: str | None = None
+    text: str | None = None
+
+
+@dataclass
+class Plan:
+    jobs: list[Job]
+    # Cases that get no run, with the status and reason to report.
+    unrun: dict[str, tuple[str, str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def plan_directory(suite: Suite, fixtures: Path, shown: str) -> Plan:
+    """`FIXTURES/<id>.json` (one run) or `FIXTURES/<id>/*.json` (several runs) per case."""
+    plan = Plan([])
+    for case_id in suite.cases:
+        single = fixtures / f"{case_id}.json"
+        folder = fixtures / case_id
+        has_single = os.path.lexists(single)
+        has_folder = folder.is_dir()
+        if has_single and has_folder:
+            plan.unrun[case_id] = (
+                ERROR,
+                f"ambiguous fixtures: both {shown}/{case_id}.json and {shown}/{case_id}/ exist; keep one",
+            )
+        elif has_single:
+            plan.jobs.append(Job(case_id, f"{shown}/{case_id}.json", str(single)))
+        elif has_folder:
+            runs = sorted(p.name for p in folder.iterdir() if p.suffix == ".json")
+            if not runs:
+                plan.unrun[case_id] = (
+                    NOT_RUN,
+                    f"no trace fixture: {shown}/{case_id}/ holds no *.json file",
+                )
+            for name in runs:
+                plan.jobs.append(Job(case_id, f"{shown}/{case_id}/{name}", str(folder / name)))
+        else:
+            plan.unrun[case_id] = (
+                NOT_RUN,
+                f"no trace fixture: looked for {shown}/{case_id}.json and {shown}/{case_id}/*.json",
+            )
+    known = set(suite.cases)
+    for entry in sorted(fixtures.iterdir()):
+        stem = entry.name[:-5] if entry.name.endswith(".json") else entry.name
+        if (entry.name.endswith(".json") or entry.is_dir()) and stem not in known:
+            plan.warnings.append(f"{shown}/{entry.name}: matches no case id, not evaluated")
+    return plan
+
+
+_CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def iter_jsonl(path: Path, shown: str) -> Iterator[Job]:
+    """One job per non-blank line, read lazily; the line's caseId picks its case."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the generator
+    except OSError as exc:
+        raise UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            text = raw.decode("utf-8", errors="surrogateescape")
+            yield Job(None, f"{shown}:{number}", text=text)
+
+
+def guess_case_id(job: Job) -> str | None:
+    """For a JSON Lines trace that cannot be parsed: the caseId it seems to name, if any."""
+    match = _CASE_ID.search(job.text or "")
+    return match.group(1) if match else None
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation, in this process or in workers
+
+_SUITE: Suite | None = None
+_MAX_BYTES = DEFAULT_MAX_TRACE_BYTES
+_ROOT: Path | None = None
+
+
+def _init_worker(suite: Suite, max_bytes: int, root: Path | None) -> None:
+    global _SUITE, _MAX_BYTES, _ROOT
+    _SUITE, _MAX_BYTES, _ROOT = suite, max_bytes, root
+
+
+def evaluate_job(job: Job) -> RunResult:
+    """Read, parse and evaluate one trace. Never raises."""
+    suite = _SUITE
+    assert suite is not None
+    try:
+        if job.path is not None:
+            parsed = read_trace_file(Path(job.path), _ROOT, _MAX_BYTES)
+        else:
+            raw = (job.text or "").encode("utf-8", errors="surrogateescape")
+            if len(raw) > _MAX_BYTES:
+                raise TraceError(
+                    f"the line is {len(raw)} bytes, over the limit of {_MAX_BYTES} bytes"
+                )
+            parsed = parse_trace(raw)
+    except TraceError as exc:
+        case_id = job.case_id or guess_case_id(job) or "?"
+        return RunResult(case_id, ERROR, str(exc), job.fixture)
+    except Exception as exc:  # a bug must cost one trace, not the run
+        reason = f"internal error while reading this trace (please report it as a bug): {exc!r}"
+        return RunResult(job.case_id or "?", ERROR, reason, job.fixture)
+    run = suite.evaluate(parsed.document, job.case_id, job.fixture)
+    run.notes[:0] = parsed.notes
+    return run
+
+
+def _evaluate_chunk(jobs: list[Job]) -> list[RunResult]:
+    return [evaluate_job(job) for job in jobs]
+
+
+def evaluate_all(
+    suite: Suite,
+    jobs: Iterable[Job],
+    workers: int,
+    *,
+    max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
+    root: Path | None = None,
+    chunk: int = 64,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[RunResult]:
+    """Evaluate jobs in order. With workers > 1, chunks go to a process pool, and only a
+    bounded window of chunks is in flight, so a huge JSON Lines file is never all in memory.
+    Results come back in the order of the jobs whatever the number of workers."""
+    if workers <= 1:
+        _init_worker(suite, max_bytes, root)
+        for done, job in enumerate(jobs, start=1):
+            yield evaluate_job(job)
+            if progress:
+                progress(done)
+        return
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    window: list[Future[list[RunResult]]] = []
+    done = 0
+    with ProcessPoolExecutor(workers, context, _init_worker, (suite, max_bytes, root)) as pool:
+        for batch in _chunks(jobs, chunk):
+            window.append(pool.submit(_evaluate_chunk, batch))
+            if len(window) >= workers * 4:
+                results = window.pop(0).result()
+                done += len(results)
+                yield from results
+                if progress:
+                    progress(done)
+        for future in window:
+            results = future.result()
+            done += len(results)
+            yield from results
+            if progress:
+                progress(done)
+
+
+def _chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:
+    batch: list[Job] = []
+    for job in jobs:
+        batch.append(job)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def group_results(
+    suite: Suite, runs: Iterable[RunResult], plan_unrun: dict[str, tuple[str, str]]
+) -> tuple[list[CaseResult], list[RunResult]]:
+    """Case results sorted by id, plus runs that match no case (JSON Lines)."""
+    by_case: dict[str, list[RunResult]] = {case_id: [] for case_id in suite.cases}
+    unmatched: list[RunResult] = []
+    for run in runs:
+        if run.case_id in by_case:
+            by_case[run.case_id].append(run)
+        else:
+            unmatched.append(run)
+    results = []
+    for case_id, case in suite.cases.items():
+        result = CaseResult(case_id, by_case[case_id], case.file, case.tags)
+        if case_id in plan_unrun:
+            result.status_override, result.reason_override = plan_unrun[case_id]
+        elif not result.runs:
+            result.status_override = NOT_RUN
+            result.reason_override = "no trace in the JSON Lines input names this case"
+        results.append(result)
+    return results, unmatched
