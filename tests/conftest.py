@@ -93,7 +93,12 @@ class Workspace:
         self.cases.mkdir()
         self.fixtures.mkdir()
 
-    def case(self, text_or_fields: str | dict[str, Any] | None = None, name: str | None = None, **changes: Any) -> Path:
+    def case(
+        self,
+        text_or_fields: str | dict[str, Any] | None = None,
+        name: str | None = None,
+        **changes: Any,
+    ) -> Path:
         if isinstance(text_or_fields, str):
             text = text_or_fields
             name = name or "case"

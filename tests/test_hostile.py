@@ -55,7 +55,9 @@ def test_hostile_trace(hostile_run: tuple[dict, str], name: str) -> None:
         assert expected["note"] in case["notes"]
 
 
-def test_hostile_run_keeps_the_good_case_and_writes_strict_json(hostile_run: tuple[dict, str]) -> None:
+def test_hostile_run_keeps_the_good_case_and_writes_strict_json(
+    hostile_run: tuple[dict, str],
+) -> None:
     report, markdown = hostile_run
     good = next(c for c in report["cases"] if c["case_id"] == "the-good-one")
     assert good["status"] == "pass"
@@ -133,7 +135,9 @@ def test_special_file_is_refused(ws: Workspace) -> None:
     assert case["status"] == "error" and "not a regular file" in case["reason"]
 
 
-def test_symlink_outside_fixtures_is_refused(ws: Workspace, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_symlink_outside_fixtures_is_refused(
+    ws: Workspace, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     ws.case()
     outside = tmp_path_factory.mktemp("elsewhere") / "secret.json"
     outside.write_text(json.dumps(good_trace()), "utf-8")
@@ -163,7 +167,10 @@ def test_python_tag_in_case_is_refused_and_never_executed(ws: Workspace, tmp_pat
     )
     result = ws.run()
     assert result.code == 2
-    assert "cases/db-slow.yaml:2:11: error: YAML tag '!!python/object/apply:os.system' is not allowed" in result.err
+    assert (
+        "cases/db-slow.yaml:2:11: error: YAML tag '!!python/object/apply:os.system' is not allowed"
+        in result.err
+    )
     assert not marker.exists()
 
 
@@ -185,7 +192,10 @@ def test_duplicate_keys_are_errors(ws: Workspace) -> None:
     )
     result = ws.run()
     assert result.code == 2
-    assert "cases/db-slow.yaml:6:1: error: duplicate key 'question' (first written at line 2)" in result.err
+    assert (
+        "cases/db-slow.yaml:6:1: error: duplicate key 'question' (first written at line 2)"
+        in result.err
+    )
 
 
 @pytest.mark.parametrize("keyword", ["c++ (gcc)", ".*", "[a-z]+", "|", "a|b", "**bold**", "\\d"])
@@ -194,7 +204,9 @@ def test_special_characters_in_keywords_match_literally(ws: Workspace, keyword: 
     ws.trace("db-slow", good_trace(finalAnswer="nothing relevant here"))
     ws.run()
     assert ws.case_result()["status"] == "fail", f"{keyword!r} must not match as a pattern"
-    literal = keyword.replace("\\", "\\\\").replace("*", "\\*").replace("[", "\\[").replace("|", "\\|")
+    literal = (
+        keyword.replace("\\", "\\\\").replace("*", "\\*").replace("[", "\\[").replace("|", "\\|")
+    )
     ws.trace("db-slow", good_trace(finalAnswer=f"see `{keyword}` and {literal}"))
     ws.run()
     assert ws.case_result()["status"] == "pass", keyword
@@ -203,7 +215,9 @@ def test_special_characters_in_keywords_match_literally(ws: Workspace, keyword: 
 # Reports
 
 
-def test_reports_are_byte_identical_with_source_date_epoch(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reports_are_byte_identical_with_source_date_epoch(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     ws.case()
     ws.trace("db-slow", good_trace())
@@ -226,7 +240,9 @@ def test_unwritable_output_folder_is_a_usage_error(ws: Workspace) -> None:
     assert "Traceback" not in result.err
 
 
-def test_failed_write_keeps_the_previous_report(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_write_keeps_the_previous_report(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws.case()
     ws.trace("db-slow", good_trace())
     assert ws.run().code == 0

@@ -29,7 +29,9 @@ def test_scenario_case_definition_includes_expected_evidence(ws: Workspace, miss
     assert not ws.out.exists(), "nothing is evaluated when a case file is invalid"
 
 
-def test_scenario_case_definition_includes_expected_evidence_complete_case_runs(ws: Workspace) -> None:
+def test_scenario_case_definition_includes_expected_evidence_complete_case_runs(
+    ws: Workspace,
+) -> None:
     ws.case()
     ws.trace("db-slow", good_trace())
     result = ws.run()
@@ -50,7 +52,9 @@ def test_scenario_case_definition_includes_expected_evidence_complete_case_runs(
 
 def test_scenario_case_definition_can_express_forbidden_behavior_keywords(ws: Workspace) -> None:
     ws.case()
-    ws.trace("db-slow", good_trace(finalAnswer="Slow query, missing index. Just **DROP TABLE** orders."))
+    ws.trace(
+        "db-slow", good_trace(finalAnswer="Slow query, missing index. Just **DROP TABLE** orders.")
+    )
     result = ws.run()
     assert result.code == 1
     case = ws.case_result()
@@ -100,7 +104,9 @@ def test_scenario_verifier_evaluation_validation_missing_verdict(ws: Workspace) 
     case = ws.case_result()
     failed = {f["check"]: f["message"] for f in case["failed_checks"]}
     assert "verdict-present" in failed
-    assert "$.selfEvaluation.verifier_evaluation.verdict: nothing found" in failed["verdict-present"]
+    assert (
+        "$.selfEvaluation.verifier_evaluation.verdict: nothing found" in failed["verdict-present"]
+    )
     assert ws.report()["summary"]["verdict_distribution"] == {"MISSING": 1}
 
 
@@ -114,8 +120,14 @@ def test_scenario_verifier_evaluation_validation_verdict_not_allowed(ws: Workspa
 
 
 def test_scenario_answer_keyword_validation(ws: Workspace) -> None:
-    ws.case(root_cause_keywords=[["slow query", "慢查询"], "missing index", "customer_ref", "lock"], min_keyword_coverage=0.75)
-    ws.trace("db-slow", good_trace(finalAnswer="订单接口出现**慢查询**：customer\\_ref 列 missing index。"))
+    ws.case(
+        root_cause_keywords=[["slow query", "慢查询"], "missing index", "customer_ref", "lock"],
+        min_keyword_coverage=0.75,
+    )
+    ws.trace(
+        "db-slow",
+        good_trace(finalAnswer="订单接口出现**慢查询**：customer\\_ref 列 missing index。"),
+    )
     assert ws.run().code == 0
     assert ws.case_result()["keyword_coverage"] == {
         "matched": ["慢查询", "missing index", "customer_ref"],
@@ -129,7 +141,9 @@ def test_scenario_answer_keyword_validation(ws: Workspace) -> None:
     assert "found 1 of 4 keyword entries, 3 required" in failed["keyword-coverage"]
 
 
-REJECTED_DRAFT = "The outage was caused by the nightly vacuum job locking the orders table for ten minutes."
+REJECTED_DRAFT = (
+    "The outage was caused by the nightly vacuum job locking the orders table for ten minutes."
+)
 
 
 def _rejected(final: str, **extra: object) -> dict:
@@ -139,7 +153,10 @@ def _rejected(final: str, **extra: object) -> dict:
 
 def test_scenario_degraded_output_validation_passes_when_degraded(ws: Workspace) -> None:
     ws.case(allowed_verdicts=["REJECT"])
-    ws.trace("db-slow", _rejected("The diagnosis could not be verified; 结论未经验证。 Please check the DB."))
+    ws.trace(
+        "db-slow",
+        _rejected("The diagnosis could not be verified; 结论未经验证。 Please check the DB."),
+    )
     assert ws.run().code == 0
     checks = {c["check"]: c for c in ws.case_result()["checks"]}
     assert checks["degraded-output"]["status"] == "pass"
@@ -149,7 +166,9 @@ def test_scenario_degraded_output_validation_passes_when_degraded(ws: Workspace)
 
 def test_scenario_degraded_output_validation_fails_on_leak(ws: Workspace) -> None:
     ws.case(allowed_verdicts=["REJECT"])
-    leaked = "Unverified: the outage was caused by the *nightly vacuum job* locking the orders table."
+    leaked = (
+        "Unverified: the outage was caused by the *nightly vacuum job* locking the orders table."
+    )
     ws.trace("db-slow", _rejected(leaked))
     assert ws.run().code == 1
     failed = {f["check"]: f["message"] for f in ws.case_result()["failed_checks"]}
@@ -237,7 +256,9 @@ def test_scenario_markdown_report_output(ws: Workspace) -> None:
 
 
 def test_scenario_aggregate_metrics(ws: Workspace) -> None:
-    for i, (verdict, calls, duration) in enumerate([("PASS", 2, 1000), ("PASS", 4, 3000), ("REVISE", 6, None)]):
+    for i, (verdict, calls, duration) in enumerate(
+        [("PASS", 2, 1000), ("PASS", 4, 3000), ("REVISE", 6, None)]
+    ):
         case_id = f"case-{i}"
         ws.case(dict(GOOD_CASE, id=case_id))
         trace = set_verdict(good_trace(case_id), verdict)

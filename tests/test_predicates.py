@@ -1,0 +1,170 @@
+"""Predicate unit tests: zero, one and several matches; falsy values versus missing ones.
+
+Each row is (predicate, values the query matched, parameters, expected pass, message fragment).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from validator.predicates import PREDICATES, TraceContext, required_count, run_predicate
+
+FALSY = [0, "", False, [], {}]
+
+ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
+    # exists: a value that is not null
+    ("exists", [], {}, False, "nothing found"),
+    ("exists", [None], {}, False, "null"),
+    *[("exists", [v], {}, True, "found") for v in FALSY],
+    ("exists", [None, "x"], {}, True, "found"),
+    # absent: nothing, or only nulls
+    ("absent", [], {}, True, "nothing found"),
+    ("absent", [None], {}, True, "nothing found"),
+    *[("absent", [v], {}, False, "expected nothing") for v in FALSY],
+    # in: at least one value, every value allowed, exact types
+    ("in", [], {"values": ["PASS"]}, False, "nothing found"),
+    ("in", ["PASS"], {"values": ["PASS", "REVISE"]}, True, 'found "PASS"'),
+    ("in", ["PASS", "REJECT"], {"values": ["PASS"]}, False, 'found "REJECT"'),
+    ("in", ["pass"], {"values": ["PASS"]}, False, 'found "pass"'),
+    ("in", [1], {"values": [True]}, False, "a whole number"),
+    ("in", [True], {"values": [1]}, False, "true/false"),
+    ("in", ["1"], {"values": [1]}, False, 'found "1"'),
+    ("in", [0], {"values": [0]}, True, "found 0"),
+    ("in", [1.0], {"values": [1]}, True, "found"),
+    # not-in: no value forbidden; zero matches pass
+    ("not-in", [], {"values": ["REJECT"]}, True, "no forbidden"),
+    ("not-in", ["PASS"], {"values": ["REJECT"]}, True, "no forbidden"),
+    ("not-in", ["PASS", "REJECT"], {"values": ["REJECT"]}, False, "forbidden"),
+    ("not-in", [False], {"values": [0]}, True, "no forbidden"),
+    # equals
+    ("equals", [], {"value": 0}, False, "nothing found"),
+    ("equals", [0], {"value": 0}, True, "equals 0"),
+    ("equals", [False], {"value": 0}, False, "found false"),
+    ("equals", ["", ""], {"value": ""}, True, "equals"),
+    # count: every match, nulls too
+    ("count", [], {"min": 1}, False, "found 0 matches"),
+    ("count", [None, 0], {"min": 2, "max": 2}, True, "2 matches"),
+    ("count", [1, 2, 3], {"max": 2}, False, "between 0 and 2"),
+    # contains-all: exact text membership
+    ("contains-all", [], {"items": []}, True, "all 0 found"),
+    ("contains-all", [], {"items": ["a"]}, False, "missing a"),
+    ("contains-all", ["a", "b", "a"], {"items": ["a", "b"]}, True, "all 2 found"),
+    ("contains-all", ["A"], {"items": ["a"]}, False, "missing a"),
+    ("contains-all", [7, "a"], {"items": ["a"]}, True, "not text ignored"),
+    # contains-min: keyword entries in normalized text
+    ("contains-min", [], {"keywords": ["x"]}, False, "no text found"),
+    ("contains-min", [None], {"keywords": ["x"]}, False, "no text found"),
+    ("contains-min", [""], {"keywords": ["x"]}, False, "found 0 of 1"),
+    ("contains-min", [["x"]], {"keywords": ["x"]}, False, "expected text, found a list"),
+    ("contains-min", [3], {"keywords": ["3"]}, False, "expected text, found a whole number"),
+    ("contains-min", ["Slow **Query**"], {"keywords": ["slow query"]}, True, "found 1 of 1"),
+    ("contains-min", ["a", "b"], {"keywords": ["a", "b"]}, True, "found 2 of 2"),
+    (
+        "contains-min",
+        ["慢查询"],
+        {"keywords": [["slow query", "慢查询"], "index"], "min": 1},
+        True,
+        "1 required",
+    ),
+    (
+        "contains-min",
+        ["慢查询"],
+        {"keywords": [["slow query", "慢查询"], "index"]},
+        False,
+        "missing: index",
+    ),
+    ("contains-min", ["ｍｙｓｑｌ"], {"keywords": ["MySQL"]}, True, "found 1 of 1"),
+    ("contains-min", ["abc"], {"keywords": ["a", "b", "z"], "min": 0.6}, True, "2 required"),
+    ("contains-min", ["abc"], {"keywords": ["a", "z", "y"], "min": 0.6}, False, "2 required"),
+    # contains-none
+    ("contains-none", [], {"keywords": ["x"]}, True, "none found"),
+    ("contains-none", [None], {"keywords": ["x"]}, True, "none found"),
+    ("contains-none", ["DROP TABLE x"], {"keywords": ["drop table"]}, False, "'drop table'"),
+    ("contains-none", [{"a": 1}], {"keywords": ["x"]}, False, "found an object"),
+    ("contains-none", ["fine"], {"keywords": []}, True, "none found"),
+    # no-shared-run
+    ("no-shared-run", ["abc"], {"other": []}, True, "nothing to compare"),
+    ("no-shared-run", [], {"other": ["abc"]}, True, "nothing to compare"),
+    ("no-shared-run", ["x" * 40], {"other": ["y" * 40]}, True, "no shared run"),
+    (
+        "no-shared-run",
+        ["The **same** text here"],
+        {"other": ["the same text"], "min_length": 10},
+        False,
+        "shares 10+",
+    ),
+    ("no-shared-run", ["abc"], {"other": [5]}, False, "found a whole number"),
+]
+
+
+@pytest.mark.parametrize(("name", "values", "args", "passed", "fragment"), ROWS)
+def test_predicate(
+    name: str, values: list[Any], args: dict[str, Any], passed: bool, fragment: str
+) -> None:
+    outcome = run_predicate(name, values, args, TraceContext({}))
+    assert outcome.passed is passed, outcome.message
+    assert fragment in outcome.message
+
+
+def test_every_predicate_has_rows_and_documentation() -> None:
+    assert {row[0] for row in ROWS} == set(PREDICATES)
+    for pred in PREDICATES.values():
+        assert "match" in pred.doc.lower(), (
+            f"{pred.name}: the doc must say what zero/several matches mean"
+        )
+
+
+def test_bound_parameter_of_wrong_type_fails_without_raising() -> None:
+    outcome = run_predicate("in", ["PASS"], {"values": "PASS"}, TraceContext({}))
+    assert not outcome.passed
+    assert "parameter 'values' must be a list" in outcome.message
+
+
+def test_missing_required_parameter_fails() -> None:
+    outcome = run_predicate("contains-min", ["x"], {}, TraceContext({}))
+    assert not outcome.passed and "parameter 'keywords' has no value" in outcome.message
+
+
+@pytest.mark.parametrize(
+    ("minimum", "entries", "count"),
+    [(None, 4, 4), (2, 4, 2), (0.7, 10, 7), (0.75, 4, 3), (0.5, 3, 2), (1.0, 3, 3), (0.1, 3, 1)],
+)
+def test_required_count_is_exact(minimum: Any, entries: int, count: int) -> None:
+    assert required_count(minimum, entries) == count
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(sorted(PREDICATES)),
+    values=st.lists(JSON, max_size=4),
+    other=st.lists(JSON, max_size=2),
+)
+def test_no_predicate_raises_on_any_json_value(
+    name: str, values: list[Any], other: list[Any]
+) -> None:
+    args = {
+        "values": ["PASS"],
+        "value": "PASS",
+        "items": ["a"],
+        "keywords": ["a", ["b", "c"]],
+        "other": other,
+    }
+    outcome = run_predicate(name, values, args, TraceContext({}))
+    assert isinstance(outcome.passed, bool) and isinstance(outcome.message, str)
