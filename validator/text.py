@@ -1,0 +1,410 @@
+"""Text normalization and leak detection for diagnosis-trace validation.
+
+The validator compares an agent's final answer (usually Markdown, Chinese or English) with
+keyword lists and with the executor's unverified draft.  Every comparison happens on
+*normalized* text so that superficial differences -- full-width letters, upper case,
+zero-width characters, Markdown markup, soft line breaks inside a Chinese sentence -- can
+neither hide a forbidden keyword nor make a required one go missing.
+
+Three entry points:
+
+* :func:`normalize_plain` -- for keywords, markers and any text that is *not* Markdown.
+  It is also the last step of :func:`normalize_markdown`, so a keyword and an answer go
+  through exactly the same character-level pipeline and ``kw in answer`` stays symmetric.
+* :func:`normalize_markdown` -- renders Markdown to its visible text (via the markdown-it
+  token stream) and then applies :func:`normalize_plain`.
+* :func:`shared_run` -- finds a substring of a given length shared by two texts in
+  (practically) linear time; used as the "did the answer copy the rejected draft" check.
+
+Importing this module is cheap: markdown-it is imported, and the parser and the Unicode
+tables are built, on first use only.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import sys
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["normalize_markdown", "normalize_plain", "shared_run"]
+
+# ---------------------------------------------------------------------------
+# normalize_plain
+# ---------------------------------------------------------------------------
+
+# Characters that are invisible but are *not* Unicode category Cf, and that could still be
+# slipped between the letters of a keyword: the combining grapheme joiner, Hangul fillers
+# (the classic "invisible name" characters), Khmer inherent vowels, Mongolian free variation
+# selectors and the variation selectors.  All are Default_Ignorable_Code_Point in Unicode.
+_EXTRA_IGNORABLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180D),
+    (0x180F, 0x180F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0xE0100, 0xE01EF),
+)
+
+# "CJK" for the spacing rule: Han (unified, extensions, compatibility, radicals), Hiragana,
+# Katakana (incl. phonetic extensions and kana supplements), Bopomofo, Hangul (syllables and
+# all jamo blocks), CJK symbols and punctuation, enclosed CJK, CJK compatibility forms,
+# half/full-width forms, and the whole of planes 2 and 3 (ideographs only).
+# U+3000 (ideographic space) is deliberately excluded: it is whitespace.
+_CJK_CLASS = (
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u2e80-\u2fff"  # CJK radicals, Kangxi radicals, ideographic description characters
+    "\u3001-\u303f"  # CJK symbols and punctuation (without U+3000)
+    "\u3040-\u33ff"  # kana, Bopomofo, compatibility jamo, Kanbun, strokes, enclosed, compat
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\ua960-\ua97f"  # Hangul Jamo extended A
+    "\uac00-\ud7ff"  # Hangul syllables, Hangul Jamo extended B
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\ufe30-\ufe4f"  # CJK compatibility forms
+    "\uff00-\uffef"  # half-width and full-width forms
+    "\U00016fe0-\U00016fff"  # ideographic symbols and punctuation
+    "\U0001aff0-\U0001b16f"  # kana extended / supplement
+    "\U0001f200-\U0001f2ff"  # enclosed ideographic supplement
+    "\U00020000-\U0003ffff"  # supplementary and tertiary ideographic planes
+)
+
+_WS_RUN_RE = re.compile(r"\s+")
+# Whitespace (already collapsed to one space) with a CJK character on at least one side.
+_CJK_SPACE_RE = re.compile(f" (?=[{_CJK_CLASS}])|(?<=[{_CJK_CLASS}]) ")
+
+
+@lru_cache(maxsize=1)
+def _ignorable_re() -> re.Pattern[str]:
+    """Regex matching runs of invisible characters to delete.
+
+    Built on first use from the running interpreter's Unicode database (one pass over all
+    code points, ~0.1 s) so that new Cf characters in newer Unicode versions are covered
+    without a hand-maintained table, and ``import validator.text`` stays cheap.
+
+    The set is: category Cf (zero-width space/joiners, BOM, soft hyphen, bidi controls, word
+    joiner, tag characters, ...), control characters (Cc) that are *not* whitespace (a BEL
+    or NUL between letters is as invisible as a zero-width space; tabs and newlines are kept
+    as whitespace), plus :data:`_EXTRA_IGNORABLE_RANGES`.
+    """
+    points = [
+        cp
+        for cp in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(cp)) == "Cf"
+        or (unicodedata.category(chr(cp)) == "Cc" and not chr(cp).isspace())
+    ]
+    for lo, hi in _EXTRA_IGNORABLE_RANGES:
+        points.extend(range(lo, hi + 1))
+    points = sorted(set(points))
+    ranges: list[tuple[int, int]] = []
+    for cp in points:
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
+
+    def esc(cp: int) -> str:
+        return f"\\U{cp:08x}"
+
+    body = "".join(esc(lo) if lo == hi else f"{esc(lo)}-{esc(hi)}" for lo, hi in ranges)
+    return re.compile(f"[{body}]+")
+
+
+def normalize_plain(text: str) -> str:
+    """Normalize text for keyword matching; idempotent.
+
+    Steps, and why:
+
+    1. Delete invisible characters (Cf, non-whitespace controls, variation selectors, Hangul
+       fillers; see :func:`_ignorable_re`), so ``my\\u200bsql`` cannot dodge ``mysql``.
+       Done first so that the deletion cannot leave an un-normalized combining sequence.
+    2. NFKC, ``casefold()``, NFKC: full-width ``ＭｙＳＱＬ`` and ``MySQL`` both become
+       ``mysql``; full-width punctuation becomes ASCII; ligatures and compatibility forms
+       are unfolded.  The second NFKC recomposes what casefolding decomposed.
+    3. Collapse every whitespace run (any ``str.isspace`` character, including NBSP and
+       the ideographic space) to one space and strip both ends.
+    4. Delete the space when a CJK character is on *either* side of it.  Chinese and
+       Japanese have no word spaces, so a Markdown soft line break inside a sentence
+       (``连接池\\n耗尽``) must not break the keyword ``连接池耗尽``.  Requiring CJK on
+       only one side (rather than both) also makes matching insensitive to "pangu" spacing
+       (``MySQL 连接池`` vs ``MySQL连接池``) and to the space after punctuation that NFKC
+       turned into ASCII (``连接池，\\n耗尽`` -> ``连接池,耗尽``).  Hangul is included as
+       requested, so Korean word spaces disappear too.  Keywords get the same treatment,
+       so the rule only adds matches across a former space (``mysql 连接池`` now also
+       matches ``MySQL连接池``); it does not make a keyword miss text it used to match.
+    5. A final NFKC if step 4 joined a composable pair (``か``+space+``\\u3099``).
+
+    Regex and Markdown metacharacters (``c++ (gcc)``, ``.*``, ``[a-z]+``, ``|``) are
+    ordinary characters here and pass through unchanged.
+    """
+    ignorable = _ignorable_re()
+    text = ignorable.sub("", text)
+    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text.casefold())
+    text = ignorable.sub("", text)  # defensive: NFKC/casefold do not produce these today
+    text = _WS_RUN_RE.sub(" ", text).strip(" ")
+    text = _CJK_SPACE_RE.sub("", text)
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text
+
+
+# ---------------------------------------------------------------------------
+# normalize_markdown
+# ---------------------------------------------------------------------------
+
+_md_parser: Any = None  # markdown_it.MarkdownIt, created on first use
+
+
+def _parser() -> Any:
+    """Return the shared MarkdownIt parser, importing markdown-it on first use.
+
+    One parser for the whole process: construction compiles the rule chains, while
+    ``parse`` keeps all state in per-call objects, so sharing it is safe.
+    """
+    global _md_parser
+    if _md_parser is None:
+        from markdown_it import MarkdownIt
+
+        _md_parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    return _md_parser
+
+
+# HTML tags whose rendering separates words (block-level elements per the CommonMark HTML
+# block list, plus line breaks).  Such a tag becomes a space; any other tag (``<b>``,
+# ``<span>``, ``<code>``...) disappears without a trace, as it does in the rendered page,
+# so ``s<b>low</b>`` still reads ``slow``.
+_BLOCK_TAGS = frozenset(
+    """address article aside base basefont blockquote body br caption center col colgroup dd
+    details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2
+    h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol
+    optgroup option p param pre script search section style summary table tbody td
+    textarea tfoot th thead title tr track ul""".split()  # noqa: SIM905
+)
+
+_ATTR = (
+    r"(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*"
+    r"(?:\s*=\s*(?:[^\"'=<>`\x00-\x20]+|'[^']*'|\"[^\"]*\"))?)"
+)
+# Order matters: comments / processing instructions / CDATA / declarations before tags.
+# Unterminated comments etc. run to the end of the html_block, as in CommonMark.
+_HTML_PIECE_RE = re.compile(
+    r"(?P<comment><!--.*?(?:-->|\Z))"
+    r"|(?P<pi><\?.*?(?:\?>|\Z))"
+    r"|<!\[CDATA\[(?P<cdata>.*?)(?:\]\]>|\Z)"
+    r"|(?P<decl><![A-Za-z][^>]*>)"
+    rf"|<(?P<close>/)?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?(close)\s*>|{_ATTR}*\s*/?>)",
+    re.DOTALL,
+)
+
+
+def _html_tag_text(tag: str) -> str:
+    """Replacement for one inline HTML token: a space for word-separating tags, else ''."""
+    m = _HTML_PIECE_RE.fullmatch(tag)
+    if m is not None and m.group("name") and m.group("name").lower() in _BLOCK_TAGS:
+        return " "
+    return ""
+
+
+def _html_block_text(src: str) -> str:
+    """Visible text of an HTML block: tags, comments, declarations and processing
+    instructions removed, CDATA content kept, character references decoded (as markdown-it
+    does for ordinary text, so ``&amp;`` reads ``&`` everywhere)."""
+
+    parts: list[str] = []
+    pos = 0
+    for m in _HTML_PIECE_RE.finditer(src):
+        parts.append(html.unescape(src[pos : m.start()]))
+        pos = m.end()
+        cdata = m.group("cdata")
+        if cdata is not None:
+            parts.append(cdata)  # literal text, no entity decoding inside CDATA
+        else:
+            name = m.group("name")
+            if name and name.lower() in _BLOCK_TAGS:
+                parts.append(" ")
+    parts.append(html.unescape(src[pos:]))
+    return "".join(parts)
+
+
+def _markdown_text(src: str) -> str:
+    """Walk the markdown-it token stream and collect the visible text."""
+    out: list[str] = []
+    append = out.append
+    # Explicit stack instead of recursion: image alt text may nest images.
+    stack: list[Any] = [iter(_parser().parse(src))]
+    while stack:
+        tok = next(stack[-1], None)
+        if tok is None:
+            stack.pop()
+            continue
+        ttype = tok.type
+        if ttype in ("text", "text_special", "code_inline"):
+            append(tok.content)
+        elif ttype in ("inline", "image"):
+            # Inline container, or image whose children are the parsed alt text.  The
+            # image URL (attrs["src"]) and title are never looked at.
+            if tok.children:
+                stack.append(iter(tok.children))
+            elif ttype == "image":
+                append(tok.content)
+        elif ttype in ("softbreak", "hardbreak"):
+            append("\n")
+        elif ttype in ("fence", "code_block"):
+            # Only the code; the fence info string (language tag) is markup.
+            append("\n")
+            append(tok.content)
+            append("\n")
+        elif ttype == "html_block":
+            append("\n")
+            append(_html_block_text(tok.content))
+            append("\n")
+        elif ttype == "html_inline":
+            append(_html_tag_text(tok.content))
+        elif tok.block and (tok.nesting != 0 or ttype == "hr"):
+            # Block boundary (paragraph, heading, list item, table cell, blockquote...).
+            append("\n")
+        # Everything else -- em/strong/s/link open and close -- is markup: nothing.
+        # In particular link_open's href is ignored: link text counts, the URL does not.
+    return "".join(out)
+
+
+def normalize_markdown(text: str) -> str:
+    """Normalize a Markdown answer to its visible text, then :func:`normalize_plain`.
+
+    What counts as text: text tokens (with backslash escapes and character references
+    resolved, so ``binlog\\_expire`` -> ``binlog_expire``), inline code, the contents of
+    fenced and indented code blocks, link text (also the URL of an autolink ``<http://..>``,
+    because that *is* its visible text), image alt text, and the text inside HTML blocks.
+    What does not: emphasis/strikethrough markers, link and image URLs and titles, link
+    reference definitions, fence info strings, list bullets/numbers, table pipes, HTML
+    tags and comments.
+
+    Block boundaries (paragraphs, headings, list items, table cells, block quotes, code
+    blocks), soft and hard breaks, and block-level HTML tags (``<br>``, ``<p>``,
+    ``<div>``...) become whitespace, so words of adjacent blocks never glue together;
+    :func:`normalize_plain` then removes such whitespace next to CJK text, where there
+    are no word spaces anyway.  Inline tags such as ``<b>`` vanish without a space.
+
+    Walking the token stream (instead of rendering HTML and stripping tags) keeps escaped
+    ``<`` and ``&lt;`` in the text as they are displayed, and never confuses user text for
+    markup.  Never raises: if markdown-it fails on some input, the raw text is normalized
+    with :func:`normalize_plain` instead.
+    """
+    try:
+        rendered = _markdown_text(text)
+    except Exception:  # a validator must not crash on a weird answer
+        rendered = text
+    return normalize_plain(rendered)
+
+
+# ---------------------------------------------------------------------------
+# shared_run
+# ---------------------------------------------------------------------------
+
+# A sampled k-gram occurring at more than this many sampled positions is checked through a
+# set of candidate windows instead of position by position (see shared_run).
+_DIRECT_LIMIT = 4
+
+
+def shared_run(a: str, b: str, min_len: int) -> str | None:
+    """Return a substring of length exactly ``min_len`` occurring in both ``a`` and ``b``,
+    or ``None`` if they share no run that long.
+
+    This is the leak check: if the normalized final answer and the normalized rejected
+    draft share a ``min_len``-character run, the answer copied the draft.  Only existence
+    matters, so the first shared run found is returned (not the longest).
+
+    ``min_len < 1`` raises ``ValueError`` (every string "shares" the empty run, so the
+    question is meaningless).  If either string is shorter than ``min_len`` -- in
+    particular if it is empty -- the result is ``None``.
+
+    Method (exact: no false positives, no misses), practically linear in
+    ``len(a) + len(b)`` so two multi-megabyte answers take about a second, where a
+    quadratic longest-common-substring would take hours:
+
+    * let ``s = max(1, min_len // 2)`` and ``k = min_len - s + 1``; index the k-grams of
+      the longer string ``A`` that start at multiples of ``s``.  Every window of length
+      ``min_len`` in ``A`` fully contains one of these sampled k-grams (a multiple of
+      ``s`` lies in any ``s`` consecutive start positions);
+    * slide over every k-gram of the other string ``B``; on a hit (``A[p:p+k] ==
+      B[q:q+k]``) check whether the aligned match extends to ``min_len`` characters, i.e.
+      ``A[p-t:p-t+min_len] == B[q-t:q-t+min_len]`` for some ``t`` in ``0..s-1``.  The
+      check uses slice comparisons and ``os.path.commonprefix`` on ``s-1``-character
+      slices, so it is cheap, and the scan returns at the first real match;
+    * a k-gram sampled at many positions of ``A`` (repetitive text: log lines, tables)
+      would make per-position checks quadratic, so for such a gram the set of all
+      ``min_len`` windows of ``A`` containing one of its sampled occurrences is built once,
+      and each hit costs at most ``s`` set lookups.  Total work is bounded by
+      ``O(len(A) + s * len(B))`` slice operations even on adversarial input.
+    """
+    if min_len < 1:
+        raise ValueError(f"min_len must be >= 1, got {min_len!r}")
+    if len(a) < min_len or len(b) < min_len:
+        return None
+    # Index the longer string (only 1/s of its positions) and slide over the shorter one:
+    # the slide is the per-character Python loop, so it should run over fewer characters.
+    big, small = (a, b) if len(a) >= len(b) else (b, a)
+    s = max(1, min_len // 2)
+    k = min_len - s + 1
+    ext = s - 1  # characters the k-gram must still grow by, on the left and right together
+
+    index: dict[str, Any] = {}  # k-gram -> int position, or list of positions
+    for p in range(0, len(big) - k + 1, s):
+        gram = big[p : p + k]
+        prev = index.get(gram)
+        if prev is None:
+            index[gram] = p
+        elif type(prev) is int:
+            index[gram] = [prev, p]
+        else:
+            prev.append(p)
+
+    windows: dict[str, frozenset[str]] = {}  # heavy k-gram -> all min_len windows around it
+    n_big, n_small = len(big), len(small)
+    get = index.get
+    commonprefix = os.path.commonprefix
+    for q in range(n_small - k + 1):
+        gram = small[q : q + k]
+        hit = get(gram)
+        if hit is None:
+            continue
+        if ext == 0:
+            return gram  # k == min_len: the k-gram itself is the shared run
+        positions = (hit,) if type(hit) is int else hit
+        if len(positions) <= _DIRECT_LIMIT:
+            right_small = small[q + k : q + k + ext]
+            for p in positions:
+                # Grow right as far as possible (<= ext), then check the rest on the left.
+                right = len(commonprefix([big[p + k : p + k + ext], right_small]))
+                need = ext - right
+                if need == 0 or (
+                    p >= need and q >= need and big[p - need : p] == small[q - need : q]
+                ):
+                    return big[p - need : p - need + min_len]
+            continue
+        wins = windows.get(gram)
+        if wins is None:
+            wins = frozenset(
+                big[p - t : p - t + min_len]
+                for p in positions
+                for t in range(s)
+                if p - t >= 0 and p - t + min_len <= n_big
+            )
+            windows[gram] = wins
+        for t in range(s):
+            start = q - t
+            if start < 0:
+                break
+            if start + min_len > n_small:
+                continue
+            cand = small[start : start + min_len]
+            if cand in wins:
+                return cand
+    return None
