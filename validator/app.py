@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
-from dataclasses import dataclass
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from fractions import Fraction
 from pathlib import Path
+from typing import Any, TextIO
 
 from .loading.cases import case_files
 from .loading.suite import LoadResult, display_path, load_suite, standard_specs_dir
 from .loading.traces import JSONL_SUFFIXES
-from .problems import ERROR, WARNING, ProblemsFound, UsageError
-from .reporting import write_reports
-from .runner import Plan, evaluate_all, group_results, iter_jsonl, plan_directory
-from .summary import build_report, exit_status
+from .problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
+from .reporting import DEFAULT_FORMATS, append_step_summary, write_reports
+from .runner import Plan, count_lines, evaluate_all, group_results, iter_jsonl, plan_directory
+from .suite import Suite
+from .summary import Baseline, baseline_problem, build_report, exit_decision
 
 
 @dataclass
@@ -24,7 +32,12 @@ class RunOptions:
     jobs: int = 1
     max_trace_bytes: int = 64 * 1024 * 1024
     quiet: bool = False
-    formats: tuple[str, ...] = ("json", "md")
+    formats: tuple[str, ...] = DEFAULT_FORMATS
+    baseline: Path | None = None
+    fail_on: str = "any"
+    min_pass_rate: Fraction | None = None
+    case_patterns: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
 
 
 def spec_folders(given: list[Path] | None) -> list[Path]:
@@ -71,21 +84,176 @@ def load_checked(case_paths: list[Path], folders: list[Path]) -> LoadResult:
     return loaded
 
 
+def load_baseline(path: Path) -> tuple[dict[str, Any], str]:
+    """An earlier report.json (or a folder holding one), checked. Raises UsageError."""
+    if path.is_dir():
+        path = path / "report.json"
+    shown = display_path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read the baseline {shown}: {exc.strerror or exc}; pass --baseline with"
+            " the report.json of an earlier run"
+        ) from None
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise UsageError(f"the baseline {shown} is not UTF-8 text, so not a report.json") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"the baseline {shown} is not valid JSON (line {exc.lineno} column {exc.colno}:"
+            f" {exc.msg}), so not a report.json"
+        ) from None
+    except RecursionError:
+        raise UsageError(f"the baseline {shown} nests too deeply to be a report.json") from None
+    problem = baseline_problem(document)
+    if problem:
+        raise UsageError(f"the baseline {shown} cannot be compared with this run: {problem}")
+    return document, shown
+
+
+@dataclass(frozen=True)
+class Selection:
+    """--case patterns (fnmatch globs) and --tag names. Within a flag any entry may match;
+    with both flags a case must match a --case pattern and carry a --tag."""
+
+    patterns: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns or self.tags)
+
+    def matches(self, case_id: str, tags: Iterable[str]) -> bool:
+        if self.patterns and not any(fnmatchcase(case_id, p) for p in self.patterns):
+            return False
+        return not self.tags or bool(set(self.tags) & set(tags))
+
+    def keeps(self, case: dict[str, Any]) -> bool:
+        """For a case of a baseline report."""
+        tags = case.get("tags") if isinstance(case.get("tags"), list) else []
+        return self.matches(case["case_id"], [t for t in tags if isinstance(t, str)])
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"cases": list(self.patterns), "tags": list(self.tags)}
+
+
+def _known(names: list[str], limit: int = 8) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def select_cases(suite: Suite, selection: Selection) -> Suite:
+    """The suite restricted to the selected cases. Raises UsageError naming any --case or
+    --tag that matches nothing (with the closest id or tag), or a selection left empty."""
+    if not selection:
+        return suite
+    ids = list(suite.cases)
+    all_tags = sorted({t for case in suite.cases.values() for t in case.tags})
+    for pattern in selection.patterns:
+        if not any(fnmatchcase(case_id, pattern) for case_id in ids):
+            hint = did_you_mean(pattern, ids) or f"; case ids: {_known(ids)}"
+            raise UsageError(f"--case '{pattern}' matches no case{hint}")
+    for tag in selection.tags:
+        if tag not in all_tags:
+            hint = did_you_mean(tag, all_tags) or (
+                f"; tags in use: {_known(all_tags)}" if all_tags else "; no case has tags"
+            )
+            raise UsageError(f"--tag '{tag}' matches no case{hint}")
+    chosen = {
+        case_id: case
+        for case_id, case in suite.cases.items()
+        if selection.matches(case_id, case.tags)
+    }
+    if not chosen:
+        asked = " and ".join(
+            part
+            for part in (
+                " or ".join(f"--case '{p}'" for p in selection.patterns),
+                " or ".join(f"--tag '{t}'" for t in selection.tags),
+            )
+            if part
+        )
+        raise UsageError(f"no case matches {asked}: each matches some case, but none matches all")
+    return Suite(chosen, suite.specs, suite.fields)
+
+
+PROGRESS_MIN_TRACES = 200
+
+
+class ProgressBar:
+    """`evaluating [#####-----] 412/1000` on one terminal line, redrawn at most 10 times a
+    second and erased when done."""
+
+    def __init__(self, total: int, stream: TextIO, width: int = 30) -> None:
+        self.total = max(total, 1)
+        self.stream = stream
+        self.width = width
+        self.last = 0.0
+        self.shown = 0
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if done < self.total and now - self.last < 0.1:
+            return
+        self.last = now
+        fraction = min(done / self.total, 1.0)
+        filled = int(self.width * fraction)
+        line = (
+            f"evaluating [{'#' * filled}{'-' * (self.width - filled)}]"
+            f" {done}/{self.total} traces {fraction * 100:3.0f}%"
+        )
+        self.stream.write("\r" + line)
+        self.stream.flush()
+        self.shown = len(line)
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.stream.flush()
+
+
+def _interactive(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # closed, or not a real stream
+        return False
+
+
+def make_progress(
+    total: int | None, quiet: bool, stream: TextIO | None = None
+) -> ProgressBar | None:
+    """A progress bar when the stream (stderr) is a terminal and the run has over ~200
+    traces; None otherwise, so logs and pipes stay clean."""
+    stream = stream or sys.stderr
+    if quiet or total is None or total <= PROGRESS_MIN_TRACES or not _interactive(stream):
+        return None
+    return ProgressBar(total, stream)
+
+
 def execute_run(options: RunOptions) -> int:
+    baseline = load_baseline(options.baseline) if options.baseline else None
     folders = spec_folders(options.specs)
     loaded = load_checked(find_case_files(options.cases), folders)
-    suite = loaded.suite
-    assert suite is not None
+    full = loaded.suite
+    assert full is not None
+    selection = Selection(tuple(options.case_patterns), tuple(options.tags))
+    suite = select_cases(full, selection)
+    left_out = set(full.cases) - set(suite.cases)
     fixtures = options.fixtures
     shown = display_path(fixtures)
+    total: int | None
     if fixtures.is_file() and fixtures.suffix in JSONL_SUFFIXES:
         plan = Plan([])
         jobs = iter_jsonl(fixtures, shown)
         root = None
+        # Counting lines costs a read of the file: only when a bar could be shown.
+        total = count_lines(fixtures) if _interactive(sys.stderr) and not options.quiet else None
     elif fixtures.is_dir():
-        plan = plan_directory(suite, fixtures, shown)
+        plan = plan_directory(suite, fixtures, shown, known=full.cases)
         jobs = iter(plan.jobs)
         root = fixtures
+        total = len(plan.jobs)
     else:
         raise UsageError(
             f"fixtures {fixtures} is neither a folder nor a .jsonl file: pass --fixtures with"
@@ -93,20 +261,62 @@ def execute_run(options: RunOptions) -> int:
         )
     for warning in plan.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    runs = evaluate_all(suite, jobs, options.jobs, max_bytes=options.max_trace_bytes, root=root)
-    cases, unmatched = group_results(suite, runs, plan.unrun)
-    inputs = {
+    bar = make_progress(total, options.quiet)
+    try:
+        runs = evaluate_all(
+            suite,
+            jobs,
+            options.jobs,
+            max_bytes=options.max_trace_bytes,
+            root=root,
+            progress=bar,
+        )
+        cases, unmatched = group_results(suite, runs, plan.unrun, ignore=left_out)
+    finally:
+        if bar is not None:
+            bar.close()
+    inputs: dict[str, Any] = {
         "cases": display_path(options.cases),
         "specs": [display_path(f) if f != folders[0] else "(standard)" for f in folders],
         "fixtures": shown,
     }
-    report = build_report(cases, unmatched, inputs)
+    if selection:
+        inputs["selection"] = selection.as_dict()
+    compared: Baseline | None = None
+    if baseline is not None:
+        document, source = baseline
+        inputs["baseline"] = source
+        compared = Baseline(document, source, selection.keeps if selection else None)
+    report = build_report(cases, unmatched, inputs, compared)
     written = write_reports(report, options.out, list(options.formats))
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
+    if step_summary and not append_step_summary(report, Path(step_summary)):
+        print(
+            f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({step_summary})",
+            file=sys.stderr,
+        )
+    code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate)
     _print_summary(report, written, options.quiet)
-    return exit_status(report)
+    for reason in reasons:
+        print(f"exit 1: {reason}")
+    return code
 
 
-def _print_summary(report: dict, written: list[Path], quiet: bool) -> None:
+def _print_comparison(report: dict[str, Any]) -> None:
+    comp = report.get("comparison")
+    if not comp:
+        return
+    change = comp["delta"]["pass_rate"]
+    print(
+        f"compared with {comp['baseline']}: {len(comp['regressions'])} regression(s),"
+        f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
+        f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
+    )
+    for item in comp["regressions"]:
+        print(f"{'REGRESSED':9} {item['case_id']}: {item['before']} -> {item['after']}")
+
+
+def _print_summary(report: dict[str, Any], written: list[Path], quiet: bool) -> None:
     s = report["summary"]
     if not quiet:
         for case in report["cases"]:
@@ -119,4 +329,5 @@ def _print_summary(report: dict, written: list[Path], quiet: bool) -> None:
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
     )
     if not quiet:
+        _print_comparison(report)
         print("reports: " + ", ".join(display_path(p) for p in written))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +33,60 @@ examples:
   python -m validator run
   python -m validator run --cases my-cases --fixtures traces/ --out out/
   python -m validator run --fixtures export.jsonl --jobs 4
+  python -m validator run --case 'mysql-*' --tag smoke
+  python -m validator run --baseline last/report.json --fail-on regression
+  python -m validator run --format json,md,junit,html --min-pass-rate 0.9
 
-exit codes: 0 every case passed; 1 some case failed, was not run or errored;
-            2 usage error or invalid case/spec file (nothing evaluated)
+repeated runs: a case may have several traces, FIXTURES/<case-id>/*.json or several JSON
+Lines entries with its caseId; it passes only when every run passes (pass^k).
+
+exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case failed, was not
+            run or errored, a regression (--fail-on regression), or a pass rate below
+            --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated)
 """
+
+FORMATS = ("json", "md", "junit", "html")
+FAIL_ON = ("any", "regression", "never")
+
+
+def parse_formats(text: str) -> tuple[str, ...]:
+    """`json,md,junit,html` (any subset, any order) -> the names, without repeats."""
+    from .problems import did_you_mean
+
+    names: list[str] = []
+    for raw in text.split(","):
+        name = raw.strip().lower()
+        if not name:
+            raise argparse.ArgumentTypeError(
+                f"'{text}' has an empty entry: give a comma list of {', '.join(FORMATS)}"
+            )
+        if name not in FORMATS:
+            raise argparse.ArgumentTypeError(
+                f"unknown format '{name}'{did_you_mean(name, FORMATS)}; choose from"
+                f" {', '.join(FORMATS)}"
+            )
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def parse_rate(text: str) -> Fraction:
+    """A pass rate: a fraction 0..1 (`0.9`) or a percentage (`90%`), kept exact."""
+    raw = text.strip()
+    percent = raw.endswith("%")
+    try:
+        value = Fraction(Decimal(raw[:-1] if percent else raw))
+    except (InvalidOperation, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a number: give a fraction such as 0.9, or 90%"
+        ) from None
+    if percent:
+        value /= 100
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is outside 0..1: give a fraction such as 0.9, or 90%"
+        )
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -66,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="evaluate saved traces against the cases and write reports",
-        description="Evaluate each case's saved trace(s) and write report.json and report.md.",
+        description="Evaluate each case's saved trace(s) and write the reports"
+        " (report.json and report.md by default).",
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -107,26 +160,95 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="refuse trace files larger than this, before reading them (default: 64 MiB)",
     )
-    run.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    run.add_argument(
+        "--format",
+        dest="formats",
+        type=parse_formats,
+        default=("json", "md"),
+        metavar="LIST",
+        help="comma list of report formats: json (report.json), md (report.md), junit"
+        " (report.junit.xml), html (report.html); default: json,md",
+    )
+    run.add_argument(
+        "--case",
+        dest="case_patterns",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="evaluate only this case; a glob like 'mysql-*' is allowed; repeatable",
+    )
+    run.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="evaluate only cases with this tag; repeatable (any tag counts; with --case,"
+        " a case must match both)",
+    )
+    run.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="an earlier report.json (or its folder) to compare with: report.json gets"
+        " 'comparison' (regressions, fixes, new and removed cases, changes)",
+    )
+    run.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="any",
+        help="when to exit 1: any case not passing (default), only a regression since"
+        " --baseline, or never",
+    )
+    run.add_argument(
+        "--min-pass-rate",
+        type=parse_rate,
+        default=None,
+        metavar="F",
+        help="exit 1 when the pass rate is below F (0.9 or 90%%), whatever --fail-on says",
+    )
+    run.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
+    )
 
     lint = sub.add_parser(
         "lint",
         help="check case and spec files for mistakes, with line and column",
         description="Check case and spec files like a compiler: every problem with file, line, column and a fix.",
+        epilog=(
+            "examples:\n"
+            "  python -m validator lint\n"
+            "  python -m validator lint cases/mysql-slow-query.yaml\n"
+            "  python -m validator lint --specs my-specs --fixtures fixtures --strict\n"
+            "  python -m validator lint --format github     (annotations in GitHub Actions)\n"
+            "\n"
+            "spec or case: a file under a --specs folder is a spec; otherwise the nearest\n"
+            "folder named specs/ or cases/ decides; otherwise a file with query, predicate,\n"
+            "clauses or fields is a spec, and any other file a case.\n"
+            "\n"
+            "exit codes: 0 no errors (warnings allowed); 1 errors found (or warnings with\n"
+            "            --strict); 2 usage error (a PATH that matches no file, a missing folder)\n"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lint.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="case/spec files or folders (default: cases/ and specs/)",
+        help="case/spec files or folders (default: cases/ and specs/, whichever exist)",
     )
     lint.add_argument(
-        "--specs", action="append", default=None, metavar="DIR", help="spec folder (repeatable)"
+        "--specs",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="spec folder, as given to run: its specs are checked, and cases may name them in"
+        " 'checks'; repeatable (default: specs/ when it exists)",
     )
     lint.add_argument(
         "--fixtures",
         metavar="PATH",
-        help="also report cases without a trace and traces without a case",
+        help="saved traces (folder or .jsonl): also report cases without a trace and traces"
+        " without a case (warnings)",
     )
     lint.add_argument(
         "--format",
@@ -192,6 +314,11 @@ def cmd_schema(args: Any) -> int:
 def cmd_run(args: Any) -> int:
     from .app import RunOptions, execute_run
 
+    if args.fail_on == "regression" and not args.baseline:
+        raise UsageError(
+            "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
+            " to know what regressed"
+        )
     options = RunOptions(
         cases=Path(args.cases),
         specs=[Path(s) for s in args.specs] if args.specs else None,
@@ -200,5 +327,11 @@ def cmd_run(args: Any) -> int:
         jobs=args.jobs or default_jobs(),
         max_trace_bytes=args.max_trace_bytes,
         quiet=args.quiet,
+        formats=args.formats,
+        baseline=Path(args.baseline) if args.baseline else None,
+        fail_on=args.fail_on,
+        min_pass_rate=args.min_pass_rate,
+        case_patterns=list(args.case_patterns),
+        tags=list(args.tags),
     )
     return execute_run(options)

@@ -187,12 +187,9 @@ class CaseResult:
             out[key] = base[key]
         out["tags"] = list(self.tags)
         total = len(self.runs)
-        out["runs"] = {
-            "total": total,
-            "passed": self.passed_runs,
-            "run_pass_rate": round(self.passed_runs / total, 4) if total else None,
-            "flaky": self.flaky,
-        }
+        out["run_pass_rate"] = round(self.passed_runs / total, 4) if total else None
+        out["flaky"] = self.flaky
+        out["runs"] = {"total": total, "passed": self.passed_runs}
         if total > 1:
             out["runs"]["items"] = [
                 {

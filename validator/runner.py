@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,8 +42,13 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
 
 
-def plan_directory(suite: Suite, fixtures: Path, shown: str) -> Plan:
-    """`FIXTURES/<id>.json` (one run) or `FIXTURES/<id>/*.json` (several runs) per case."""
+def plan_directory(
+    suite: Suite, fixtures: Path, shown: str, known: Collection[str] | None = None
+) -> Plan:
+    """`FIXTURES/<id>.json` (one run) or `FIXTURES/<id>/*.json` (several runs) per case.
+
+    `known` is every case id of the suite before a --case/--tag selection: fixtures of cases
+    left out on purpose are not warned about."""
     plan = Plan([])
     for case_id in suite.cases:
         single = fixtures / f"{case_id}.json"
@@ -71,7 +76,7 @@ def plan_directory(suite: Suite, fixtures: Path, shown: str) -> Plan:
                 NOT_RUN,
                 f"no trace fixture: looked for {shown}/{case_id}.json and {shown}/{case_id}/*.json",
             )
-    known = set(suite.cases)
+    known = set(suite.cases if known is None else known)
     for entry in sorted(fixtures.iterdir()):
         stem = entry.name[:-5] if entry.name.endswith(".json") else entry.name
         if (entry.name.endswith(".json") or entry.is_dir()) and stem not in known:
@@ -198,16 +203,35 @@ def _chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:
         yield batch
 
 
+def count_lines(path: Path) -> int | None:
+    """Non-blank lines of a JSON Lines file (for a progress bar's total); None if unreadable."""
+    count = 0
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if raw.strip():
+                    count += 1
+    except OSError:
+        return None
+    return count
+
+
 def group_results(
-    suite: Suite, runs: Iterable[RunResult], plan_unrun: dict[str, tuple[str, str]]
+    suite: Suite,
+    runs: Iterable[RunResult],
+    plan_unrun: dict[str, tuple[str, str]],
+    ignore: Collection[str] = (),
 ) -> tuple[list[CaseResult], list[RunResult]]:
-    """Case results sorted by id, plus runs that match no case (JSON Lines)."""
+    """Case results sorted by id, plus runs that match no case (JSON Lines).
+
+    Runs of the case ids in `ignore` (cases a --case/--tag selection left out) are dropped:
+    they match a case, just not one that was asked for."""
     by_case: dict[str, list[RunResult]] = {case_id: [] for case_id in suite.cases}
     unmatched: list[RunResult] = []
     for run in runs:
         if run.case_id in by_case:
             by_case[run.case_id].append(run)
-        else:
+        elif run.case_id not in ignore:
             unmatched.append(run)
     results = []
     for case_id, case in suite.cases.items():

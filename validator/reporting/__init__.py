@@ -37,10 +37,28 @@ def _markdown(report: dict[str, Any]) -> str:
     return render(report)
 
 
+def _junit(report: dict[str, Any]) -> str:
+    from .junit import render
+
+    return render(report)
+
+
+def _html(report: dict[str, Any]) -> str:
+    from .html import render
+
+    return render(report)
+
+
 REPORTERS: dict[str, Reporter] = {
     "json": Reporter("json", "report.json", _json),
     "md": Reporter("md", "report.md", _markdown),
+    "junit": Reporter("junit", "report.junit.xml", _junit),
+    "html": Reporter("html", "report.html", _html),
 }
+DEFAULT_FORMATS = ("json", "md")
+
+# GitHub refuses a job summary over 1 MiB; a longer report is cut at a line, with a note.
+STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
 def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> list[Path]:
@@ -69,3 +87,24 @@ def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> 
                 os.unlink(temp)
         raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
     return [target for _, target in temps]
+
+
+def append_step_summary(report: dict[str, Any], path: Path) -> bool:
+    """Append the Markdown report to a GitHub Actions job summary file (`GITHUB_STEP_SUMMARY`).
+
+    Returns False when the file cannot be written (the caller warns; the reports are already
+    in place, so this never fails the run)."""
+    text = _markdown(report)
+    data = text.encode("utf-8")
+    if len(data) > STEP_SUMMARY_LIMIT:
+        note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"
+        keep = data[: STEP_SUMMARY_LIMIT - len(note.encode("utf-8")) - 1]
+        text = keep[: keep.rfind(b"\n") + 1].decode("utf-8", errors="ignore") + note
+    try:
+        with open(path, "a", encoding="utf-8", newline="\n") as handle:
+            if handle.tell() > 0:  # earlier steps wrote to it: keep our heading on its own line
+                handle.write("\n")
+            handle.write(text)
+    except OSError:
+        return False
+    return True

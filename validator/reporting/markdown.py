@@ -11,6 +11,7 @@ from typing import Any
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>()#+!|~])")
 _ICON = {"pass": "✅ pass", "fail": "❌ fail", "not_run": "⚪ not run", "error": "⚠️ error"}
+_STATUS_WORD = {"pass": "pass", "fail": "fail", "not_run": "not run", "error": "error"}
 
 
 def escape(value: Any) -> str:
@@ -41,29 +42,57 @@ def _evidence(case: dict[str, Any]) -> str:
     return f"{found}/{required}" if required else "none required"
 
 
+def _signed(value: float | None, key: str) -> str:
+    if value is None:
+        return "—"
+    if value == 0:
+        return "no change"
+    if key == "pass_rate":
+        return f"{value * 100:+.1f} points"
+    text = f"{value:+,.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _status_change(item: dict[str, Any]) -> str:
+    if "before" in item:
+        return f"{escape(item['case_id'])} ({_STATUS_WORD.get(item['before'], escape(item['before']))} → {_STATUS_WORD.get(item['after'], escape(item['after']))})"
+    return f"{escape(item['case_id'])} ({_STATUS_WORD.get(item['status'], escape(item['status']))})"
+
+
 def _comparison(report: dict[str, Any]) -> list[str]:
+    """The comparison with the baseline, when there is one: the first section of the report."""
     comp = report.get("comparison")
     if not comp:
         return []
     lines = ["## Compared with the baseline", ""]
     lines.append(
-        f"Baseline: {escape(comp.get('baseline'))} (generated {escape(comp.get('baseline_generated_at'))})"
+        f"Baseline: {escape(comp.get('baseline'))} (generated {escape(comp.get('baseline_generated_at'))})."
     )
     lines.append("")
+    regressions = comp.get("regressions", [])
+    if regressions:
+        lines.append(
+            f"**{len(regressions)} regression(s)** (passed in the baseline, not now): "
+            + ", ".join(escape(r["case_id"]) for r in regressions)
+        )
+    else:
+        lines.append("**No regressions** (every case that passed in the baseline still passes).")
+    lines.append("")
+    before = comp.get("baseline_summary", {})
+    now = report["summary"]
     delta = comp.get("delta", {})
-    lines += ["| Change | Value |", "|---|---|"]
+    lines += ["| Measure | Baseline | Now | Change |", "|---|---|---|---|"]
     for key, label in (
         ("pass_rate", "Pass rate"),
         ("avg_tool_calls", "Average tool calls"),
         ("avg_duration_ms", "Average duration (ms)"),
     ):
-        value = delta.get(key)
-        shown = (
-            "—"
-            if value is None
-            else (f"{value * 100:+.1f} points" if key == "pass_rate" else f"{value:+,.1f}")
+        fmt = _pct if key == "pass_rate" else _num
+        lines.append(
+            f"| {label} | {fmt(before.get(key))} | {fmt(now.get(key))} | {_signed(delta.get(key), key)} |"
         )
-        lines.append(f"| {label} | {shown} |")
+    lines.append("")
+    lines += ["| Cases | Count | Which |", "|---|---|---|"]
     for key, label in (
         ("regressions", "Regressions"),
         ("fixes", "Fixes"),
@@ -71,10 +100,8 @@ def _comparison(report: dict[str, Any]) -> list[str]:
         ("removed_cases", "Removed cases"),
     ):
         items = comp.get(key, [])
-        names = (
-            ", ".join(escape(i["case_id"] if isinstance(i, dict) else i) for i in items) or "none"
-        )
-        lines.append(f"| {label} ({len(items)}) | {names} |")
+        names = ", ".join(_status_change(i) for i in items) or "none"
+        lines.append(f"| {label} | {len(items)} | {names} |")
     return [*lines, ""]
 
 
@@ -136,7 +163,7 @@ def render(report: dict[str, Any]) -> str:
     for case in cases:
         runs = case["runs"]
         runs_cell = (
-            [f"{runs['passed']}/{runs['total']}" + (" (flaky)" if runs["flaky"] else "")]
+            [f"{runs['passed']}/{runs['total']}" + (" (flaky)" if case["flaky"] else "")]
             if multi
             else []
         )
@@ -154,7 +181,7 @@ def render(report: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     if multi and summary["flaky_cases"]:
-        flaky = [escape(c["case_id"]) for c in cases if c["runs"]["flaky"]]
+        flaky = [escape(c["case_id"]) for c in cases if c["flaky"]]
         lines += ["Flaky cases (some runs pass, some fail): " + ", ".join(flaky), ""]
     troubled = [c for c in cases if c["status"] != "pass"]
     if troubled:

@@ -1,0 +1,144 @@
+"""report.junit.xml: the report as JUnit XML, for the test views of Jenkins, GitLab, GitHub.
+
+One `<testsuite>` (inside `<testsuites>`, which every common reader accepts). One `<testcase>`
+per case, or per run when a case has several (named `<case-id> [<trace>]`, classname the case
+id so readers group the runs of a case). A case or run that failed has a `<failure>` whose
+message is its reason and whose text lists each failed check with its message; `error` and
+`not_run` are `<error>` elements (a missing or broken trace is not a silent pass, just as the
+exit code says). Traces that match no case are errors too. `time` is the agent's own
+duration (`durationMs`) in seconds, when the trace has one.
+
+The output is a pure function of the report document: same report, same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+SUITE_NAME = "trace-validator"
+
+# Characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF):
+# a trace may hold them, the XML must not.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def clean(value: Any) -> str:
+    """Text safe for an XML 1.0 document: forbidden characters shown as \\xNN / \\uNNNN."""
+    text = "" if value is None else str(value)
+
+    def show(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _NOT_XML.sub(show, text)
+
+
+def _seconds(duration_ms: Any) -> float | None:
+    if isinstance(duration_ms, (int, float)) and not isinstance(duration_ms, bool):
+        return max(0.0, duration_ms / 1000)
+    return None
+
+
+def _time(seconds: float) -> str:
+    return f"{seconds:.3f}"
+
+
+def _outcome(
+    status: str, reason: Any, failed_checks: list[dict[str, Any]], fixture: Any
+) -> ET.Element | None:
+    if status == "pass":
+        return None
+    lines = [f"trace: {fixture}"] if fixture else []
+    if status == "fail":
+        element = ET.Element("failure", {"type": "fail", "message": clean(reason)})
+        lines += [f"{f['check']}: {f['message']}" for f in failed_checks]
+    else:
+        element = ET.Element("error", {"type": status, "message": clean(reason)})
+        if reason:
+            lines.append(str(reason))
+    element.text = clean("\n".join(lines)) + "\n" if lines else None
+    return element
+
+
+def _testcases(case: dict[str, Any]) -> list[tuple[ET.Element, float | None, str]]:
+    """(testcase element, seconds, status) for a case: one, or one per run."""
+    case_id = case["case_id"]
+    items = case["runs"].get("items")
+    if not items:
+        entries = [(case_id, case)]
+    else:
+        entries = [(f"{case_id} [{_run_label(item)}]", item) for item in items]
+    out = []
+    for name, entry in entries:
+        seconds = _seconds(entry.get("duration_ms"))
+        attrs = {"name": clean(name), "classname": clean(case_id)}
+        if seconds is not None:
+            attrs["time"] = _time(seconds)
+        element = ET.Element("testcase", attrs)
+        outcome = _outcome(
+            entry["status"], entry.get("reason"), entry["failed_checks"], entry.get("fixture")
+        )
+        if outcome is not None:
+            element.append(outcome)
+        out.append((element, seconds, entry["status"]))
+    return out
+
+
+def _run_label(item: dict[str, Any]) -> str:
+    """A run's short name: its file name in FIXTURES/<id>/, or `file.jsonl:LINE`."""
+    fixture = str(item.get("fixture") or "?")
+    return fixture.rsplit("/", 1)[-1]
+
+
+def render(report: dict[str, Any]) -> str:
+    summary = report["summary"]
+    testcases: list[tuple[ET.Element, float | None, str]] = []
+    for case in report["cases"]:
+        testcases += _testcases(case)
+    for trace in report.get("unmatched_traces") or []:
+        element = ET.Element(
+            "testcase", {"name": clean(trace["fixture"]), "classname": "unmatched-traces"}
+        )
+        reason = f"matches no case: {trace['reason']}"
+        error = ET.SubElement(element, "error", {"type": "unmatched", "message": clean(reason)})
+        error.text = clean(f"trace: {trace['fixture']}\n{reason}") + "\n"
+        testcases.append((element, None, "error"))
+    failures = sum(status == "fail" for _, _, status in testcases)
+    errors = sum(status not in ("pass", "fail") for _, _, status in testcases)
+    total_time = _time(sum(s for _, s, _ in testcases if s is not None))
+    counts = {
+        "tests": str(len(testcases)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": "0",
+    }
+    # <testsuites> has no `skipped` attribute in Jenkins' schema (junit-10.xsd).
+    totals = {k: v for k, v in counts.items() if k != "skipped"}
+    root = ET.Element("testsuites", {"name": SUITE_NAME, **totals, "time": total_time})
+    timestamp = str(report.get("generated_at") or "").removesuffix("Z")
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {"name": SUITE_NAME, **counts, "time": total_time, "timestamp": clean(timestamp)},
+    )
+    properties = ET.SubElement(suite, "properties")
+    inputs = report.get("inputs") or {}
+    tool = report.get("tool") or {}
+    for name, value in (
+        ("tool.version", tool.get("version")),
+        ("inputs.cases", inputs.get("cases")),
+        ("inputs.fixtures", inputs.get("fixtures")),
+        ("summary.pass_rate", summary["pass_rate"]),
+        ("summary.pass_hat_k", summary["pass_hat_k"]),
+        ("summary.pass_at_k", summary["pass_at_k"]),
+        ("summary.flaky_cases", summary["flaky_cases"]),
+    ):
+        if value is not None:
+            ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
+    for element, _, _ in testcases:
+        suite.append(element)
+    ET.indent(root, space="  ")
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
