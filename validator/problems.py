@@ -61,10 +61,16 @@ class UsageError(Exception):
     """A command-line mistake (a missing folder, a bad flag value): exit code 2."""
 
 
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to `name` when one is close enough to be a misspelling."""
+    close = difflib.get_close_matches(str(name), sorted(set(candidates)), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """` (did you mean 'x'?)` when a candidate is close to `name`, else an empty string."""
-    close = difflib.get_close_matches(str(name), sorted(set(candidates)), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    close = closest(name, candidates)
+    return f" (did you mean '{close}'?)" if close is not None else ""
 
 
 def has_errors(problems: Iterable[Problem]) -> bool:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..predicates import required_count
-from ..problems import ERROR, WARNING, Problem
+from ..problems import ERROR, WARNING, Problem, closest, show
 from .schema import schema_problems
 from .yamlfile import YamlDocument
 
@@ -53,7 +52,8 @@ def case_files(folder: Path) -> list[Path]:
 def case_problems(doc: YamlDocument) -> list[Problem]:
     """Schema errors plus the cross-field logic a schema cannot express."""
     data = doc.data
-    problems = [p for p in schema_problems(doc, "case") if not _coverage_handled_here(doc, p)]
+    problems = list(doc.problems)
+    problems += [p for p in schema_problems(doc, "case") if not _coverage_handled_here(doc, p)]
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
     problems += _duplicates(doc)
@@ -140,7 +140,7 @@ def _conflicts(doc: YamlDocument) -> list[Problem]:
     forbidden = data.get("forbidden_verdicts")
     if isinstance(allowed, list) and isinstance(forbidden, list):
         for i, verdict in enumerate(forbidden):
-            if verdict in allowed:
+            if isinstance(verdict, str) and verdict in allowed:
                 at = doc.value_at(("forbidden_verdicts", i))
                 out.append(
                     Problem(
@@ -156,22 +156,93 @@ def _conflicts(doc: YamlDocument) -> list[Problem]:
     root = data.get("root_cause_keywords")
     banned = data.get("forbidden_keywords")
     if isinstance(root, list) and isinstance(banned, list):
-        wanted = {k for entry in root for k in (entry if isinstance(entry, list) else [entry])}
+        wanted = [
+            (k, _norm(k))
+            for entry in root
+            for k in (entry if isinstance(entry, list) else [entry])
+            if isinstance(k, str) and _norm(k)
+        ]
         for i, keyword in enumerate(banned):
-            if keyword in wanted:
-                at = doc.value_at(("forbidden_keywords", i))
-                out.append(
-                    Problem(
-                        doc.file,
-                        at.line,
-                        at.column,
-                        WARNING,
-                        "keyword-conflict",
-                        f"'{keyword}' is both a root-cause keyword and a forbidden keyword:"
-                        " no answer can pass; remove it from one list",
-                    )
+            norm = _norm(keyword) if isinstance(keyword, str) else ""
+            if not norm:
+                continue
+            clash, clash_norm = next(((k, n) for k, n in wanted if norm in n), (None, ""))
+            if clash is None:
+                continue
+            at = doc.value_at(("forbidden_keywords", i))
+            if clash_norm == norm:
+                same = "" if clash == keyword else f" ('{clash}')"
+                msg = (
+                    f"'{keyword}' is both a root-cause keyword{same} and a forbidden keyword: an"
+                    " answer that names this root cause fails; remove it from one of the two lists"
                 )
+            else:
+                msg = (
+                    f"forbidden keyword '{keyword}' is part of the root-cause keyword '{clash}':"
+                    " an answer that names this root cause also contains the forbidden words"
+                    " and fails; make the forbidden keyword more specific"
+                )
+            out.append(Problem(doc.file, at.line, at.column, WARNING, "keyword-conflict", msg))
+    out += _verdict_spelling(doc)
     return out
+
+
+# The verdicts the reference verifier gives; verdicts are compared exactly (case matters).
+KNOWN_VERDICTS = ("PASS", "REVISE", "REJECT")
+
+
+def _verdict_spelling(doc: YamlDocument) -> list[Problem]:
+    """A verdict that looks like a misspelt known one (`pass`, `PASSED`) can never match."""
+    out = []
+    for key in ("allowed_verdicts", "forbidden_verdicts"):
+        values = doc.data.get(key)
+        if not isinstance(values, list):
+            continue
+        for i, verdict in enumerate(values):
+            if not isinstance(verdict, str) or verdict in KNOWN_VERDICTS:
+                continue
+            upper = verdict.strip().upper()
+            close = upper if upper in KNOWN_VERDICTS else closest(upper, KNOWN_VERDICTS)
+            if close is None:
+                continue
+            at = doc.value_at((key, i))
+            out.append(
+                Problem(
+                    doc.file,
+                    at.line,
+                    at.column,
+                    WARNING,
+                    "unknown-verdict",
+                    f"{key} lists '{verdict}' (did you mean '{close}'?): verdicts are compared"
+                    f" exactly, upper case included, and the verifier gives"
+                    f" {', '.join(KNOWN_VERDICTS[:-1])} or {KNOWN_VERDICTS[-1]}",
+                )
+            )
+    return out
+
+
+# Lists whose entries are matched as text (normalized, case-insensitive): two entries that
+# differ only in case or spacing are the same entry.
+_TEXT_LISTS = ("root_cause_keywords", "forbidden_keywords", "degraded_markers")
+
+
+def _norm(text: str) -> str:
+    from ..text import normalize_plain
+
+    return normalize_plain(text)
+
+
+def _entry_key(key: str, value: Any) -> str:
+    if key in _TEXT_LISTS:
+        if isinstance(value, str):
+            return "s:" + _norm(value)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return "l:" + repr(sorted({_norm(v) for v in value}))
+    return "r:" + repr(value)
+
+
+def _quoted(value: Any) -> str:
+    return f"'{value}'" if isinstance(value, str) else show(value)
 
 
 def _duplicates(doc: YamlDocument) -> list[Problem]:
@@ -180,22 +251,24 @@ def _duplicates(doc: YamlDocument) -> list[Problem]:
         values = doc.data.get(key)
         if not isinstance(values, list):
             continue
-        seen: Counter[str] = Counter()
+        first: dict[str, int] = {}
         for i, value in enumerate(values):
-            marker = repr(value)
-            seen[marker] += 1
-            if seen[marker] == 2:
-                at = doc.value_at((key, i))
-                out.append(
-                    Problem(
-                        doc.file,
-                        at.line,
-                        at.column,
-                        WARNING,
-                        "duplicate-entry",
-                        f"{key} lists {value!r} more than once: remove the repeat",
-                    )
+            marker = _entry_key(key, value)
+            if marker not in first:
+                first[marker] = i
+                continue
+            at = doc.value_at((key, i))
+            before = doc.value_at((key, first[marker]))
+            earlier = values[first[marker]]
+            where = f"line {before.line}, column {before.column}"
+            if earlier == value:
+                msg = f"{key} lists {_quoted(value)} twice (first at {where}): remove the repeat"
+            else:
+                msg = (
+                    f"{key} lists {_quoted(value)}, the same as {_quoted(earlier)} at {where}"
+                    " (case and spacing do not matter): remove the repeat"
                 )
+            out.append(Problem(doc.file, at.line, at.column, WARNING, "duplicate-entry", msg))
     return out
 
 

@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..problems import ERROR, Problem, did_you_mean, kind_of, show
+from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
 from .yamlfile import PathKey, YamlDocument
 
 SCHEMA_NAMES = ("case", "spec", "trace", "report")
@@ -44,6 +44,11 @@ def _validator(name: str) -> Any:
 
 def schema_problems(doc: YamlDocument, schema: str) -> list[Problem]:
     """Every way `doc` breaks the named schema, as positioned, actionable problems."""
+    if schema == "case":  # valid files skip jsonschema (see fastcheck.py)
+        from .fastcheck import case_is_valid_fast
+
+        if case_is_valid_fast(doc.data):
+            return []
     validator = _validator(schema)
     problems: set[Problem] = set()
     for err in validator.iter_errors(doc.data):
@@ -59,7 +64,7 @@ def describe_path(path: PathKey) -> str:
     return out or "the file"
 
 
-_TYPE_WORDS = {
+TYPE_WORDS = {
     "string": "text",
     "array": "a list",
     "object": "a mapping of 'key: value' entries",
@@ -87,7 +92,7 @@ def _resolve(root: dict[str, Any], ref: str) -> Any:
 
 def _field_help(root: dict[str, Any], err: Any) -> str:
     """The description of the property an error is about: it says what a correct value is."""
-    parent = list(err.schema_path)[:-1]
+    parent = list(err.absolute_schema_path)[:-1]
     schema = _subschema(root, parent) if parent else root
     desc = schema.get("description") or err.schema.get("description") or ""
     return desc
@@ -96,7 +101,45 @@ def _field_help(root: dict[str, Any], err: Any) -> str:
 def _to_problems(doc: YamlDocument, err: Any, root: dict[str, Any]) -> list[Problem]:
     if err.validator == "additionalProperties":
         return _unknown_keys(doc, err)
+    if err.validator in ("anyOf", "oneOf"):
+        branch = _matching_branch(err)
+        if branch is not None:  # the value has the right type: say what is wrong inside it
+            out: list[Problem] = []
+            for sub in branch:
+                out += _to_problems(doc, sub, root)
+            return out
+    if err.validator == "required" and _misspelled_required(err):
+        return []  # the unknown-key problem already says "did you mean '<required key>'?"
     return [_to_problem(doc, err, root)]
+
+
+def _misspelled(mapping: dict[str, Any], name: str, allowed: list[str]) -> str | None:
+    """The unknown key of `mapping` that looks like a misspelling of `name`, if any."""
+    return next((k for k in mapping if k not in allowed and closest(k, allowed) == name), None)
+
+
+def _misspelled_required(err: Any) -> bool:
+    missing = re.findall(r"'([^']+)' is a required property", err.message)
+    known = sorted(err.schema.get("properties", {}))
+    return (
+        bool(missing)
+        and isinstance(err.instance, dict)
+        and _misspelled(err.instance, missing[0], known) is not None
+    )
+
+
+def _matching_branch(err: Any) -> list[Any] | None:
+    """For an anyOf error: the errors of the one branch whose type the value has, if any."""
+    branches: dict[int, list[Any]] = {}
+    for sub in err.context or ():
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    depth = len(err.absolute_path)
+    typed = [
+        errors
+        for errors in branches.values()
+        if not any(e.validator == "type" and len(e.absolute_path) == depth for e in errors)
+    ]
+    return typed[0] if len(typed) == 1 else None
 
 
 def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
@@ -107,8 +150,15 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
     problems = []
     for key in (k for k in err.instance if k not in known):
         at = doc.key_at((*path, key))
-        hint = did_you_mean(key, allowed)
-        tail = hint or f"; allowed keys: {', '.join(allowed)}"
+        close = closest(key, allowed)
+        if close is not None and close in err.instance:
+            first = doc.key_at((*path, close))
+            tail = (
+                f": did you mean '{close}'? It is already written at line {first.line};"
+                " keep one of the two"
+            )
+        else:
+            tail = did_you_mean(key, allowed) or f"; allowed keys: {', '.join(allowed)}"
         where = f"{describe_path(path)}: " if path else ""
         problems.append(
             Problem(
@@ -123,6 +173,28 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
     return problems
 
 
+def _type_words(expected: Any) -> str:
+    types = [expected] if isinstance(expected, str) else list(expected)
+    if "number" in types and "integer" in types:
+        types.remove("integer")
+    return " or ".join(TYPE_WORDS.get(t, t) for t in types)
+
+
+def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
+    """How to write a value of the expected type, from the value the author wrote."""
+    types = [expected] if isinstance(expected, str) else list(expected)
+    if value is None:
+        if path and isinstance(path[-1], int):
+            return ": write a value after the '-', or remove the empty entry"
+        return ": write a value after the colon, or remove the key"
+    if "string" in types and isinstance(value, (bool, int, float)):
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        return f": put it in quotes, e.g. '{text}'"
+    if "array" in types and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return f": write a list, e.g. [{value}]"
+    return ""
+
+
 def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     path: PathKey = tuple(err.absolute_path)
     where = describe_path(path)
@@ -132,25 +204,34 @@ def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     if kind == "required":
         missing = re.findall(r"'([^']+)' is a required property", err.message)
         name = missing[0] if missing else err.message
-        desc = _subschema(root, [*list(err.schema_path)[:-1], "properties", name]).get(
+        desc = _subschema(root, [*list(err.absolute_schema_path)[:-1], "properties", name]).get(
             "description", ""
         )
-        msg = f"missing required key '{name}'" + (f": {desc}" if desc else "")
+        msg = f"missing required key '{name}': add '{name}: ...'"
+        if desc:
+            msg += f" ({desc.rstrip('.')})"
         if path:
             msg = f"{where}: {msg}"
         return Problem(doc.file, at.line, at.column, ERROR, "missing-key", msg)
     if kind == "type":
         expected = err.validator_value
-        words = " or ".join(
-            _TYPE_WORDS.get(t, t) for t in ([expected] if isinstance(expected, str) else expected)
+        found = (
+            "nothing (null)"
+            if err.instance is None
+            else f"{kind_of(err.instance)} {show(err.instance)}"
         )
-        msg = f"{where} must be {words}, found {kind_of(err.instance)} {show(err.instance)}"
+        msg = f"{where} must be {_type_words(expected)}, found {found}"
+        msg += _type_hint(path, expected, err.instance)
         return Problem(doc.file, at.line, at.column, ERROR, "wrong-type", msg)
     if kind == "minItems" and isinstance(err.instance, list) and not err.instance:
         msg = f"{where} is empty: list at least one entry"
+        if len(path) == 1 and path[0] not in root.get("required", ()):
+            msg += ", or remove the key"
         return Problem(doc.file, at.line, at.column, ERROR, "empty-list", msg)
     if kind == "minLength":
         msg = f"{where} is empty text: write a value or remove the key"
+        if path and isinstance(path[-1], int):
+            msg = f"{where} is empty text: write a value or remove the entry"
         return Problem(doc.file, at.line, at.column, ERROR, "empty-value", msg)
     if kind == "pattern" and path and path[-1] == "id":
         msg = (
@@ -168,9 +249,24 @@ def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
         return Problem(doc.file, at.line, at.column, ERROR, "bad-value", msg)
     if kind in ("anyOf", "oneOf"):
         help_text = _field_help(root, err)
-        msg = f"{where} cannot be {kind_of(err.instance)} {show(err.instance)}"
+        types = [
+            sub.validator_value
+            for sub in err.context or ()
+            if sub.validator == "type" and len(sub.absolute_path) == len(path)
+        ]
+        flat = [t for t in types for t in ([t] if isinstance(t, str) else t)]
+        found = (
+            "nothing (null)"
+            if err.instance is None
+            else f"{kind_of(err.instance)} {show(err.instance)}"
+        )
+        if flat:
+            msg = f"{where} must be {_type_words(flat)}, found {found}"
+            msg += _type_hint(path, flat, err.instance)
+        else:
+            msg = f"{where} cannot be {found}"
         if help_text:
-            msg += f": {help_text}"
+            msg += f". {help_text}"
         return Problem(doc.file, at.line, at.column, ERROR, "wrong-type", msg)
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         help_text = _field_help(root, err)

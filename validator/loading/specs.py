@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..predicates import PREDICATES, param_type_error
-from ..problems import ERROR, Problem, did_you_mean
+from ..predicates import PARAM_TYPES, PREDICATES, param_type_error
+from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
 from ..query import Query, QueryError, compile_query
-from .schema import describe_path, load_schema, schema_problems
+from .schema import TYPE_WORDS, describe_path, load_schema, schema_problems
 from .yamlfile import PathKey, YamlDocument
 
 FIELDS_SPEC_ID = "trace-fields"
@@ -65,11 +65,15 @@ class Spec:
 
 
 def spec_file_problems(doc: YamlDocument, case_fields: set[str]) -> list[Problem]:
-    """Everything wrong with one spec file (schema, predicates, parameters, JSONPath)."""
-    problems = schema_problems(doc, "spec")
-    if problems:
-        return problems
-    return list(_SpecChecker(doc, case_fields).problems())
+    """Everything wrong with one spec file (schema, predicates, parameters, JSONPath).
+
+    The checks beyond the schema run even when the schema found errors, on the parts that
+    have the right shape, so that one pass reports every mistake.
+    """
+    problems = set(doc.problems)
+    problems.update(schema_problems(doc, "spec"))
+    problems.update(_SpecChecker(doc, case_fields).problems())
+    return sorted(problems)
 
 
 def compile_spec(doc: YamlDocument) -> Spec:
@@ -121,8 +125,49 @@ def _param(value: Any) -> Any:
     return value
 
 
+_CONDITION_KEYS = ("query", "predicate", "params")
+_CHECK_KEYS = ("query", "predicate", "params", "clauses", "when", "unless")
+
+# Which case keys (by their JSON Schema type) can feed a parameter of each type.
+_PARAM_ACCEPTS: dict[str, set[str]] = {
+    "text": {"string"},
+    "bool": {"boolean"},
+    "count": {"integer"},
+    "optional-count": {"integer", "null"},
+    "positive-count": {"integer"},
+    "count-or-share": {"integer", "number"},
+    "scalar": {"string", "integer", "number", "boolean", "null"},
+    "scalar-list": {"array"},
+    "text-list": {"array"},
+    "keywords": {"array"},
+}
+
+
+def _case_field_types(name: str) -> set[str]:
+    schema = load_schema("case")["properties"].get(name, {})
+    branches = schema.get("anyOf", [schema])
+    out: set[str] = set()
+    for branch in branches:
+        kind = branch.get("type")
+        out.update([kind] if isinstance(kind, str) else kind or [])
+    return out
+
+
+def _misspelling_of(mapping: dict[str, Any], name: str, allowed: tuple[str, ...]) -> bool:
+    """True when `mapping` has an unknown key that looks like a misspelt `name`."""
+    return any(key not in allowed and closest(key, allowed) == name for key in mapping)
+
+
+def _spec_keys() -> tuple[str, ...]:
+    return tuple(load_schema("spec")["properties"])
+
+
 class _SpecChecker:
-    """Checks what the schema cannot: predicates, their parameters, bindings and JSONPath."""
+    """Checks what the schema cannot: predicates, their parameters, bindings and JSONPath.
+
+    Every part is checked only when it has the shape the schema asks for: a part of the wrong
+    type is already reported by the schema, and must not be reported twice.
+    """
 
     def __init__(self, doc: YamlDocument, case_fields: set[str]) -> None:
         self.doc = doc
@@ -131,64 +176,111 @@ class _SpecChecker:
 
     def problems(self) -> list[Problem]:
         data = self.doc.data
-        is_fields = "fields" in data
-        check_keys = [
-            k for k in ("query", "predicate", "params", "clauses", "when", "unless") if k in data
-        ]
-        if is_fields:
-            if data["id"] != FIELDS_SPEC_ID:
-                self._add(
-                    ("id",),
-                    "spec-shape",
-                    f"only the spec with id '{FIELDS_SPEC_ID}' may have 'fields'",
-                )
-            for key in check_keys:
-                self._add(("fields",), "spec-shape", f"a 'fields' spec cannot also have '{key}'")
-            for name, expr in data["fields"].items():
-                self._jsonpath(("fields", name), expr)
+        if "fields" in data:
+            self._fields_spec(data)
             return self.out
+        if data.get("id") == FIELDS_SPEC_ID:
+            self._add(
+                ("id",),
+                "spec-shape",
+                f"the spec '{FIELDS_SPEC_ID}' says where the report reads trace fields: it needs"
+                " 'fields' (case_id, verdict, tool_calls, duration_ms); give a check another id",
+            )
         has_single = "query" in data or "predicate" in data
+        clauses = data.get("clauses")
         if has_single and "clauses" in data:
             self._add(
                 ("clauses",),
                 "spec-shape",
                 "write either query/predicate/params or clauses, not both",
+                key=True,
             )
-            return self.out
-        if not has_single and "clauses" not in data:
+        elif (
+            not has_single
+            and "clauses" not in data
+            and not any(_misspelling_of(data, k, _spec_keys()) for k in _CHECK_KEYS)
+        ):
             self._add(
                 (),
                 "spec-shape",
                 "a check spec needs 'query' and 'predicate', or a list of 'clauses'",
             )
-            return self.out
+        if "params" in data and not has_single:
+            self._add(
+                ("params",),
+                "spec-shape",
+                "'params' belongs to a 'predicate': move it into each clause that needs it",
+                key=True,
+            )
         if has_single:
             for key in ("query", "predicate"):
-                if key not in data:
+                if "clauses" in data:
+                    break  # the spec-shape problem above says what to do
+                other = "predicate" if key == "query" else "query"
+                if key not in data and not _misspelling_of(data, key, _spec_keys()):
                     self._add(
                         (),
                         "missing-key",
-                        f"missing required key '{key}' (it goes with '{'predicate' if key == 'query' else 'query'}')",
+                        f"missing required key '{key}' (it goes with '{other}')",
                     )
-            if "query" in data and "predicate" in data:
-                self._condition((), data)
-        else:
-            for i, clause in enumerate(data["clauses"]):
+            self._condition((), data)
+        if isinstance(clauses, list):
+            for i, clause in enumerate(clauses):
+                if not isinstance(clause, dict):
+                    continue
                 self._condition(("clauses", i), clause)
-                for guard in ("when", "unless"):
-                    if guard in clause:
-                        self._condition(("clauses", i, guard), clause[guard])
-        for guard in ("when", "unless"):
-            if guard in data:
-                self._condition((guard,), data[guard])
-        if "skip_reason" in data and not ("when" in data or "unless" in data):
-            self._add(
-                ("skip_reason",),
-                "spec-shape",
-                "skip_reason is only used with 'when' or 'unless'",
-                severity="warning",
-            )
+                self._guards(("clauses", i), clause)
+        self._guards((), data)
         return self.out
+
+    def _guards(self, path: PathKey, raw: dict[str, Any]) -> None:
+        for guard in ("when", "unless"):
+            if isinstance(raw.get(guard), dict):
+                self._condition((*path, guard), raw[guard])
+        if "skip_reason" in raw and not ("when" in raw or "unless" in raw):
+            self._add(
+                (*path, "skip_reason"),
+                "spec-shape",
+                "skip_reason is only used with 'when' or 'unless': add the condition that skips"
+                " this check, or remove skip_reason",
+                key=True,
+                severity=WARNING,
+            )
+
+    def _fields_spec(self, data: dict[str, Any]) -> None:
+        if isinstance(data.get("id"), str) and data["id"] != FIELDS_SPEC_ID:
+            self._add(
+                ("id",),
+                "spec-shape",
+                f"only the spec with id '{FIELDS_SPEC_ID}' may have 'fields':"
+                f" write 'id: {FIELDS_SPEC_ID}', or remove 'fields' and write a check",
+            )
+        for key in (k for k in _CHECK_KEYS if k in data):
+            self._add(
+                (key,),
+                "spec-shape",
+                f"a 'fields' spec cannot also have '{key}': remove it",
+                key=True,
+            )
+        fields = data["fields"]
+        if not isinstance(fields, dict):
+            return
+        for name, expr in fields.items():
+            if isinstance(expr, str) and expr:
+                self._jsonpath(("fields", name), expr)
+        missing = [
+            f
+            for f in TRACE_FIELDS
+            if f not in fields and not _misspelling_of(fields, f, TRACE_FIELDS)
+        ]
+        if missing:
+            self._add(
+                ("fields",),
+                "missing-key",
+                f"'fields' needs a JSONPath for each of {', '.join(TRACE_FIELDS)};"
+                f" missing: {', '.join(missing)}",
+                key=True,
+            )
 
     def _add(
         self,
@@ -204,13 +296,19 @@ class _SpecChecker:
         self.out.append(Problem(self.doc.file, at.line, at.column, severity, code, message, detail))
 
     def _condition(self, path: PathKey, raw: dict[str, Any]) -> None:
-        query = raw["query"]
-        if isinstance(query, str):
+        query = raw.get("query")
+        if isinstance(query, str) and query:
             self._jsonpath((*path, "query"), query)
-        else:
+        elif isinstance(query, list):
             for i, q in enumerate(query):
-                self._jsonpath((*path, "query", i), q)
-        name = raw["predicate"]
+                if isinstance(q, str) and q:
+                    self._jsonpath((*path, "query", i), q)
+        name = raw.get("predicate")
+        params = raw.get("params")
+        if not isinstance(params, dict):
+            params = None  # absent, or the schema reports its type
+        if not isinstance(name, str) or not name:
+            return
         pred = PREDICATES.get(name)
         if pred is None:
             hint = did_you_mean(name, PREDICATES)
@@ -218,9 +316,11 @@ class _SpecChecker:
             self._add(
                 (*path, "predicate"), "unknown-predicate", f"unknown predicate '{name}'{tail}"
             )
+            for pname, value in (params or {}).items():
+                if isinstance(value, dict) and isinstance(value.get("case"), str):
+                    self._case_field((*path, "params", pname), pname, value["case"], None)
             return
-        params = raw.get("params") or {}
-        for pname, value in params.items():
+        for pname, value in (params or {}).items():
             ppath = (*path, "params", pname)
             param = pred.params.get(pname)
             if param is None:
@@ -239,41 +339,65 @@ class _SpecChecker:
                 problem = param_type_error(param, value)
                 if problem:
                     self._add(ppath, "bad-parameter", f"parameter '{pname}' of '{name}' {problem}")
+        if "params" in raw and params is None:
+            return
         for pname, param in pred.params.items():
-            if param.required and pname not in params:
+            if param.required and pname not in (params or {}):
+                if params and _misspelling_of(params, pname, tuple(pred.params)):
+                    continue  # the unknown-parameter problem suggests it
+                where: PathKey = (*path, "params") if params is not None else (*path, "predicate")
                 self._add(
-                    path or (),
+                    where,
                     "missing-parameter",
-                    f"predicate '{name}' needs parameter '{pname}' ({param.doc})",
+                    f"predicate '{name}' needs parameter '{pname}' ({param.doc}):"
+                    f" add it under 'params'",
+                    key=True,
                 )
+
+    def _case_field(self, path: PathKey, pname: str, field: Any, param: Any) -> None:
+        if not isinstance(field, str) or field not in self.case_fields:
+            hint = did_you_mean(str(field), self.case_fields)
+            tail = hint or f"; case keys: {', '.join(sorted(self.case_fields))}"
+            self._add(
+                (*path, "case"),
+                "unknown-case-field",
+                f"parameter '{pname}' is bound to case key '{field}', which cases do not have{tail}",
+            )
+            return
+        accepts = _PARAM_ACCEPTS.get(param.type) if param is not None else None
+        types = _case_field_types(field)
+        if accepts is not None and types and not (types & accepts):
+            words = PARAM_TYPES[param.type][0]
+            self._add(
+                (*path, "case"),
+                "bad-binding",
+                f"parameter '{pname}' takes {words}, but case key '{field}' holds"
+                f" {' or '.join(sorted(TYPE_WORDS.get(t, t) for t in types))}:"
+                " bind it to another case key",
+            )
 
     def _binding(self, path: PathKey, pname: str, param: Any, value: dict[str, Any]) -> None:
         sources = [k for k in ("case", "trace") if k in value]
         extra = [k for k in value if k not in ("case", "trace", "default")]
         if len(sources) != 1 or extra:
+            hint = "".join(did_you_mean(k, ("case", "trace", "default")) for k in extra[:1])
             self._add(
                 path,
                 "bad-binding",
-                f"parameter '{pname}': a bound value is {{case: <case key>}} or {{trace: <JSONPath>}}, optionally with 'default'; found keys {', '.join(value)}",
+                f"parameter '{pname}': a bound value is {{case: <case key>}} or"
+                f" {{trace: <JSONPath>}}, optionally with 'default'; found keys"
+                f" {', '.join(value) or 'none'}{hint}",
             )
             return
         if "case" in value:
-            field = value["case"]
-            if not isinstance(field, str) or field not in self.case_fields:
-                hint = did_you_mean(str(field), self.case_fields)
-                tail = hint or f"; case keys: {', '.join(sorted(self.case_fields))}"
-                self._add(
-                    (*path, "case"),
-                    "unknown-case-field",
-                    f"parameter '{pname}' is bound to case key '{field}', which cases do not have{tail}",
-                )
+            self._case_field(path, pname, value["case"], param)
         else:
             expr = value["trace"]
-            if not isinstance(expr, str):
+            if not isinstance(expr, str) or not expr:
                 self._add(
                     (*path, "trace"),
                     "bad-binding",
-                    f"parameter '{pname}': 'trace' must be a JSONPath text",
+                    f"parameter '{pname}': 'trace' must be a JSONPath text, e.g. $.executorAnswer",
                 )
             else:
                 self._jsonpath((*path, "trace"), expr)
@@ -291,7 +415,8 @@ class _SpecChecker:
             self._add(
                 path,
                 "bad-jsonpath",
-                f"{describe_path(path)}: JSONPath does not compile: {exc.message}",
+                f"{describe_path(path)}: JSONPath does not compile at character {exc.column}:"
+                f" {exc.message}",
                 detail=tuple(exc.caret_lines()),
             )
 

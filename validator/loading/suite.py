@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors
 from ..suite import Suite, TraceFields
-from .cases import Case, build_case, case_files, case_problems
+from .cases import ID_PATTERN, Case, build_case, case_files, case_problems
 from .specs import (
     FIELDS_SPEC_ID,
     Spec,
@@ -20,7 +20,7 @@ from .specs import (
     spec_file_problems,
     spec_files,
 )
-from .yamlfile import YamlDocument, load_yaml
+from .yamlfile import Position, YamlDocument, load_yaml
 
 
 def standard_specs_dir() -> Path:
@@ -35,6 +35,11 @@ class LoadResult:
     suite: Suite | None
     problems: list[Problem] = field(default_factory=list)
     case_docs: dict[str, YamlDocument] = field(default_factory=dict)  # case id -> its document
+    # Every valid case id written in a readable case file (even one with other errors) ->
+    # the file and where the id is written (the first file, when two use it).
+    case_ids: dict[str, tuple[str, Position]] = field(default_factory=dict)
+    # Every case and spec file that was read, as displayed in problems.
+    files: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -49,96 +54,163 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
-    """Specs of all folders, later folders overriding earlier ones by id."""
-    specs: dict[str, Spec] = {}
-    problems: list[Problem] = []
+@dataclass
+class _Specs:
+    specs: dict[str, Spec] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    broken: set[str] = field(default_factory=set)  # ids of spec files with errors
+    files: list[str] = field(default_factory=list)
+
+
+def _written_id(doc: YamlDocument) -> str | None:
+    """The file's id when it is a valid id, even if the rest of the file has errors."""
+    value = doc.data.get("id")
+    return value if isinstance(value, str) and ID_PATTERN.match(value) else None
+
+
+def _read_specs(folders: list[Path]) -> _Specs:
+    out = _Specs()
     fields = case_field_names()
     for folder in folders:
-        seen_here: dict[str, str] = {}
+        seen_here: dict[str, tuple[str, int]] = {}
         for path in spec_files(folder):
             name = display_path(path)
+            out.files.append(name)
             try:
                 doc = load_yaml(path, name)
             except ProblemsFound as exc:
-                problems.extend(exc.problems)
+                out.problems.extend(exc.problems)
                 continue
             found = spec_file_problems(doc, fields)
-            problems.extend(found)
-            if has_errors(found):
-                continue
-            spec = compile_spec(doc)
-            if spec.id in seen_here:
+            out.problems.extend(found)
+            spec_id = _written_id(doc)
+            if spec_id is not None and spec_id in seen_here:
+                other, line = seen_here[spec_id]
                 at = doc.value_at(("id",))
-                problems.append(
+                out.problems.append(
                     Problem(
                         name,
                         at.line,
                         at.column,
                         ERROR,
                         "duplicate-spec-id",
-                        f"spec id '{spec.id}' is also used by {seen_here[spec.id]}: ids must be unique",
+                        f"spec id '{spec_id}' is used by both {other} (line {line}) and {name}:"
+                        " give each spec its own id",
                     )
                 )
                 continue
-            seen_here[spec.id] = name
-            specs[spec.id] = spec
-    return specs, problems
+            if spec_id is not None:
+                seen_here[spec_id] = (name, doc.value_at(("id",)).line)
+            if has_errors(found):
+                if spec_id is not None:
+                    out.broken.add(spec_id)
+                continue
+            spec = compile_spec(doc)
+            out.specs[spec.id] = spec
+            out.broken.discard(spec.id)
+    return out
 
 
-def load_cases(paths: list[Path]) -> tuple[dict[str, Case], dict[str, YamlDocument], list[Problem]]:
-    cases: dict[str, Case] = {}
-    docs: dict[str, YamlDocument] = {}
-    problems: list[Problem] = []
+def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
+    """Specs of all folders, later folders overriding earlier ones by id."""
+    loaded = _read_specs(folders)
+    return loaded.specs, loaded.problems
+
+
+@dataclass
+class _Cases:
+    cases: dict[str, Case] = field(default_factory=dict)
+    docs: dict[str, YamlDocument] = field(default_factory=dict)  # valid cases only
+    all_docs: list[YamlDocument] = field(default_factory=list)  # every readable case file
+    ids: dict[str, tuple[str, Position]] = field(default_factory=dict)  # written id -> file
+    problems: list[Problem] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def _read_cases(paths: list[Path]) -> _Cases:
+    out = _Cases()
     for path in paths:
         name = display_path(path)
+        out.files.append(name)
         try:
             doc = load_yaml(path, name)
         except ProblemsFound as exc:
-            problems.extend(exc.problems)
+            out.problems.extend(exc.problems)
             continue
+        out.all_docs.append(doc)
         found = case_problems(doc)
-        problems.extend(found)
-        if has_errors(found):
-            continue
-        case = build_case(doc)
-        if case.id in cases:
+        out.problems.extend(found)
+        case_id = _written_id(doc)
+        if case_id is not None and case_id in out.ids:
+            other, first = out.ids[case_id]
             at = doc.value_at(("id",))
-            problems.append(
+            out.problems.append(
                 Problem(
                     name,
                     at.line,
                     at.column,
                     ERROR,
                     "duplicate-case-id",
-                    f"case id '{case.id}' is also used by {cases[case.id].file}: give each case its own id",
+                    f"case id '{case_id}' is used by both {other} (line {first.line})"
+                    f" and {name}: give each case its own id",
                 )
             )
             continue
-        cases[case.id] = case
-        docs[case.id] = doc
-    return dict(sorted(cases.items())), docs, problems
+        if case_id is not None:
+            out.ids[case_id] = (name, doc.value_at(("id",)))
+        if has_errors(found):
+            continue
+        case = build_case(doc)
+        out.cases[case.id] = case
+        out.docs[case.id] = doc
+    out.cases = dict(sorted(out.cases.items()))
+    return out
+
+
+def load_cases(paths: list[Path]) -> tuple[dict[str, Case], dict[str, YamlDocument], list[Problem]]:
+    loaded = _read_cases(paths)
+    return loaded.cases, loaded.docs, loaded.problems
+
+
+def reference_problems(
+    docs: list[YamlDocument], specs: dict[str, Spec], broken: set[str] | None = None
+) -> list[Problem]:
+    """Every `checks` entry of every case file must name a check spec.
+
+    `broken` holds the ids of spec files that have errors of their own: naming them is not a
+    second mistake.
+    """
+    problems = []
+    check_ids = [s.id for s in specs.values() if s.is_check]
+    for doc in docs:
+        checks = doc.data.get("checks")
+        if not isinstance(checks, list):
+            continue
+        for i, name in enumerate(checks):
+            if not isinstance(name, str) or not name or name in (broken or ()):
+                continue
+            spec = specs.get(name)
+            if spec is not None and spec.is_check:
+                continue
+            at = doc.value_at(("checks", i))
+            if spec is not None:
+                msg = f"'{name}' describes trace fields, it is not a check: remove it from checks"
+            else:
+                hint = did_you_mean(name, check_ids)
+                known = "" if hint else f"; known specs: {', '.join(sorted(check_ids))}"
+                msg = (
+                    f"checks names '{name}', which is no known spec{hint}{known};"
+                    " a spec of your own needs its folder passed with --specs"
+                )
+            problems.append(Problem(doc.file, at.line, at.column, ERROR, "unknown-check", msg))
+    return problems
 
 
 def check_references(
     cases: dict[str, Case], docs: dict[str, YamlDocument], specs: dict[str, Spec]
 ) -> list[Problem]:
-    """Every `checks` entry must name a check spec."""
-    problems = []
-    check_ids = [s.id for s in specs.values() if s.is_check]
-    for case_id, case in cases.items():
-        for i, name in enumerate(case.checks or []):
-            spec = specs.get(name)
-            if spec is not None and spec.is_check:
-                continue
-            at = docs[case_id].value_at(("checks", i))
-            if spec is not None:
-                msg = f"'{name}' describes trace fields, it is not a check: remove it from checks"
-            else:
-                hint = did_you_mean(name, check_ids)
-                msg = f"checks names '{name}', which is no known spec{hint or '; known: ' + ', '.join(sorted(check_ids))}"
-            problems.append(Problem(case.file, at.line, at.column, ERROR, "unknown-check", msg))
-    return problems
+    """Every `checks` entry must name a check spec (for valid cases; see reference_problems)."""
+    return reference_problems([docs[c] for c in cases], specs)
 
 
 def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
@@ -155,11 +227,11 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
 
 def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
     """Load case files and spec folders (the standard folder first, then the user's)."""
-    specs, problems = load_specs(spec_folders)
-    case_map, docs, case_found = load_cases(cases)
-    problems += case_found
-    problems += check_references(case_map, docs, specs)
-    fields = fields_of(specs)
+    specs = _read_specs(spec_folders)
+    loaded = _read_cases(cases)
+    problems = specs.problems + loaded.problems
+    problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
+    fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         problems.append(
             Problem(
@@ -172,9 +244,12 @@ def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
             )
         )
     problems = sorted(set(problems))
+    files = specs.files + loaded.files
     if has_errors(problems) or fields is None:
-        return LoadResult(None, problems, docs)
-    return LoadResult(Suite(case_map, specs, fields), problems, docs)
+        return LoadResult(None, problems, loaded.docs, loaded.ids, files)
+    return LoadResult(
+        Suite(loaded.cases, specs.specs, fields), problems, loaded.docs, loaded.ids, files
+    )
 
 
 __all__ = ["LoadResult", "case_files", "display_path", "load_suite", "standard_specs_dir"]

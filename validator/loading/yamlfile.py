@@ -13,7 +13,7 @@ ourselves. Doing the construction here, rather than in ruamel's constructor, is 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,9 @@ class YamlDocument:
     data: Any
     values: dict[PathKey, Position]  # path -> where the value starts
     keys: dict[PathKey, Position]  # path of a mapping entry -> where its key starts
+    # Problems found while reading that do not stop the file from being checked further
+    # (a duplicate key: the first value is kept). Validators report them with their own.
+    problems: list[Problem] = field(default_factory=list)
 
     def value_at(self, path: PathKey) -> Position:
         """Where the value at `path` is written, or its nearest written ancestor."""
@@ -68,12 +71,18 @@ _HINTS = (
         "cannot start any token",
         "indent with spaces, not tabs, and quote text that starts with @ or `",
     ),
-    ("mapping values are not allowed", "a value contains ': ' — put the whole value in quotes"),
+    (
+        "mapping values are not allowed",
+        "a value contains ': ' (put the whole value in quotes), or this line is indented"
+        " more than the key above it",
+    ),
     (
         "could not find expected ':'",
         "each line of a mapping needs 'key: value'; check the indentation",
     ),
     ("found unexpected end of stream", "a quote or bracket is not closed"),
+    ("did not find expected ',' or ']'", "a list written in [ ] is not closed with ']'"),
+    ("did not find expected ',' or '}'", "a mapping written in { } is not closed with '}'"),
     ("expected <block end>", "check the indentation: entries of one list or mapping line up"),
     ("did not find expected key", "check the indentation: entries of one mapping line up"),
     ("did not find expected '-' indicator", "list entries start with '- ' at the same indentation"),
@@ -98,7 +107,8 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
                         1,
                         1,
                         "file-too-large",
-                        f"file is {size} bytes; the limit is {MAX_FILE_BYTES}",
+                        f"file is {size} bytes, over the limit of {MAX_FILE_BYTES} bytes:"
+                        " a case or spec file is a few kilobytes; is this the right file?",
                     )
                 ]
             )
@@ -162,7 +172,7 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
                 )
             ]
         )
-    return YamlDocument(name, data, builder.values, builder.keys)
+    return YamlDocument(name, data, builder.values, builder.keys, builder.soft)
 
 
 def _yaml_instance() -> Any:
@@ -190,6 +200,17 @@ def _compose(text: str, name: str) -> Any:
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
         hint = next((h for key, h in _HINTS if key in what), "")
+        if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+            hint = "this is a tab character: YAML indents with spaces only; replace it with spaces"
+        opened = exc.context_mark
+        if (
+            hint
+            and opened is not None
+            and mark is not None
+            and any(w in what for w in ("quoted scalar", "flow sequence", "flow mapping"))
+            and (opened.line, opened.column) != (mark.line, mark.column)
+        ):
+            hint += f" (the one opened at line {opened.line + 1}, column {opened.column + 1})"
         msg = f"YAML syntax error: {what}" + (f" — {hint}" if hint else "")
         raise ProblemsFound([_problem(name, line, col, "yaml-syntax", msg)]) from None
     except (YAMLError, ValueError, RecursionError) as exc:
@@ -209,7 +230,8 @@ class _Builder:
         self.name = name
         self.values: dict[PathKey, Position] = {}
         self.keys: dict[PathKey, Position] = {}
-        self.problems: list[Problem] = []
+        self.problems: list[Problem] = []  # the file cannot be used
+        self.soft: list[Problem] = []  # reported, but the file can still be checked
         self.count = 0
         self._scalars = _YAML.constructor  # ruamel's own rules for YAML 1.2 ints, floats, bools
 
@@ -230,7 +252,9 @@ class _Builder:
         if depth > MAX_DEPTH:
             if not any(p.code == "yaml-too-deep" for p in self.problems):
                 self._add(
-                    node, "yaml-too-deep", f"values are nested more than {MAX_DEPTH} levels deep"
+                    node,
+                    "yaml-too-deep",
+                    f"values are nested more than {MAX_DEPTH} levels deep: write them out flatter",
                 )
             return None
         self.values.setdefault(path, _pos(node))
@@ -265,10 +289,15 @@ class _Builder:
             child = (*path, key)
             if key in out:
                 first = self.keys[child]
-                self._add(
-                    key_node,
-                    "duplicate-key",
-                    f"duplicate key '{key}' (first written at line {first.line}): keep only one",
+                pos = _pos(key_node)
+                self.soft.append(
+                    _problem(
+                        self.name,
+                        pos.line,
+                        pos.column,
+                        "duplicate-key",
+                        f"duplicate key '{key}' (first written at line {first.line}): keep only one",
+                    )
                 )
                 continue
             self.keys[child] = _pos(key_node)
@@ -314,6 +343,14 @@ class _Builder:
 def _pos(node: Any) -> Position:
     mark = node.start_mark
     return Position(mark.line + 1, mark.column + 1)
+
+
+def _char_at(text: str, line: int, column: int) -> str:
+    """The character at a 0-based line and column of `text`, or an empty string."""
+    lines = text.split("\n")
+    if 0 <= line < len(lines) and 0 <= column < len(lines[line]):
+        return lines[line][column]
+    return ""
 
 
 def _line_col(raw: bytes, offset: int) -> tuple[int, int]:

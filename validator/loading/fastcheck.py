@@ -1,0 +1,144 @@
+"""A hand-written pre-check for case files: True only when a case is valid under the schema.
+
+jsonschema costs ~100 ms to import and ~0.2 ms per case file; a suite of thousands of
+valid cases would pay that on every run for nothing. `case_is_valid_fast` answers "is this
+document valid under validator/schemas/case.schema.json?" with plain `isinstance` checks.
+When it says yes, the schema has nothing to report; when it says no (or is unsure), the
+caller runs jsonschema, which still produces every message a user sees.
+
+It must never say yes to an invalid document. It is kept in step with the schema by:
+
+- `tests/test_fastcheck.py`, a differential test (random near-valid documents: fast answer
+  == "jsonschema finds no error") plus a check that it knows exactly the schema's keys;
+- `SCHEMA_FINGERPRINT`, a hash of the schema's validation rules (descriptions and titles
+  excluded). If the shipped schema changes, the fast path switches itself off (every file
+  goes to jsonschema, so results stay right, only slower) and the test fails, saying to
+  update this module and the fingerprint together.
+
+Types are as the project's validator sees them (`schema._validator`): "integer" is a real
+int (YAML `2` but not `2.0`), booleans are neither integers nor numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+# sha256 of the case schema's rules (see `schema_fingerprint`). Update it only together with
+# the checks below, after the differential test passes.
+SCHEMA_FINGERPRINT = "a566d80998607369452d85faf6f229668248371a1a926c6bd19b74d69c79e3ae"
+
+REQUIRED = ("id", "question", "root_cause_keywords", "required_tools", "allowed_verdicts")
+
+_ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")  # the schema's "^[a-z0-9][a-z0-9._-]*\Z"
+
+
+def _text(value: Any) -> bool:  # {"type": "string", "minLength": 1}
+    return isinstance(value, str) and len(value) >= 1
+
+
+def _texts(value: Any) -> bool:  # {"type": "array", "items": <text>}
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+def _some_texts(value: Any) -> bool:  # <texts> with "minItems": 1
+    return isinstance(value, list) and len(value) >= 1 and all(_text(v) for v in value)
+
+
+def _id(value: Any) -> bool:
+    return isinstance(value, str) and _ID.match(value) is not None
+
+
+def _keywords(value: Any) -> bool:
+    # non-empty list; each entry text, or a non-empty list of texts
+    return (
+        isinstance(value, list)
+        and len(value) >= 1
+        and all(_text(v) or _some_texts(v) for v in value)
+    )
+
+
+def _coverage(value: Any) -> bool:
+    # anyOf: {"type": "integer", "minimum": 1}
+    #        {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "not": {"type": "integer"}}
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value >= 1
+    if isinstance(value, float):
+        # jsonschema's own comparisons, so even NaN is answered as it answers it
+        return not value <= 0 and not value > 1
+    return False  # any other kind of number: let jsonschema decide
+
+
+def _description(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+CHECKS: dict[str, Callable[[Any], bool]] = {
+    "id": _id,
+    "question": _text,
+    "root_cause_keywords": _keywords,
+    "min_keyword_coverage": _coverage,
+    "required_tools": _texts,
+    "allowed_verdicts": _some_texts,
+    "forbidden_keywords": _texts,
+    "forbidden_verdicts": _texts,
+    "degraded_markers": _some_texts,
+    "checks": _some_texts,
+    "tags": _texts,
+    "description": _description,
+}
+
+
+def case_is_valid_fast(data: Any) -> bool:
+    """True only if `data` is valid under the shipped case schema. False means "not sure":
+    run jsonschema for the messages."""
+    if not isinstance(data, dict) or not _in_step():
+        return False
+    for key in REQUIRED:
+        if key not in data:
+            return False
+    for key, value in data.items():
+        check = CHECKS.get(key)  # additionalProperties: false
+        if check is None or not check(value):
+            return False
+    return True
+
+
+_ANNOTATIONS = frozenset(("description", "title", "$id", "$schema", "$comment", "examples"))
+_SCHEMA_MAPS = frozenset(("properties", "$defs", "patternProperties", "dependentSchemas"))
+
+
+def schema_rules(node: Any) -> Any:
+    """A schema without its annotations (descriptions, titles): only what validation reads."""
+    if isinstance(node, list):
+        return [schema_rules(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: schema_rules(sub) for name, sub in value.items()}
+        else:
+            out[key] = schema_rules(value)
+    return out
+
+
+def schema_fingerprint(schema: dict[str, Any]) -> str:
+    text = json.dumps(schema_rules(schema), sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+@cache
+def _in_step() -> bool:
+    """Whether the shipped case schema has the rules this module was written for."""
+    from .schema import load_schema
+
+    return schema_fingerprint(load_schema("case")) == SCHEMA_FINGERPRINT
