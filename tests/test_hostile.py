@@ -259,3 +259,44 @@ def test_failed_write_keeps_the_previous_report(
     assert result.code == 2
     assert (ws.out / "report.json").read_bytes() == before, "report.json must not be replaced alone"
     assert not [p for p in ws.out.iterdir() if p.name.startswith(".")], "no temporary file is left"
+
+
+def test_internal_error_names_the_file_and_exits_2(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import validator.loading.suite as suite_loader
+
+    def broken(doc: object) -> list:
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(suite_loader, "case_problems", broken)
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    result = ws.run()
+    assert result.code == 2
+    assert "internal error (a bug in trace-validator" in result.err
+    assert "while processing cases/db-slow.yaml: ZeroDivisionError: simulated bug" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_internal_error_in_one_trace_marks_only_that_case(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from validator import interpreter
+
+    real = interpreter.evaluate_spec
+
+    def sometimes_broken(spec, fields, ctx):  # type: ignore[no-untyped-def]
+        if ctx.trace.get("caseId") == "db-slow":
+            raise RuntimeError("simulated bug")
+        return real(spec, fields, ctx)
+
+    monkeypatch.setattr(interpreter, "evaluate_spec", sometimes_broken)
+    ws.case()
+    ws.case(dict(GOOD_CASE, id="other"))
+    ws.trace("db-slow", good_trace())
+    ws.trace("other", good_trace("other"))
+    assert ws.run().code == 1
+    assert ws.case_result()["status"] == "error"
+    assert "internal error while evaluating this trace" in ws.case_result()["reason"]
+    assert ws.case_result("other")["status"] == "pass"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .problems import ProblemsFound, UsageError
+from .problems import InternalError, ProblemsFound, UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -294,9 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_FAILED
     except Exception as exc:  # never a traceback: say it is our bug and where it happened
+        detail = str(exc) if isinstance(exc, InternalError) else f"{type(exc).__name__}: {exc}"
         print(
-            f"internal error (a bug in trace-validator {__version__}, please report it):"
-            f" {type(exc).__name__}: {exc}",
+            f"internal error (a bug in trace-validator {__version__}, please report it): {detail}",
             file=sys.stderr,
         )
         return EXIT_USAGE

@@ -8,7 +8,8 @@ users' tooling rely on them) and each is documented in the README.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 ERROR = "error"
@@ -55,6 +56,26 @@ class ProblemsFound(Exception):
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems = sorted(problems)
         super().__init__("; ".join(p.format() for p in self.problems))
+
+
+class InternalError(Exception):
+    """A bug in this tool, caught while processing `what` (a file): reported, never a traceback."""
+
+    def __init__(self, what: str, error: BaseException) -> None:
+        self.what = what
+        self.error = error
+        super().__init__(f"while processing {what}: {type(error).__name__}: {error}")
+
+
+@contextmanager
+def processing(what: str) -> Iterator[None]:
+    """Name the file being worked on in the report of any unexpected error inside the block."""
+    try:
+        yield
+    except (ProblemsFound, UsageError, InternalError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise InternalError(what, exc) from exc
 
 
 class UsageError(Exception):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors
+from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, processing
 from ..suite import Suite, TraceFields
 from .cases import ID_PATTERN, Case, build_case, case_files, case_problems
 from .specs import (
@@ -77,11 +77,13 @@ def _read_specs(folders: list[Path]) -> _Specs:
             name = display_path(path)
             out.files.append(name)
             try:
-                doc = load_yaml(path, name)
+                with processing(name):
+                    doc = load_yaml(path, name)
             except ProblemsFound as exc:
                 out.problems.extend(exc.problems)
                 continue
-            found = spec_file_problems(doc, fields)
+            with processing(name):
+                found = spec_file_problems(doc, fields)
             out.problems.extend(found)
             spec_id = _written_id(doc)
             if spec_id is not None and spec_id in seen_here:
@@ -133,12 +135,14 @@ def _read_cases(paths: list[Path]) -> _Cases:
         name = display_path(path)
         out.files.append(name)
         try:
-            doc = load_yaml(path, name)
+            with processing(name):
+                doc = load_yaml(path, name)
         except ProblemsFound as exc:
             out.problems.extend(exc.problems)
             continue
         out.all_docs.append(doc)
-        found = case_problems(doc)
+        with processing(name):
+            found = case_problems(doc)
         out.problems.extend(found)
         case_id = _written_id(doc)
         if case_id is not None and case_id in out.ids:
