@@ -506,3 +506,16 @@ def test_shared_run_cpu_time_grows_linearly(make_pair):
     t1 = _best_cpu_time(lambda: shared_run(a1, b1, 30))
     t2 = _best_cpu_time(lambda: shared_run(a2, b2, 30))
     assert t2 / max(t1, 1e-6) < 10.0, (t1, t2)  # linear ~4-7, quadratic ~16
+
+
+def test_ignorable_table_matches_the_unicode_database() -> None:
+    import unicodedata
+
+    from validator import text
+
+    if unicodedata.unidata_version != text.IGNORABLE_UNICODE_VERSION:
+        pytest.skip(
+            f"table made for Unicode {text.IGNORABLE_UNICODE_VERSION}, this Python has"
+            f" {unicodedata.unidata_version}: regenerate it with ignorable_ranges_from_database()"
+        )
+    assert list(text._IGNORABLE_RANGES) == text.ignorable_ranges_from_database()
