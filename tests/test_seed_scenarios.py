@@ -327,3 +327,13 @@ def test_scenario_missing_fixture_is_reported_clearly(ws: Workspace) -> None:
     assert "fixtures/db-slow.json" in case["reason"]
     assert ws.case_result("has-trace")["status"] == "pass", "other cases are still evaluated"
     assert "NOT_RUN" in result.out and "db-slow" in result.out
+
+
+def test_hidden_files_in_the_cases_folder_are_not_cases(ws: Workspace) -> None:
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    (ws.cases / ".#db-slow.yaml").write_text("not: a case", "utf-8")
+    (ws.cases / ".git").mkdir()
+    (ws.cases / ".git" / "x.yaml").write_text("neither", "utf-8")
+    assert ws.run().code == 0
+    assert [c["case_id"] for c in ws.report()["cases"]] == ["db-slow"]

@@ -45,8 +45,18 @@ class Case:
 
 
 def case_files(folder: Path) -> list[Path]:
-    """The case files of a folder and its sub-folders, sorted by path."""
-    return sorted(p for p in folder.rglob("*") if p.suffix in CASE_SUFFIXES and p.is_file())
+    """The case files of a folder and its sub-folders, sorted by path.
+
+    Hidden files and folders (`.git/`, editor swap and lock files such as `.#case.yaml`) are
+    not cases.
+    """
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.suffix in CASE_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and p.is_file()
+    )
 
 
 def case_problems(doc: YamlDocument) -> list[Problem]:
