@@ -28,8 +28,9 @@ class TraceFields:
 
     case_id: Query
     verdict: Query
-    tool_calls: Query
     duration_ms: Query
+    tool_calls: Query | None = None  # the list of calls: count its items
+    tool_call_matches: Query | None = None  # each call is a match: count the matches
 
 
 @dataclass
@@ -136,15 +137,18 @@ class Suite:
             run.verdict = run.verdict_key = verdicts[0]
         else:
             run.verdict_key = INVALID
-        calls = self.fields.tool_calls.find(trace)
-        if not calls or calls[0] is None:
-            run.tool_call_count = 0
-        elif isinstance(calls[0], list):
-            run.tool_call_count = len(calls[0])
-        else:
-            run.notes.append(
-                f"{self.fields.tool_calls.expression} is {kind_of(calls[0])}, not a list: tool calls not counted"
-            )
+        if self.fields.tool_call_matches is not None:
+            run.tool_call_count = len(self.fields.tool_call_matches.find(trace))
+        elif self.fields.tool_calls is not None:
+            calls = self.fields.tool_calls.find(trace)
+            if not calls or calls[0] is None:
+                run.tool_call_count = 0
+            elif isinstance(calls[0], list):
+                run.tool_call_count = len(calls[0])
+            else:
+                run.notes.append(
+                    f"{self.fields.tool_calls.expression} is {kind_of(calls[0])}, not a list: tool calls not counted"
+                )
         durations = self.fields.duration_ms.find(trace)
         if durations and durations[0] is not None:
             value = durations[0]

@@ -19,6 +19,9 @@ from .yamlfile import PathKey, YamlDocument
 
 FIELDS_SPEC_ID = "trace-fields"
 TRACE_FIELDS = ("case_id", "verdict", "tool_calls", "duration_ms")
+# Tool calls are read either as one list (`tool_calls`) or as the matches of a query
+# (`tool_call_matches`, for traces such as OpenTelemetry spans where calls are not one list).
+TOOL_CALL_FIELDS = ("tool_calls", "tool_call_matches")
 
 
 @dataclass(frozen=True)
@@ -268,11 +271,22 @@ class _SpecChecker:
         for name, expr in fields.items():
             if isinstance(expr, str) and expr:
                 self._jsonpath(("fields", name), expr)
+        known = (*TRACE_FIELDS, TOOL_CALL_FIELDS[1])
         missing = [
             f
             for f in TRACE_FIELDS
-            if f not in fields and not _misspelling_of(fields, f, TRACE_FIELDS)
+            if f not in fields
+            and not _misspelling_of(fields, f, known)
+            and not (f == "tool_calls" and TOOL_CALL_FIELDS[1] in fields)
         ]
+        if all(f in fields for f in TOOL_CALL_FIELDS):
+            self._add(
+                ("fields", TOOL_CALL_FIELDS[1]),
+                "spec-shape",
+                "write either tool_calls (the list of calls) or tool_call_matches (a query"
+                " matching each call), not both",
+                key=True,
+            )
         if missing:
             self._add(
                 ("fields",),

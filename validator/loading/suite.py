@@ -223,7 +223,11 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
         return None
     try:
         return TraceFields(
-            **{k: spec.fields[k] for k in ("case_id", "verdict", "tool_calls", "duration_ms")}
+            case_id=spec.fields["case_id"],
+            verdict=spec.fields["verdict"],
+            duration_ms=spec.fields["duration_ms"],
+            tool_calls=spec.fields.get("tool_calls"),
+            tool_call_matches=spec.fields.get("tool_call_matches"),
         )
     except KeyError:
         return None
