@@ -44,6 +44,25 @@ def run_cli(*args: str, cwd: Path | None = None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+def markdown_table(markdown: str, first_header: str) -> list[list[str]]:
+    """Rows (header first) of the table whose first header cell is given, parsed by markdown-it-py."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    tables: list[list[list[str]]] = []
+    row: list[str] = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "table_open":
+            tables.append([])
+        elif tok.type == "tr_open":
+            row = []
+        elif tok.type in ("th_open", "td_open"):
+            row.append(tokens[i + 1].content)
+        elif tok.type == "tr_close":
+            tables[-1].append(row)
+    return next(t for t in tables if t[0][0] == first_header)
+
+
 GOOD_CASE: dict[str, Any] = {
     "id": "db-slow",
     "question": "Why is the order API slow?",

@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_CASE, Workspace, good_trace, set_verdict
-from markdown_it import MarkdownIt
+from conftest import GOOD_CASE, Workspace, good_trace, markdown_table, set_verdict
 
 
 def _failing(case_id: str = "db-slow") -> dict:
@@ -22,22 +21,6 @@ def _runs(ws: Workspace, case_id: str, *traces: object) -> None:
     """FIXTURES/<case_id>/run-<n>.json, one per trace, in the given order."""
     for n, trace in enumerate(traces, start=1):
         ws.trace(case_id, trace, name=f"{case_id}/run-{n}.json")
-
-
-def _table(markdown: str, first_header: str) -> list[list[str]]:
-    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
-    tables: list[list[list[str]]] = []
-    row: list[str] = []
-    for i, tok in enumerate(tokens):
-        if tok.type == "table_open":
-            tables.append([])
-        elif tok.type == "tr_open":
-            row = []
-        elif tok.type in ("th_open", "td_open"):
-            row.append(tokens[i + 1].content)
-        elif tok.type == "tr_close":
-            tables[-1].append(row)
-    return next(t for t in tables if t[0][0] == first_header)
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,13 +161,13 @@ def test_markdown_has_a_runs_column_and_lists_flaky_cases(ws: Workspace) -> None
     ws.trace("steady", good_trace("steady"))
     assert ws.run().code == 1
     md = (ws.out / "report.md").read_text("utf-8")
-    rows = _table(md, "Case")
+    rows = markdown_table(md, "Case")
     assert rows[0][:3] == ["Case", "Status", "Runs"]
     cells = {r[0]: r for r in rows[1:]}
     assert cells["db-slow"][2] == "2/3 (flaky)"
     assert cells["steady"][2] == "1/1"
     assert "Flaky cases (some runs pass, some fail): db-slow" in md
-    metrics = dict((r[0], r[1]) for r in _table(md, "Metric")[1:])
+    metrics = dict((r[0], r[1]) for r in markdown_table(md, "Metric")[1:])
     assert metrics["pass^k (every run passed)"] == "50.0%"
     assert metrics["pass@k (some run passed)"] == "100.0%"
     assert metrics["Flaky cases"] == "1"
@@ -196,7 +179,7 @@ def test_markdown_has_no_runs_column_when_every_case_has_one_run(ws: Workspace) 
     ws.trace("db-slow", good_trace())
     assert ws.run().code == 0
     md = (ws.out / "report.md").read_text("utf-8")
-    assert "Runs" not in _table(md, "Case")[0]
+    assert "Runs" not in markdown_table(md, "Case")[0]
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GOOD_CASE, REPO, Workspace, good_trace, run_cli, set_verdict
-from markdown_it import MarkdownIt
+from conftest import GOOD_CASE, REPO, Workspace, good_trace, markdown_table, run_cli, set_verdict
 
 # Requirement: Evaluation harness SHALL define fixed diagnosis cases
 
@@ -220,23 +219,6 @@ def test_scenario_json_report_output(ws: Workspace) -> None:
     assert case["fixture"].endswith("fixtures/db-slow.json")
 
 
-def _table(markdown: str, header_first_cell: str) -> list[list[str]]:
-    """Rows of the table whose first header cell is given, as parsed by markdown-it-py."""
-    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
-    tables: list[list[list[str]]] = []
-    row: list[str] = []
-    for i, tok in enumerate(tokens):
-        if tok.type == "table_open":
-            tables.append([])
-        elif tok.type == "tr_open":
-            row = []
-        elif tok.type in ("th_open", "td_open"):
-            row.append(tokens[i + 1].content)
-        elif tok.type == "tr_close":
-            tables[-1].append(row)
-    return next(t for t in tables if t[0][0] == header_first_cell)
-
-
 def test_scenario_markdown_report_output(ws: Workspace) -> None:
     ws.case()
     ws.case(dict(GOOD_CASE, id="other-case"))
@@ -244,7 +226,7 @@ def test_scenario_markdown_report_output(ws: Workspace) -> None:
     ws.trace("other-case", set_verdict(good_trace("other-case"), "MAYBE|\nREJECT"))
     assert ws.run().code == 1
     md = (ws.out / "report.md").read_text("utf-8")
-    rows = _table(md, "Case")
+    rows = markdown_table(md, "Case")
     assert rows[0][:3] == ["Case", "Status", "Verdict"]
     assert [r[0] for r in rows[1:]] == ["db-slow", "other-case"]
     assert rows[1][1] == "✅ pass"
@@ -278,10 +260,13 @@ def test_scenario_aggregate_metrics(ws: Workspace) -> None:
     assert summary["avg_tool_calls"] == 4.0
     assert summary["avg_duration_ms"] == 2000.0  # only traces that have a duration
     md = (ws.out / "report.md").read_text("utf-8")
-    metrics = dict((r[0], r[1]) for r in _table(md, "Metric")[1:])
+    metrics = dict((r[0], r[1]) for r in markdown_table(md, "Metric")[1:])
     assert metrics["Pass rate"] == "50.0%"
     assert metrics["Average tool calls"] == "4"
-    assert dict((r[0], r[1]) for r in _table(md, "Verdict")[1:]) == {"PASS": "2", "REVISE": "1"}
+    assert dict((r[0], r[1]) for r in markdown_table(md, "Verdict")[1:]) == {
+        "PASS": "2",
+        "REVISE": "1",
+    }
 
 
 def test_scenario_aggregate_metrics_duration_unavailable(ws: Workspace) -> None:
