@@ -68,19 +68,26 @@ def _written_id(doc: YamlDocument) -> str | None:
     return value if isinstance(value, str) and ID_PATTERN.match(value) else None
 
 
+def _load(path: Path, files: list[str], problems: list[Problem]) -> tuple[str, YamlDocument | None]:
+    """Read one YAML file, recording its name, and its problems when it cannot be used."""
+    name = display_path(path)
+    files.append(name)
+    try:
+        with processing(name):
+            return name, load_yaml(path, name)
+    except ProblemsFound as exc:
+        problems.extend(exc.problems)
+        return name, None
+
+
 def _read_specs(folders: list[Path]) -> _Specs:
     out = _Specs()
     fields = case_field_names()
     for folder in folders:
         seen_here: dict[str, tuple[str, int]] = {}
         for path in spec_files(folder):
-            name = display_path(path)
-            out.files.append(name)
-            try:
-                with processing(name):
-                    doc = load_yaml(path, name)
-            except ProblemsFound as exc:
-                out.problems.extend(exc.problems)
+            name, doc = _load(path, out.files, out.problems)
+            if doc is None:
                 continue
             with processing(name):
                 found = spec_file_problems(doc, fields)
@@ -132,13 +139,8 @@ class _Cases:
 def _read_cases(paths: list[Path]) -> _Cases:
     out = _Cases()
     for path in paths:
-        name = display_path(path)
-        out.files.append(name)
-        try:
-            with processing(name):
-                doc = load_yaml(path, name)
-        except ProblemsFound as exc:
-            out.problems.extend(exc.problems)
+        name, doc = _load(path, out.files, out.problems)
+        if doc is None:
             continue
         out.all_docs.append(doc)
         with processing(name):
