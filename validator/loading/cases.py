@@ -70,12 +70,9 @@ def case_problems(doc: YamlDocument) -> list[Problem]:
     stem = Path(doc.file).stem
     case_id = data.get("id")
     if isinstance(case_id, str) and ID_PATTERN.match(case_id) and case_id != stem:
-        at = doc.value_at(("id",))
         problems.append(
-            Problem(
-                doc.file,
-                at.line,
-                at.column,
+            doc.problem(
+                ("id",),
                 WARNING,
                 "id-mismatch",
                 f"case id '{case_id}' differs from the file name '{stem}':"
@@ -108,12 +105,11 @@ def _coverage_problems(doc: YamlDocument) -> list[Problem]:
     value = data["min_keyword_coverage"]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return []  # the schema already says it must be a number
-    at = doc.value_at(("min_keyword_coverage",))
     keywords = data.get("root_cause_keywords")
     entries = len(keywords) if isinstance(keywords, list) else None
 
     def err(code: str, msg: str) -> list[Problem]:
-        return [Problem(doc.file, at.line, at.column, ERROR, code, msg)]
+        return [doc.problem(("min_keyword_coverage",), ERROR, code, msg)]
 
     if isinstance(value, float):
         if not math.isfinite(value) or not 0 < value <= 1:
@@ -151,12 +147,9 @@ def _conflicts(doc: YamlDocument) -> list[Problem]:
     if isinstance(allowed, list) and isinstance(forbidden, list):
         for i, verdict in enumerate(forbidden):
             if isinstance(verdict, str) and verdict in allowed:
-                at = doc.value_at(("forbidden_verdicts", i))
                 out.append(
-                    Problem(
-                        doc.file,
-                        at.line,
-                        at.column,
+                    doc.problem(
+                        ("forbidden_verdicts", i),
                         WARNING,
                         "verdict-conflict",
                         f"verdict '{verdict}' is both allowed and forbidden; forbidden wins,"
@@ -179,7 +172,6 @@ def _conflicts(doc: YamlDocument) -> list[Problem]:
             clash, clash_norm = next(((k, n) for k, n in wanted if norm in n), (None, ""))
             if clash is None:
                 continue
-            at = doc.value_at(("forbidden_keywords", i))
             if clash_norm == norm:
                 same = "" if clash == keyword else f" ('{clash}')"
                 msg = (
@@ -192,7 +184,7 @@ def _conflicts(doc: YamlDocument) -> list[Problem]:
                     " an answer that names this root cause also contains the forbidden words"
                     " and fails; make the forbidden keyword more specific"
                 )
-            out.append(Problem(doc.file, at.line, at.column, WARNING, "keyword-conflict", msg))
+            out.append(doc.problem(("forbidden_keywords", i), WARNING, "keyword-conflict", msg))
     out += _verdict_spelling(doc)
     return out
 
@@ -215,12 +207,9 @@ def _verdict_spelling(doc: YamlDocument) -> list[Problem]:
             close = upper if upper in KNOWN_VERDICTS else closest(upper, KNOWN_VERDICTS)
             if close is None:
                 continue
-            at = doc.value_at((key, i))
             out.append(
-                Problem(
-                    doc.file,
-                    at.line,
-                    at.column,
+                doc.problem(
+                    (key, i),
                     WARNING,
                     "unknown-verdict",
                     f"{key} lists '{verdict}' (did you mean '{close}'?): verdicts are compared"
@@ -267,7 +256,6 @@ def _duplicates(doc: YamlDocument) -> list[Problem]:
             if marker not in first:
                 first[marker] = i
                 continue
-            at = doc.value_at((key, i))
             before = doc.value_at((key, first[marker]))
             earlier = values[first[marker]]
             where = f"line {before.line}, column {before.column}"
@@ -278,7 +266,7 @@ def _duplicates(doc: YamlDocument) -> list[Problem]:
                     f"{key} lists {_quoted(value)}, the same as {_quoted(earlier)} at {where}"
                     " (case and spacing do not matter): remove the repeat"
                 )
-            out.append(Problem(doc.file, at.line, at.column, WARNING, "duplicate-entry", msg))
+            out.append(doc.problem((key, i), WARNING, "duplicate-entry", msg))
     return out
 
 

@@ -50,6 +50,13 @@ class YamlDocument:
         """Where the value at `path` is written, or its nearest written ancestor."""
         return _nearest(self.values, path)
 
+    def problem(
+        self, path: PathKey, severity: str, code: str, message: str, *, key: bool = False
+    ) -> Problem:
+        """A problem placed on the value at `path` (or on its key, with `key=True`)."""
+        at = self.key_at(path) if key else self.value_at(path)
+        return Problem(self.file, at.line, at.column, severity, code, message)
+
     def key_at(self, path: PathKey) -> Position:
         """Where the key of the entry at `path` is written (falls back to the value)."""
         if path in self.keys:
