@@ -7,11 +7,13 @@ look in the trace.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from .loading.specs import Binding, Clause, Condition, Spec
 from .outcomes import FAIL, PASS, SKIPPED, CheckResult, ClauseResult
 from .predicates import Outcome, TraceContext, run_predicate
+from .query import Query
 
 
 def evaluate_spec(spec: Spec, case_fields: dict[str, Any], ctx: TraceContext) -> CheckResult:
@@ -43,9 +45,14 @@ def _clause(clause: Clause, case_fields: dict[str, Any], ctx: TraceContext) -> C
     if skip is not None:
         return ClauseResult(clause.name, SKIPPED, skip)
     outcome = _run(clause.condition, case_fields, ctx)
-    where = ", ".join(q.expression for q in clause.condition.queries)
     status = PASS if outcome.passed else FAIL
+    where = _expressions(clause.condition.queries)
     return ClauseResult(clause.name, status, f"{where}: {outcome.message}", outcome.details)
+
+
+@lru_cache(maxsize=4096)
+def _expressions(queries: tuple[Query, ...]) -> str:
+    return ", ".join(q.expression for q in queries)
 
 
 def _guard_skip(
@@ -64,14 +71,21 @@ def _guard_skip(
 
 
 def _where(condition: Condition) -> str:
-    return ", ".join(q.expression for q in condition.queries)
+    return _expressions(condition.queries)
 
 
 def _run(condition: Condition, case_fields: dict[str, Any], ctx: TraceContext) -> Outcome:
-    values: list[Any] = []
-    for query in condition.queries:
-        values.extend(query.find(ctx.trace))
-    args = {name: _resolve(value, case_fields, ctx) for name, value in condition.params.items()}
+    queries = condition.queries
+    if len(queries) == 1:
+        values = queries[0].find(ctx.trace)
+    else:
+        values = []
+        for query in queries:
+            values.extend(query.find(ctx.trace))
+    args = {
+        name: _resolve(value, case_fields, ctx) if isinstance(value, Binding) else value
+        for name, value in condition.params.items()
+    }
     try:
         return run_predicate(condition.predicate, values, args, ctx)
     except RecursionError:

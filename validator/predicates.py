@@ -26,7 +26,23 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .problems import kind_of, show
+from .problems import kind_of
+from .problems import show as _show_any
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """`problems.show`, without json.dumps for the common case: text that needs no escape.
+
+    JSON (ensure_ascii off) escapes only quotes, backslashes and control characters, and
+    `isprintable()` is false for every control character, so such text renders as itself
+    in quotes, exactly as `problems.show` renders it. Messages are built for every check of
+    every trace, so this is on the hot path.
+    """
+    if type(value) is str and '"' not in value and "\\" not in value and value.isprintable():
+        text = f'"{value}"'
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    return _show_any(value, limit)
+
 
 # --------------------------------------------------------------------------------------------
 # Outcomes and context
@@ -41,6 +57,14 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+# Short plain texts (keywords, markers) normalized once per process and shared by every
+# trace: a case's keywords are the same for each of its traces. Bounded, so a stream of
+# distinct values cannot grow it without limit.
+_SHORT = 200
+_SHARED_MAX = 50_000
+_shared_plain: dict[str, str] = {}
+
+
 class TraceContext:
     """Per-trace state shared by all checks: the document and its normalized texts."""
 
@@ -50,6 +74,15 @@ class TraceContext:
 
     def text(self, value: str, markdown: bool) -> str:
         """`value` normalized for matching (Markdown rendered first when asked), cached."""
+        if not markdown and len(value) <= _SHORT:
+            cached = _shared_plain.get(value)
+            if cached is None:
+                from .text import normalize_plain
+
+                if len(_shared_plain) >= _SHARED_MAX:
+                    _shared_plain.clear()
+                cached = _shared_plain[value] = normalize_plain(value)
+            return cached
         key = (value, markdown)
         cached = self._texts.get(key)
         if cached is None:
@@ -162,19 +195,38 @@ def run_predicate(name: str, values: list[Any], args: dict[str, Any], ctx: Trace
     """
     pred = PREDICATES[name]
     full: dict[str, Any] = {}
-    for pname, param in pred.params.items():
+    for pname, param, ok, none_ok in _checked_params(pred):
         if pname in args and not (args[pname] is None and param.default is not None):
             value = args[pname]
         elif param.required:
             return Outcome(False, f"parameter '{pname}' has no value")
         else:
             value = param.default
-        if value is not None or param.type not in ("count-or-share", "optional-count"):
-            problem = param_type_error(param, value)
-            if problem:
-                return Outcome(False, f"parameter '{pname}' {problem}")
+        if not ok(value) and not (value is None and none_ok):
+            return Outcome(False, f"parameter '{pname}' {param_type_error(param, value)}")
         full[pname] = value
     return pred.fn(values, full, ctx)
+
+
+_ParamPlan = tuple[tuple[str, Param, Callable[[Any], bool], bool], ...]
+_PARAM_PLANS: dict[str, tuple[Predicate, _ParamPlan]] = {}
+
+
+def _checked_params(pred: Predicate) -> _ParamPlan:
+    """(name, param, type check, whether null skips the check) per parameter, made once."""
+    entry = _PARAM_PLANS.get(pred.name)
+    if entry is None or entry[0] is not pred:  # new, or registered again under this name
+        plan = tuple(
+            (
+                pname,
+                param,
+                PARAM_TYPES[param.type][1],
+                param.type in ("count-or-share", "optional-count"),
+            )
+            for pname, param in pred.params.items()
+        )
+        entry = _PARAM_PLANS[pred.name] = (pred, plan)
+    return entry[1]
 
 
 # --------------------------------------------------------------------------------------------

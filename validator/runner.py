@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from .loading.traces import (
     parse_trace,
     read_trace_file,
 )
-from .outcomes import ERROR, NOT_RUN, CaseResult, RunResult
+from .outcomes import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
 from .problems import UsageError
 from .suite import Suite
 
@@ -146,7 +146,44 @@ def evaluate_job(job: Job) -> RunResult:
 
 
 def _evaluate_chunk(jobs: list[Job]) -> list[RunResult]:
-    return [evaluate_job(job) for job in jobs]
+    """Evaluate a chunk in a worker. Runs that cannot be their case's representative are
+    compacted here already (see `_Compactor`), so less is sent back to the parent."""
+    compact = _Compactor()
+    return [compact(evaluate_job(job)) for job in jobs]
+
+
+# Jobs per chunk sent to a worker: ~30 ms of work for a 20 KB trace, so the pickling and
+# queueing cost per chunk is small, yet a run of a few hundred traces still spreads evenly.
+DEFAULT_CHUNK = 32
+
+
+class _Compactor:
+    """Drops what the report never shows of runs that cannot represent their case.
+
+    The report describes a case by its first run that did not pass, else its first run (see
+    `CaseResult.representative`), in full; of any other run it lists only the status, reason,
+    verdict, failed checks and counts. So the first run of each case id and its first run
+    that did not pass are kept whole, and every other run keeps only its failed checks,
+    without clause details. That is what keeps memory flat in the number of traces: a case
+    with 10,000 runs holds two full results and 9,998 small rows. Applied to any sub-sequence
+    of the runs (a worker's chunk) it keeps a superset of what it keeps on the whole.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[str, bool] = {}  # case id -> a run that did not pass is kept whole
+
+    def __call__(self, run: RunResult) -> RunResult:
+        kept = self._kept.get(run.case_id)
+        if kept is None or (not kept and run.status != PASS):
+            self._kept[run.case_id] = run.status != PASS
+            return run
+        if any(c.clauses or c.status != FAIL for c in run.checks):
+            run.checks = [
+                CheckResult(c.check, c.status, c.message, report_as=c.report_as)
+                for c in run.checks
+                if c.status == FAIL
+            ]
+        return run
 
 
 def evaluate_all(
@@ -156,40 +193,70 @@ def evaluate_all(
     *,
     max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
     root: Path | None = None,
-    chunk: int = 64,
+    chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[RunResult]:
-    """Evaluate jobs in order. With workers > 1, chunks go to a process pool, and only a
-    bounded window of chunks is in flight, so a huge JSON Lines file is never all in memory.
-    Results come back in the order of the jobs whatever the number of workers."""
-    if workers <= 1:
-        _init_worker(suite, max_bytes, root)
-        for done, job in enumerate(jobs, start=1):
-            yield evaluate_job(job)
+    """Evaluate jobs in order, reading each trace only when its turn comes.
+
+    With workers > 1, `workers` processes evaluate: this one and `workers - 1` forked ones.
+    Jobs go out in chunks, every `workers`-th chunk evaluated here, and only a bounded window
+    of chunks is in flight, so a huge JSON Lines file is never all in memory. Results come
+    back in the order of the jobs, identical whatever the number of workers; runs that cannot
+    represent their case are compacted (`_Compactor`). When all jobs fit in one chunk, no
+    process is started."""
+    compact = _Compactor()
+    done = 0
+    batches = _chunks(jobs, chunk or DEFAULT_CHUNK)
+    first = next(batches, None)
+    second = next(batches, None) if workers > 1 and first is not None else None
+    _init_worker(suite, max_bytes, root)
+    if second is None:  # one process: a handful of jobs, or --jobs 1
+        for job in _chain(first, batches):
+            done += 1
+            yield compact(evaluate_job(job))
             if progress:
                 progress(done)
         return
     import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
-    window: list[Future[list[RunResult]]] = []
-    done = 0
-    with ProcessPoolExecutor(workers, context, _init_worker, (suite, max_bytes, root)) as pool:
-        for batch in _chunks(jobs, chunk):
-            window.append(pool.submit(_evaluate_chunk, batch))
-            if len(window) >= workers * 4:
-                results = window.pop(0).result()
+    window: deque[list[Job] | Future[list[RunResult]]] = deque()
+    with ProcessPoolExecutor(workers - 1, context, _init_worker, (suite, max_bytes, root)) as pool:
+
+        def drain(limit: int) -> Iterator[RunResult]:
+            nonlocal done
+            while len(window) > limit:
+                entry = window.popleft()
+                results = _evaluate_chunk(entry) if isinstance(entry, list) else entry.result()
+                for run in results:
+                    yield compact(run)
                 done += len(results)
-                yield from results
                 if progress:
                     progress(done)
-        for future in window:
-            results = future.result()
-            done += len(results)
-            yield from results
-            if progress:
-                progress(done)
+
+        batches_all = _chain_batches(first, second, batches)
+        for index, batch in enumerate(batches_all):
+            local = index % workers == 0
+            window.append(batch if local else pool.submit(_evaluate_chunk, batch))
+            yield from drain(workers * 4)
+        yield from drain(0)
+
+
+def _chain(first: list[Job] | None, rest: Iterator[list[Job]]) -> Iterator[Job]:
+    if first is not None:
+        yield from first
+    for batch in rest:
+        yield from batch
+
+
+def _chain_batches(
+    first: list[Job], second: list[Job], rest: Iterator[list[Job]]
+) -> Iterator[list[Job]]:
+    yield first
+    yield second
+    yield from rest
 
 
 def _chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:

@@ -186,9 +186,54 @@ def _yaml_instance() -> Any:
     from ruamel.yaml import YAML
 
     try:
-        return YAML(typ="safe", pure=False)
+        yaml = YAML(typ="safe", pure=False)
     except Exception:  # pragma: no cover - only without ruamel.yaml.clib
         return YAML(typ="safe", pure=True)
+    from ruamel.yaml.main import CParser
+
+    if CParser is not None and yaml.Parser is CParser:  # libyaml, through ruamel.yaml.clib
+        yaml.Resolver = _c_parser_resolver()
+    return yaml
+
+
+def _c_parser_resolver() -> Any:
+    """ruamel's VersionedResolver without its per-scalar overhead, for the C parser only.
+
+    ruamel resolves each plain scalar's tag (str, int, float, bool, null...) in Python, and
+    its `resolve` finds the YAML version's table anew for every scalar, through attribute
+    lookups that fail (two exceptions per call): half the cost of composing a case file.
+    With the C parser a new resolver is made for every file and its version never comes
+    from the document (ruamel resolves with its default, YAML 1.2), so the version is
+    looked up once per file and the table once per process; the tags are the same.
+    """
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+    from ruamel.yaml.tag import Tag
+
+    tables: dict[Any, dict[Any, tuple[tuple[Any, Any], ...]]] = {}
+
+    class Resolver(VersionedResolver):  # type: ignore[misc]
+        _version: Any = None
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is not ScalarNode or not implicit[0] or self.yaml_path_resolvers:
+                return super().resolve(kind, value, implicit)
+            version = self._version
+            if version is None:
+                version = self._version = self.processing_version
+            table = tables.get(version)
+            if table is None:
+                found = self.versioned_resolver  # {first character or None: [(tag, regexp)]}
+                rest = tuple(found.get(None, ()))
+                table = {k: (*v, *rest) for k, v in found.items() if k is not None}
+                table[None] = rest
+                tables[version] = table
+            for tag, regexp in table.get(value[:1], table[None]):
+                if regexp.match(value):
+                    return Tag(suffix=tag)
+            return self.DEFAULT_SCALAR_TAG
+
+    return Resolver
 
 
 _YAML: Any = None
