@@ -234,8 +234,9 @@ def make_progress(
 def execute_run(options: RunOptions) -> int:
     baseline = load_baseline(options.baseline) if options.baseline else None
     folders = spec_folders(options.specs)
-    loaded = load_checked(find_case_files(options.cases), folders)
-    full = loaded.suite
+    # Keep the suite only: the YAML documents (positions of every node) are not needed once
+    # the files are known to be valid, and would otherwise live for the whole run.
+    full = load_checked(find_case_files(options.cases), folders).suite
     assert full is not None
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     suite = select_cases(full, selection)

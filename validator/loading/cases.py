@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -225,7 +226,9 @@ def _verdict_spelling(doc: YamlDocument) -> list[Problem]:
 _TEXT_LISTS = ("root_cause_keywords", "forbidden_keywords", "degraded_markers")
 
 
+@lru_cache(maxsize=8192)
 def _norm(text: str) -> str:
+    """normalize_plain, cached: suites repeat the same keywords and verdicts across cases."""
     from ..text import normalize_plain
 
     return normalize_plain(text)

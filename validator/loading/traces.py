@@ -128,7 +128,11 @@ def read_trace_file(
                 " raise --max-trace-bytes to evaluate it"
             )
         with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+            # Ask for the size stat() saw plus one byte (asking for max_bytes would allocate
+            # 64 MiB for every trace); a file that grew since is caught below.
+            data = handle.read(min(info.st_size, max_bytes) + 1)
+            if len(data) > info.st_size:
+                data += handle.read(max_bytes + 1 - len(data))
     except TraceError:
         raise
     except OSError as exc:
