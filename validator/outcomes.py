@@ -17,7 +17,7 @@ ERROR = "error"
 STATUSES = (PASS, FAIL, NOT_RUN, ERROR)
 
 
-@dataclass
+@dataclass(slots=True)
 class ClauseResult:
     name: str
     status: str  # pass | fail | skipped
@@ -25,7 +25,7 @@ class ClauseResult:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class CheckResult:
     check: str
     status: str  # pass | fail | skipped
@@ -50,7 +50,7 @@ class CheckResult:
         return next((c.details for c in self.clauses if c.details), {})
 
 
-@dataclass
+@dataclass(slots=True)
 class RunResult:
     """One trace evaluated against its case."""
 
@@ -113,7 +113,7 @@ def _keywords(details: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-@dataclass
+@dataclass(slots=True)
 class CaseResult:
     """A case and its runs. Its status is pass only when every run passed (pass^k)."""
 
