@@ -1,4 +1,4 @@
-"""A hand-written pre-check for case files: True only when a case is valid under the schema.
+"""Hand-written pre-checks for case and spec files: True only when a file is valid under its schema.
 
 jsonschema costs ~100 ms to import and ~0.2 ms per case file; a suite of thousands of
 valid cases would pay that on every run for nothing. `case_is_valid_fast` answers "is this
@@ -142,3 +142,88 @@ def _in_step() -> bool:
     from .schema import load_schema
 
     return schema_fingerprint(load_schema("case")) == SCHEMA_FINGERPRINT
+
+
+# --------------------------------------------------------------------------------------------
+# Spec files: the same idea for validator/schemas/spec.schema.json. Every run loads the
+# standard specs, so without this every run would import jsonschema.
+
+SPEC_SCHEMA_FINGERPRINT = "e85be9e4fdd0820486d6db9497fdf5d8f083ff49ebf72f3ee65a9e66e813921d"
+
+
+def _jsonpath(value: Any) -> bool:  # {"type": "string", "minLength": 1}
+    return _text(value)
+
+
+def _query(value: Any) -> bool:  # a JSONPath, or a non-empty list of them
+    return _jsonpath(value) or (
+        isinstance(value, list) and len(value) >= 1 and all(map(_jsonpath, value))
+    )
+
+
+def _params(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+_CONDITION: dict[str, Callable[[Any], bool]] = {
+    "query": _query,
+    "predicate": _text,
+    "params": _params,
+}
+
+
+def _condition(value: Any) -> bool:
+    return _object(value, _CONDITION, ("query", "predicate"))
+
+
+_CLAUSE: dict[str, Callable[[Any], bool]] = {
+    **_CONDITION,
+    "name": _text,
+    "when": _condition,
+    "unless": _condition,
+    "skip_reason": _text,
+}
+_FIELDS: dict[str, Callable[[Any], bool]] = {
+    name: _jsonpath
+    for name in ("case_id", "verdict", "tool_calls", "tool_call_matches", "duration_ms")
+}
+SPEC_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "id": _id,
+    "description": _text,
+    "default": lambda v: isinstance(v, bool),
+    "report_as": lambda v: isinstance(v, str) and v in ("evidence_coverage", "keyword_coverage"),
+    "query": _query,
+    "predicate": _text,
+    "params": _params,
+    "when": _condition,
+    "unless": _condition,
+    "skip_reason": _text,
+    "clauses": lambda v: (
+        isinstance(v, list)
+        and len(v) >= 1
+        and all(_object(c, _CLAUSE, ("query", "predicate")) for c in v)
+    ),
+    "fields": lambda v: _object(v, _FIELDS, ()),
+}
+SPEC_REQUIRED = ("id", "description")
+
+
+def _object(
+    value: Any, checks: dict[str, Callable[[Any], bool]], required: tuple[str, ...]
+) -> bool:
+    """A mapping with the required keys and only known keys, each value passing its check."""
+    if not isinstance(value, dict) or any(key not in value for key in required):
+        return False
+    return all(key in checks and checks[key](item) for key, item in value.items())
+
+
+def spec_is_valid_fast(data: Any) -> bool:
+    """True only if `data` is valid under the shipped spec schema; False means "not sure"."""
+    return _spec_in_step() and _object(data, SPEC_CHECKS, SPEC_REQUIRED)
+
+
+@cache
+def _spec_in_step() -> bool:
+    from .schema import load_schema
+
+    return schema_fingerprint(load_schema("spec")) == SPEC_SCHEMA_FINGERPRINT

@@ -44,10 +44,10 @@ def _validator(name: str) -> Any:
 
 def schema_problems(doc: YamlDocument, schema: str) -> list[Problem]:
     """Every way `doc` breaks the named schema, as positioned, actionable problems."""
-    if schema == "case":  # valid files skip jsonschema (see fastcheck.py)
-        from .fastcheck import case_is_valid_fast
+    if schema in ("case", "spec"):  # valid files skip jsonschema (see fastcheck.py)
+        from .fastcheck import case_is_valid_fast, spec_is_valid_fast
 
-        if case_is_valid_fast(doc.data):
+        if (case_is_valid_fast if schema == "case" else spec_is_valid_fast)(doc.data):
             return []
     validator = _validator(schema)
     problems: set[Problem] = set()
