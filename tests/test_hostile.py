@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -250,10 +251,11 @@ def test_failed_write_keeps_the_previous_report(
 
     from validator.reporting import markdown
 
-    def broken(report: dict) -> str:
+    def broken(report: dict) -> Iterator[str]:
+        yield "# half a report\n"  # the disk fills up half-way through the second file
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(markdown, "render", broken)
+    monkeypatch.setattr(markdown, "chunks", broken)
     ws.trace("db-slow", good_trace(finalAnswer="no keywords"))
     result = ws.run()
     assert result.code == 2

@@ -117,8 +117,8 @@ def test_compacted_runs_give_the_report_of_full_runs(ws: Workspace) -> None:
     suite = load_suite(ws.cases, specs=[])
     plan = plan_directory(suite, ws.fixtures, "fixtures")
     runner._init_worker(suite, runner.DEFAULT_MAX_TRACE_BYTES, ws.fixtures)
-    full = [evaluate_job(job) for job in plan.jobs]
-    compact = list(evaluate_all(suite, iter(plan.jobs), 1, root=ws.fixtures))
+    full = [evaluate_job(job) for job in plan.jobs()]
+    compact = list(evaluate_all(suite, plan.jobs(), 1, root=ws.fixtures))
     assert sum(len(r.checks) for r in compact) < sum(len(r.checks) for r in full)
     reports = [build_report(*group_results(suite, runs, plan.unrun)) for runs in (full, compact)]
     for report in reports:

@@ -245,16 +245,16 @@ def execute_run(options: RunOptions) -> int:
     shown = display_path(fixtures)
     total: int | None
     if fixtures.is_file() and fixtures.suffix in JSONL_SUFFIXES:
-        plan = Plan([])
+        plan = Plan()
         jobs = iter_jsonl(fixtures, shown)
         root = None
         # Counting lines costs a read of the file: only when a bar could be shown.
         total = count_lines(fixtures) if _interactive(sys.stderr) and not options.quiet else None
     elif fixtures.is_dir():
         plan = plan_directory(suite, fixtures, shown, known=full.cases)
-        jobs = iter(plan.jobs)
+        jobs = plan.jobs()
         root = fixtures
-        total = len(plan.jobs)
+        total = plan.job_count
     else:
         raise UsageError(
             f"fixtures {fixtures} is neither a folder nor a .jsonl file: pass --fixtures with"

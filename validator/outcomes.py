@@ -56,7 +56,9 @@ class RunResult:
 
     case_id: str
     status: str
-    reason: str | None = None
+    # Why the trace could not be evaluated (error, not_run). A failed run's reason is derived
+    # from its failed checks instead (see `reason`): thousands of runs share a few check names.
+    error_reason: str | None = None
     fixture: str | None = None
     verdict: str | None = None
     verdict_key: str | None = None  # for the distribution: the verdict, MISSING or INVALID
@@ -64,6 +66,14 @@ class RunResult:
     tool_call_count: int | None = None
     duration_ms: float | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str | None:
+        """Why the run did not pass, in one line; None when it passed."""
+        if self.error_reason is None and self.status == FAIL:
+            failed = [c.check for c in self.checks if c.status == FAIL]
+            return f"{len(failed)} check(s) failed: {', '.join(failed)}"
+        return self.error_reason
 
     @property
     def failed_checks(self) -> list[dict[str, str]]:

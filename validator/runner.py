@@ -36,10 +36,32 @@ class Job:
 
 @dataclass
 class Plan:
-    jobs: list[Job]
+    """What a fixtures folder holds for each case, and the cases it holds nothing usable for."""
+
+    fixtures: Path | None = None
+    shown: str = ""
+    # Per case with traces: its id and its run files (None: the single file <id>.json).
+    # Names only: Job objects are made one at a time, so a folder of 100,000 traces does not
+    # hold 100,000 jobs in memory.
+    sources: list[tuple[str, list[str] | None]] = field(default_factory=list)
     # Cases that get no run, with the status and reason to report.
     unrun: dict[str, tuple[str, str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def job_count(self) -> int:
+        return sum(1 if runs is None else len(runs) for _, runs in self.sources)
+
+    def jobs(self) -> Iterator[Job]:
+        assert self.fixtures is not None
+        for case_id, runs in self.sources:
+            if runs is None:
+                path = self.fixtures / f"{case_id}.json"
+                yield Job(case_id, f"{self.shown}/{case_id}.json", str(path))
+                continue
+            for name in runs:
+                path = self.fixtures / case_id / name
+                yield Job(case_id, f"{self.shown}/{case_id}/{name}", str(path))
 
 
 def plan_directory(
@@ -49,7 +71,7 @@ def plan_directory(
 
     `known` is every case id of the suite before a --case/--tag selection: fixtures of cases
     left out on purpose are not warned about."""
-    plan = Plan([])
+    plan = Plan(fixtures, shown)
     for case_id in suite.cases:
         single = fixtures / f"{case_id}.json"
         folder = fixtures / case_id
@@ -61,16 +83,16 @@ def plan_directory(
                 f"ambiguous fixtures: both {shown}/{case_id}.json and {shown}/{case_id}/ exist; keep one",
             )
         elif has_single:
-            plan.jobs.append(Job(case_id, f"{shown}/{case_id}.json", str(single)))
+            plan.sources.append((case_id, None))
         elif has_folder:
-            runs = sorted(p.name for p in folder.iterdir() if p.suffix == ".json")
-            if not runs:
+            runs = sorted(name for name in os.listdir(folder) if name.endswith(".json"))
+            if runs:
+                plan.sources.append((case_id, runs))
+            else:
                 plan.unrun[case_id] = (
                     NOT_RUN,
                     f"no trace fixture: {shown}/{case_id}/ holds no *.json file",
                 )
-            for name in runs:
-                plan.jobs.append(Job(case_id, f"{shown}/{case_id}/{name}", str(folder / name)))
         else:
             plan.unrun[case_id] = (
                 NOT_RUN,

@@ -8,6 +8,7 @@ result are plain picklable data.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,10 +117,8 @@ class Suite:
         from .interpreter import evaluate_spec
 
         run.checks = [self._check(spec, case, ctx, evaluate_spec) for spec in self.checks_for(case)]
-        failed = [c for c in run.checks if c.status == FAIL]
-        if failed:
+        if any(c.status == FAIL for c in run.checks):
             run.status = FAIL
-            run.reason = f"{len(failed)} check(s) failed: {', '.join(c.check for c in failed)}"
         return run
 
     @staticmethod
@@ -134,7 +133,8 @@ class Suite:
         if not verdicts:
             run.verdict_key = MISSING
         elif isinstance(verdicts[0], str):
-            run.verdict = run.verdict_key = verdicts[0]
+            # Interned: a few distinct verdicts shared by every run, not one copy per trace.
+            run.verdict = run.verdict_key = sys.intern(verdicts[0])
         else:
             run.verdict_key = INVALID
         if self.fields.tool_call_matches is not None:

@@ -1,6 +1,7 @@
 """Reporters: one module per output format, all formatting the same report document.
 
-A reporter is a function `render(report: dict) -> str` plus the file name it writes. Writing
+A reporter is a function giving the file's text in pieces (`chunks(report)`, so a large report
+is streamed to disk) plus the file name it writes. Writing
 is atomic for the whole set: every file is first written beside its target under a temporary
 name, and only when all are complete are they renamed into place, so a run that fails or is
 killed never leaves a half-written report, and the previous reports stay intact until then.
@@ -9,8 +10,8 @@ killed never leaves a half-written report, and the previous reports stay intact 
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Callable
+import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,31 +23,31 @@ from ..problems import UsageError
 class Reporter:
     name: str
     filename: str
-    render: Callable[[dict[str, Any]], str]
+    chunks: Callable[[dict[str, Any]], Iterable[str]]  # the file's text, piece by piece
 
 
-def _json(report: dict[str, Any]) -> str:
-    from .json_report import render
+def _json(report: dict[str, Any]) -> Iterable[str]:
+    from .json_report import chunks
 
-    return render(report)
-
-
-def _markdown(report: dict[str, Any]) -> str:
-    from .markdown import render
-
-    return render(report)
+    return chunks(report)
 
 
-def _junit(report: dict[str, Any]) -> str:
+def _markdown(report: dict[str, Any]) -> Iterable[str]:
+    from .markdown import chunks
+
+    return chunks(report)
+
+
+def _junit(report: dict[str, Any]) -> Iterable[str]:
     from .junit import render
 
-    return render(report)
+    return [render(report)]
 
 
-def _html(report: dict[str, Any]) -> str:
+def _html(report: dict[str, Any]) -> Iterable[str]:
     from .html import render
 
-    return render(report)
+    return [render(report)]
 
 
 REPORTERS: dict[str, Reporter] = {
@@ -62,8 +63,10 @@ STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
 def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> list[Path]:
-    """Render every format, then move all files into place. Raises UsageError on I/O errors."""
-    rendered = [(REPORTERS[f], REPORTERS[f].render(report)) for f in formats]
+    """Write every format to a temporary file, then move all into place together.
+
+    Raises UsageError on I/O errors, after removing the temporary files; the reports of an
+    earlier run stay as they were unless every new one was complete."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -72,20 +75,27 @@ def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> 
         ) from None
     temps: list[tuple[str, Path]] = []
     try:
-        for reporter, text in rendered:
-            fd, temp = tempfile.mkstemp(prefix=f".{reporter.filename}.", suffix=".tmp", dir=out_dir)
+        for name in formats:
+            reporter = REPORTERS[name]
+            temp = str(out_dir / f".{reporter.filename}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            # O_EXCL: never write through a file or link someone else put there; mode 0o666
+            # less the umask, like any file the user creates (mkstemp's 0600 would hide CI
+            # artifacts from other users).
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            temps.append((temp, out_dir / reporter.filename))
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+                handle.writelines(reporter.chunks(report))
                 handle.flush()
                 os.fsync(handle.fileno())
-            temps.append((temp, out_dir / reporter.filename))
         for temp, target in temps:
             os.replace(temp, target)
-    except OSError as exc:
+    except BaseException as exc:
         for temp, _ in temps:
             if os.path.exists(temp):
                 os.unlink(temp)
-        raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
+        raise
     return [target for _, target in temps]
 
 
@@ -94,7 +104,7 @@ def append_step_summary(report: dict[str, Any], path: Path) -> bool:
 
     Returns False when the file cannot be written (the caller warns; the reports are already
     in place, so this never fails the run)."""
-    text = _markdown(report)
+    text = "".join(_markdown(report))
     data = text.encode("utf-8")
     if len(data) > STEP_SUMMARY_LIMIT:
         note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"

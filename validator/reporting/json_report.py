@@ -9,6 +9,7 @@ and lets the encoder run at C speed (Python's JSON encoder falls back to pure Py
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 _ROW_LISTS = ("cases", "unmatched_traces")
@@ -19,13 +20,20 @@ def _compact(value: Any) -> str:
 
 
 def render(report: dict[str, Any]) -> str:
-    parts = []
-    for key, value in report.items():
-        name = _compact(key)
+    return "".join(chunks(report))
+
+
+def chunks(report: dict[str, Any]) -> Iterator[str]:
+    """report.json piece by piece: a report of many cases is never one string in memory."""
+    yield "{"
+    for index, (key, value) in enumerate(report.items()):
+        yield ("\n" if index == 0 else ",\n") + f"  {_compact(key)}: "
         if key in _ROW_LISTS and isinstance(value, list) and value:
-            rows = ",\n".join("    " + _compact(row) for row in value)
-            parts.append(f"  {name}: [\n{rows}\n  ]")
+            yield "["
+            for row_index, row in enumerate(value):
+                yield ("\n    " if row_index == 0 else ",\n    ") + _compact(row)
+            yield "\n  ]"
         else:
             text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
-            parts.append(f"  {name}: " + text.replace("\n", "\n  "))
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+            yield text.replace("\n", "\n  ")
+    yield "\n}\n"

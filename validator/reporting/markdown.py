@@ -7,6 +7,7 @@ syntax in an answer can never break the table or inject markup.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>()#+!|~])")
@@ -106,6 +107,20 @@ def _comparison(report: dict[str, Any]) -> list[str]:
 
 
 def render(report: dict[str, Any]) -> str:
+    """report.md as one text (the HTML reporter and the job summary use it)."""
+    return "".join(chunks(report))
+
+
+def chunks(report: dict[str, Any]) -> Iterator[str]:
+    """report.md line by line, so a report of many runs is never one string in memory."""
+    lines = _lines(report)
+    while lines and not lines[-1]:
+        lines.pop()
+    for line in lines:
+        yield line + "\n"
+
+
+def _lines(report: dict[str, Any]) -> list[str]:
     summary = report["summary"]
     cases = report["cases"]
     inputs = report.get("inputs", {})
@@ -212,4 +227,4 @@ def render(report: dict[str, Any]) -> str:
         lines += ["## Traces that match no case", "", "| Trace | Reason |", "|---|---|"]
         lines += [f"| {escape(u['fixture'])} | {escape(u['reason'])} |" for u in unmatched]
         lines.append("")
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return lines
