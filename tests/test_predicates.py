@@ -168,3 +168,16 @@ def test_no_predicate_raises_on_any_json_value(
     }
     outcome = run_predicate(name, values, args, TraceContext({}))
     assert isinstance(outcome.passed, bool) and isinstance(outcome.message, str)
+
+
+def test_spec_schema_and_readme_name_every_predicate() -> None:
+    """Editors show the schema's description as help, and the README documents each one."""
+    from conftest import REPO
+
+    from validator.loading.schema import load_schema
+
+    described = load_schema("spec")["$defs"]["predicate"]["description"]
+    readme = (REPO / "README.md").read_text("utf-8")
+    for name in PREDICATES:
+        assert name in described, f"add '{name}' to the predicate description in spec.schema.json"
+        assert f"| `{name}` |" in readme, f"document '{name}' in the README's predicate table"

@@ -245,6 +245,10 @@ def _compose(text: str, name: str) -> Any:
 
     if _YAML is None:
         _YAML = _yaml_instance()
+    # ruamel keeps one entry per document composed on the shared instance; a long-lived
+    # process (the library API) loading suites again and again must not grow with it.
+    if getattr(_YAML, "doc_infos", None):
+        _YAML.doc_infos.clear()
     try:
         return _YAML.compose(text)
     except MarkedYAMLError as exc:
