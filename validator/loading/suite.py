@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, processing
@@ -50,17 +49,15 @@ class LoadResult:
 
 def display_path(path: Path) -> str:
     """A path as the user would write it: relative to the working folder when inside it."""
-    try:
-        return str(path.resolve().relative_to(_working_folder(os.getcwd())))
-    except ValueError:
-        return str(path)
-
-
-@lru_cache(maxsize=4)
-def _working_folder(cwd: str) -> Path:
-    # Resolving the working folder costs a system call per path part; thousands of case
-    # files share one (keyed by os.getcwd() so a test that changes folder gets a fresh one).
-    return Path(cwd).resolve()
+    # abspath, not resolve(): no system call per path part for each of thousands of files,
+    # and a path shown as the user reached it (through their links) reads better anyway.
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if absolute == cwd:
+        return "."
+    if absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return absolute[len(cwd.rstrip(os.sep)) + 1 :]
+    return str(path)
 
 
 @dataclass

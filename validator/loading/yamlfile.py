@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..problems import ERROR, Problem, ProblemsFound
 
@@ -28,8 +28,9 @@ _STD = "tag:yaml.org,2002:"
 PathKey = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
+    """Where a key or value starts in a file (a tuple: one is made for every node)."""
+
     line: int  # 1-based
     column: int  # 1-based
 
@@ -314,7 +315,7 @@ class _Builder:
                 )
             return None
         self.values.setdefault(path, _pos(node))
-        tag = node.tag or ""
+        tag = node.tag or ""  # a property that builds a new string: read it once
         kind = node.id
         if kind == "mapping":
             if tag != _STD + "map":
@@ -324,7 +325,7 @@ class _Builder:
             if tag != _STD + "seq":
                 return self._bad_tag(node)
             return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
-        return self._scalar(node)
+        return self._scalar(node, tag)
 
     def _mapping(self, node: Any, path: PathKey, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -360,8 +361,7 @@ class _Builder:
             out[key] = self.build(value_node, child, depth + 1)
         return out
 
-    def _scalar(self, node: Any) -> Any:
-        tag = node.tag or ""
+    def _scalar(self, node: Any, tag: str) -> Any:
         c = self._scalars
         try:
             if tag == _STD + "str":
