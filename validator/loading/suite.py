@@ -101,12 +101,9 @@ def _read_specs(folders: list[Path]) -> _Specs:
             spec_id = _written_id(doc)
             if spec_id is not None and spec_id in seen_here:
                 other, line = seen_here[spec_id]
-                at = doc.value_at(("id",))
                 out.problems.append(
-                    Problem(
-                        name,
-                        at.line,
-                        at.column,
+                    doc.problem(
+                        ("id",),
                         ERROR,
                         "duplicate-spec-id",
                         f"spec id '{spec_id}' is used by both {other} (line {line}) and {name}:"
@@ -155,12 +152,9 @@ def _read_cases(paths: list[Path]) -> _Cases:
         case_id = _written_id(doc)
         if case_id is not None and case_id in out.ids:
             other, first = out.ids[case_id]
-            at = doc.value_at(("id",))
             out.problems.append(
-                Problem(
-                    name,
-                    at.line,
-                    at.column,
+                doc.problem(
+                    ("id",),
                     ERROR,
                     "duplicate-case-id",
                     f"case id '{case_id}' is used by both {other} (line {first.line})"
@@ -204,7 +198,6 @@ def reference_problems(
             spec = specs.get(name)
             if spec is not None and spec.is_check:
                 continue
-            at = doc.value_at(("checks", i))
             if spec is not None:
                 msg = f"'{name}' describes trace fields, it is not a check: remove it from checks"
             else:
@@ -214,7 +207,7 @@ def reference_problems(
                     f"checks names '{name}', which is no known spec{hint}{known};"
                     " a spec of your own needs its folder passed with --specs"
                 )
-            problems.append(Problem(doc.file, at.line, at.column, ERROR, "unknown-check", msg))
+            problems.append(doc.problem(("checks", i), ERROR, "unknown-check", msg))
     return problems
 
 
@@ -256,7 +249,8 @@ def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
                 1,
                 ERROR,
                 "missing-trace-fields",
-                f"no spec '{FIELDS_SPEC_ID}' with fields case_id, verdict, tool_calls and duration_ms was found",
+                f"no spec '{FIELDS_SPEC_ID}' with fields case_id, verdict, duration_ms and tool_calls"
+                " (or tool_call_matches) was found: restore specs/trace-fields.yaml or reinstall",
             )
         )
     problems = sorted(set(problems))
