@@ -9,7 +9,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..predicates import required_count
 from ..problems import ERROR, WARNING, Problem, closest, show
 from .schema import schema_problems
 from .yamlfile import YamlDocument
@@ -271,9 +270,3 @@ def _duplicates(doc: YamlDocument) -> list[Problem]:
                 )
             out.append(doc.problem((key, i), WARNING, "duplicate-entry", msg))
     return out
-
-
-def keyword_requirement(case: Case) -> int:
-    """How many root_cause_keywords entries the case requires."""
-    entries = len(case.fields["root_cause_keywords"])
-    return required_count(case.fields.get("min_keyword_coverage"), entries)

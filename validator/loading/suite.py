@@ -173,11 +173,6 @@ def _read_cases(paths: list[Path]) -> _Cases:
     return out
 
 
-def load_cases(paths: list[Path]) -> tuple[dict[str, Case], dict[str, YamlDocument], list[Problem]]:
-    loaded = _read_cases(paths)
-    return loaded.cases, loaded.docs, loaded.problems
-
-
 def reference_problems(
     docs: list[YamlDocument], specs: dict[str, Spec], broken: set[str] | None = None
 ) -> list[Problem]:
@@ -209,13 +204,6 @@ def reference_problems(
                 )
             problems.append(doc.problem(("checks", i), ERROR, "unknown-check", msg))
     return problems
-
-
-def check_references(
-    cases: dict[str, Case], docs: dict[str, YamlDocument], specs: dict[str, Spec]
-) -> list[Problem]:
-    """Every `checks` entry must name a check spec (for valid cases; see reference_problems)."""
-    return reference_problems([docs[c] for c in cases], specs)
 
 
 def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
