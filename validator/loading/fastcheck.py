@@ -98,16 +98,7 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
 def case_is_valid_fast(data: Any) -> bool:
     """True only if `data` is valid under the shipped case schema. False means "not sure":
     run jsonschema for the messages."""
-    if not isinstance(data, dict) or not _in_step():
-        return False
-    for key in REQUIRED:
-        if key not in data:
-            return False
-    for key, value in data.items():
-        check = CHECKS.get(key)  # additionalProperties: false
-        if check is None or not check(value):
-            return False
-    return True
+    return _in_step("case") and _object(data, CHECKS, REQUIRED)
 
 
 _ANNOTATIONS = frozenset(("description", "title", "$id", "$schema", "$comment", "examples"))
@@ -137,11 +128,12 @@ def schema_fingerprint(schema: dict[str, Any]) -> str:
 
 
 @cache
-def _in_step() -> bool:
-    """Whether the shipped case schema has the rules this module was written for."""
+def _in_step(schema: str) -> bool:
+    """Whether the shipped schema ("case" or "spec") has the rules this module was written for."""
     from .schema import load_schema
 
-    return schema_fingerprint(load_schema("case")) == SCHEMA_FINGERPRINT
+    expected = SCHEMA_FINGERPRINT if schema == "case" else SPEC_SCHEMA_FINGERPRINT
+    return schema_fingerprint(load_schema(schema)) == expected
 
 
 # --------------------------------------------------------------------------------------------
@@ -219,11 +211,4 @@ def _object(
 
 def spec_is_valid_fast(data: Any) -> bool:
     """True only if `data` is valid under the shipped spec schema; False means "not sure"."""
-    return _spec_in_step() and _object(data, SPEC_CHECKS, SPEC_REQUIRED)
-
-
-@cache
-def _spec_in_step() -> bool:
-    from .schema import load_schema
-
-    return schema_fingerprint(load_schema("spec")) == SPEC_SCHEMA_FINGERPRINT
+    return _in_step("spec") and _object(data, SPEC_CHECKS, SPEC_REQUIRED)
