@@ -341,11 +341,10 @@ def _shape(node: Any) -> Any:
 def test_the_c_parser_resolver_tags_every_scalar_as_ruamel_does(text: str) -> None:
     from ruamel.yaml import YAML
 
-    from validator.loading.yamlfile import _yaml_instance
+    from validator.loading.yamlfile import compose_text
 
-    fast = _yaml_instance()
     reference = YAML(typ="safe", pure=False)
-    assert _shape(fast.compose(text)) == _shape(reference.compose(text))
+    assert _shape(compose_text(text)) == _shape(reference.compose(text))
 
 
 @settings(max_examples=300, deadline=None)
@@ -363,14 +362,14 @@ def test_the_c_parser_resolver_on_generated_plain_scalars(words: list[str]) -> N
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from validator.loading.yamlfile import _yaml_instance
+    from validator.loading.yamlfile import compose_text
 
     text = "".join(f"k{i}: {w.strip()}\n" for i, w in enumerate(words) if w.strip()) or "k: x\n"
     try:
         expected = _shape(YAML(typ="safe", pure=False).compose(text))
     except YAMLError:
         return
-    assert _shape(_yaml_instance().compose(text)) == expected
+    assert _shape(compose_text(text)) == expected
 
 
 @settings(max_examples=500, deadline=None)
