@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.predicates import PREDICATES, TraceContext, required_count, run_predicate
+from validator.interpreter import run_predicate
+from validator.predicates import PREDICATES, TraceContext, required_count
 
 FALSY = [0, "", False, [], {}]
 

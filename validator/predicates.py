@@ -187,48 +187,6 @@ def param_type_error(param: Param, value: Any) -> str | None:
     return f"must be {words}, found {kind_of(value)} {show(value)}"
 
 
-def run_predicate(name: str, values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
-    """Call a registered predicate with defaults filled in and types checked.
-
-    A parameter of the wrong type (e.g. a case field bound to it holds a number) fails the
-    clause with a message rather than raising.
-    """
-    pred = PREDICATES[name]
-    full: dict[str, Any] = {}
-    for pname, param, ok, none_ok in _checked_params(pred):
-        if pname in args and not (args[pname] is None and param.default is not None):
-            value = args[pname]
-        elif param.required:
-            return Outcome(False, f"parameter '{pname}' has no value")
-        else:
-            value = param.default
-        if not ok(value) and not (value is None and none_ok):
-            return Outcome(False, f"parameter '{pname}' {param_type_error(param, value)}")
-        full[pname] = value
-    return pred.fn(values, full, ctx)
-
-
-_ParamPlan = tuple[tuple[str, Param, Callable[[Any], bool], bool], ...]
-_PARAM_PLANS: dict[str, tuple[Predicate, _ParamPlan]] = {}
-
-
-def _checked_params(pred: Predicate) -> _ParamPlan:
-    """(name, param, type check, whether null skips the check) per parameter, made once."""
-    entry = _PARAM_PLANS.get(pred.name)
-    if entry is None or entry[0] is not pred:  # new, or registered again under this name
-        plan = tuple(
-            (
-                pname,
-                param,
-                PARAM_TYPES[param.type][1],
-                param.type in ("count-or-share", "optional-count"),
-            )
-            for pname, param in pred.params.items()
-        )
-        entry = _PARAM_PLANS[pred.name] = (pred, plan)
-    return entry[1]
-
-
 # --------------------------------------------------------------------------------------------
 # Helpers shared by predicates
 
