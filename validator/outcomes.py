@@ -47,7 +47,10 @@ class CheckResult:
     @property
     def details(self) -> dict[str, Any]:
         """The details of the first clause that has any (coverage figures and the like)."""
-        return next((c.details for c in self.clauses if c.details), {})
+        for clause in self.clauses:
+            if clause.details:
+                return clause.details
+        return {}
 
 
 @dataclass(slots=True)
@@ -83,22 +86,27 @@ class RunResult:
     def evaluated(self) -> bool:
         return self.status in (PASS, FAIL)
 
-    def coverage(self, name: str) -> dict[str, Any] | None:
-        for check in self.checks:
-            if check.report_as == name and check.status != SKIPPED:
-                return check.details or None
-        return None
-
     def as_dict(self) -> dict[str, Any]:
+        fields = self._report_fields()
+        return {"fixture": self.fixture, "status": self.status, "reason": self.reason, **fields}
+
+    def _report_fields(self) -> dict[str, Any]:
+        """Every report field of this run but fixture, status and reason, in one pass over
+        its checks (a report of thousands of cases calls this for each)."""
+        checks, failed = [], []
+        coverage: dict[str, dict[str, Any]] = {}  # report_as -> the first applied check's details
+        for check in self.checks:
+            checks.append(check.as_dict())
+            if check.status == FAIL:
+                failed.append({"check": check.check, "message": check.message})
+            if check.report_as is not None and check.status != SKIPPED:
+                coverage.setdefault(check.report_as, check.details)
         return {
-            "fixture": self.fixture,
-            "status": self.status,
-            "reason": self.reason,
             "verdict": self.verdict,
-            "failed_checks": self.failed_checks,
-            "checks": [c.as_dict() for c in self.checks],
-            "evidence_coverage": _evidence(self.coverage("evidence_coverage")),
-            "keyword_coverage": _keywords(self.coverage("keyword_coverage")),
+            "failed_checks": failed,
+            "checks": checks,
+            "evidence_coverage": _evidence(coverage.get("evidence_coverage")),
+            "keyword_coverage": _keywords(coverage.get("keyword_coverage")),
             "tool_call_count": self.tool_call_count,
             "duration_ms": self.duration_ms,
             "notes": list(self.notes),
@@ -177,29 +185,28 @@ class CaseResult:
 
     def as_dict(self) -> dict[str, Any]:
         run = self.representative
-        base = run.as_dict() if run else RunResult(self.case_id, self.status).as_dict()
+        status = self.status
         out: dict[str, Any] = {
             "case_id": self.case_id,
-            "status": self.status,
+            "status": status,
             "reason": self.reason,
         }
-        for key in (
-            "verdict",
-            "failed_checks",
-            "checks",
-            "evidence_coverage",
-            "keyword_coverage",
-            "tool_call_count",
-            "duration_ms",
-            "fixture",
-            "notes",
-        ):
-            out[key] = base[key]
+        fields = (run or RunResult(self.case_id, status))._report_fields()
+        out["verdict"] = fields["verdict"]
+        out["failed_checks"] = fields["failed_checks"]
+        out["checks"] = fields["checks"]
+        out["evidence_coverage"] = fields["evidence_coverage"]
+        out["keyword_coverage"] = fields["keyword_coverage"]
+        out["tool_call_count"] = fields["tool_call_count"]
+        out["duration_ms"] = fields["duration_ms"]
+        out["fixture"] = run.fixture if run else None
+        out["notes"] = fields["notes"]
         out["tags"] = list(self.tags)
         total = len(self.runs)
-        out["run_pass_rate"] = round(self.passed_runs / total, 4) if total else None
+        passed = self.passed_runs
+        out["run_pass_rate"] = round(passed / total, 4) if total else None
         out["flaky"] = self.flaky
-        out["runs"] = {"total": total, "passed": self.passed_runs}
+        out["runs"] = {"total": total, "passed": passed}
         if total > 1:
             out["runs"]["items"] = [
                 {
