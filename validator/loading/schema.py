@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
@@ -22,10 +22,10 @@ SCHEMA_NAMES = ("case", "spec", "trace", "report")
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """The shipped JSON Schema called `name` (case, spec, trace or report)."""
-    text = (
-        resources.files("validator").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
-    )
-    return json.loads(text)
+    # Beside the package's modules, as the standard specs are (importlib.resources would cost
+    # a zipfile import on every start for a package that is never run zipped).
+    path = Path(__file__).resolve().parent.parent / "schemas" / f"{name}.schema.json"
+    return json.loads(path.read_text("utf-8"))
 
 
 @cache

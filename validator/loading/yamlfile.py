@@ -280,6 +280,9 @@ def compose_text(text: str) -> Any:
             return loader.get_single_node()
         finally:
             loader.dispose()
+            # The loader refers to itself (as parser, composer, constructor and resolver):
+            # without this, each one (with libyaml's buffers) would wait for the cyclic GC.
+            loader.__dict__.clear()
     # ruamel keeps one entry per document composed on the shared instance; a long-lived
     # process (the library API) loading suites again and again must not grow with it.
     if getattr(_YAML, "doc_infos", None):

@@ -10,7 +10,6 @@ killed never leaves a half-written report, and the previous reports stay intact 
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +76,7 @@ def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> 
     try:
         for name in formats:
             reporter = REPORTERS[name]
-            temp = str(out_dir / f".{reporter.filename}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            temp = str(out_dir / f".{reporter.filename}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
             # O_EXCL: never write through a file or link someone else put there; mode 0o666
             # less the umask, like any file the user creates (mkstemp's 0600 would hide CI
             # artifacts from other users).
