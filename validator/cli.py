@@ -8,8 +8,11 @@ unexpected error is reported as a bug, naming what was being processed.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
@@ -267,6 +270,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Python's cyclic garbage collector runs a young-generation pass every 700 net new container
+# objects and, now and then, a pass over every live object. A run creates hundreds of
+# thousands of small objects that live to its end (cases, results, report rows) and almost
+# no cycles, so those passes find nothing and cost ~0.1 s of a 2.4 s run over 2,000 cases
+# (bench/run.py). Like other batch tools (mypy, for one), a command raises the threshold
+# while it runs; memory is still freed by reference counting as soon as it is unused.
+_BATCH_GC_THRESHOLD = (50_000, 20, 20)
+
+
+@contextmanager
+def batch_gc() -> Iterator[None]:
+    """Collect cyclic garbage less often for the duration of one command."""
+    before = gc.get_threshold()
+    gc.set_threshold(*_BATCH_GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -274,13 +297,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        if args.command == "run":
-            return cmd_run(args)
-        if args.command == "lint":
-            from .lint import cmd_lint
+        with batch_gc():
+            if args.command == "run":
+                return cmd_run(args)
+            if args.command == "lint":
+                from .lint import cmd_lint
 
-            return cmd_lint(args)
-        return cmd_schema(args)
+                return cmd_lint(args)
+            return cmd_schema(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
