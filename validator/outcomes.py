@@ -22,7 +22,9 @@ class ClauseResult:
     name: str
     status: str  # pass | fail | skipped
     message: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] | None = (
+        None  # coverage figures and the like, when the predicate has any
+    )
 
 
 @dataclass(slots=True)

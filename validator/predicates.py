@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -48,13 +48,13 @@ def show(value: Any, limit: int = 60) -> str:
 # Outcomes and context
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     """What a predicate found: pass or fail, a message for people, and structured details."""
 
     passed: bool
     message: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] | None = None
 
 
 # Short plain texts (keywords, markers) normalized once per process and shared by every
@@ -205,17 +205,25 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _member(value: Any, options: list[Any]) -> bool:
+    if type(value) is str:  # text equals only text: plain membership is exact
+        return value in options
     return any(_same(value, o) for o in options)
 
 
-def _texts(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> tuple[str, str | None]:
-    """The matched values as one normalized text, or an error message naming the bad type."""
-    present = _present(values)
-    bad = [v for v in present if not isinstance(v, str)]
-    if bad:
-        return "", f"expected text, found {kind_of(bad[0])} {show(bad[0])}"
+def _texts(
+    values: list[Any], args: dict[str, Any], ctx: TraceContext
+) -> tuple[str, int, str | None]:
+    """The matched values (nulls left out) as one normalized text and how many there are,
+    or an error message naming the first that is not text."""
     markdown = bool(args.get("markdown", True))
-    return "\n".join(ctx.text(v, markdown) for v in present), None
+    texts = []
+    for value in values:
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            return "", 0, f"expected text, found {kind_of(value)} {show(value)}"
+        texts.append(ctx.text(value, markdown))
+    return "\n".join(texts), len(texts), None
 
 
 def _keyword_groups(keywords: list[Any]) -> list[list[str]]:
@@ -353,8 +361,12 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     is required).
     """
     required = list(dict.fromkeys(args["items"]))
-    names = [v for v in values if isinstance(v, str)]
-    others = [v for v in _present(values) if not isinstance(v, str)]
+    names, others = [], []
+    for value in values:
+        if isinstance(value, str):
+            names.append(value)
+        elif value is not None:
+            others.append(value)
     seen = set(names)
     found = [r for r in required if r in seen]
     missing = [r for r in required if r not in seen]
@@ -388,15 +400,20 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     """
     groups = _keyword_groups(args["keywords"])
     need = required_count(args["min"], len(groups))
-    text, problem = _texts(values, args, ctx)
+    text, found, problem = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
-    if not _present(values):
+    if not found:
         return Outcome(False, "no text found; expected an answer to search for keywords")
     matched, missing = [], []
+    plain = ctx.text
     for group in groups:
-        hit = next((k for k in group if ctx.text(k, False) in text), None)
-        (matched.append(hit) if hit is not None else missing.append(_label(group)))
+        for keyword in group:
+            if plain(keyword, False) in text:
+                matched.append(keyword)
+                break
+        else:
+            missing.append(_label(group))
     details = {"matched": matched, "missing": missing, "required": need, "total": len(groups)}
     if len(matched) < need:
         return Outcome(
@@ -419,7 +436,7 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     Zero matches pass (there is no text to contain anything); a match that is not text fails
     with its type. Matching is normalized and literal, as for `contains-min`.
     """
-    text, problem = _texts(values, args, ctx)
+    text, _, problem = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
     found = [k for g in _keyword_groups(args["keywords"]) for k in g if ctx.text(k, False) in text]
@@ -448,8 +465,8 @@ def no_shared_run(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     """
     from .text import shared_run
 
-    text, problem = _texts(values, args, ctx)
-    other, other_problem = _texts(args["other"], args, ctx)
+    text, _, problem = _texts(values, args, ctx)
+    other, _, other_problem = _texts(args["other"], args, ctx)
     if problem or other_problem:
         return Outcome(False, problem or f"the text to compare with: {other_problem}")
     if not text or not other:

@@ -148,7 +148,7 @@ def evaluate_job(job: Job) -> RunResult:
     assert suite is not None
     try:
         if job.path is not None:
-            parsed = read_trace_file(Path(job.path), _ROOT, _MAX_BYTES)
+            parsed = read_trace_file(job.path, _ROOT, _MAX_BYTES)
         else:
             raw = (job.text or "").encode("utf-8", errors="surrogateescape")
             if len(raw) > _MAX_BYTES:

@@ -53,10 +53,6 @@ def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
             ) from None
     else:
         text = data[1:] if data.startswith("\ufeff") else data
-    if not text.strip():
-        raise TraceError(
-            f"{prefix}the file is empty" if not text else f"{prefix}the file holds only whitespace"
-        )
     invalid: list[_Invalid] = []
 
     def constant(name: str) -> _Invalid:
@@ -67,6 +63,12 @@ def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
     try:
         document = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as exc:
+        if not text.strip():
+            raise TraceError(
+                f"{prefix}the file is empty"
+                if not text
+                else f"{prefix}the file holds only whitespace"
+            ) from None
         raise TraceError(
             f"{prefix}invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
@@ -106,13 +108,13 @@ def _drop_invalid(document: dict[str, Any]) -> list[str]:
 
 
 def read_trace_file(
-    path: Path, root: Path | None, max_bytes: int = DEFAULT_MAX_TRACE_BYTES
+    path: str | Path, root: Path | None, max_bytes: int = DEFAULT_MAX_TRACE_BYTES
 ) -> ParsedTrace:
     """Read and parse one trace file, refusing what must not be read. Raises TraceError."""
     try:
         info = os.lstat(path)
         if stat.S_ISLNK(info.st_mode):
-            target = path.resolve()
+            target = Path(path).resolve()
             if root is not None and not target.is_relative_to(root.resolve()):
                 raise TraceError(
                     f"a symbolic link to {target}, outside the fixtures folder: refused; copy the file in instead"
