@@ -166,3 +166,29 @@ def test_runs_naming_no_case_are_unmatched_and_plain_dicts_work(ws: Workspace) -
     assert [c["status"] for c in report["cases"]] == ["pass"]
     assert {t["case_id"] for t in report["unmatched_traces"]} == {"someone-else", "?"}
     json.dumps(report, allow_nan=False)  # the document is plain JSON data
+
+
+def test_lazy_run_rows_render_exactly_as_plain_lists(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command line builds runs.items as views made from the runs when read (memory flat
+    # in the number of runs); every reporter must write the same bytes as from plain lists.
+    from validator.outcomes import RunRows
+    from validator.reporting import REPORTERS
+    from validator.runner import group_results
+    from validator.summary import build_report
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # both documents: the same time
+    items = _workspace(ws)
+    suite = load_suite(ws.cases, specs=[])
+    runs = evaluate_partition(suite, items)
+    cases, _ = group_results(suite, runs, {})
+    plain = build_report(cases)
+    lazy = build_report(cases, lazy_rows=True)
+    rows = lazy["cases"][0]["runs"]["items"]
+    assert isinstance(rows, RunRows) and len(rows) == 6
+    assert rows == plain["cases"][0]["runs"]["items"] and rows[1:3] == list(rows)[1:3]
+    for name, reporter in REPORTERS.items():
+        assert "".join(reporter.chunks(lazy)) == "".join(reporter.chunks(plain)), name
+    with pytest.raises(TypeError):
+        json.dumps(lazy)  # a lazy document is for the reporters, not for plain json

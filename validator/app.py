@@ -288,7 +288,7 @@ def execute_run(options: RunOptions) -> int:
         document, source = baseline
         inputs["baseline"] = source
         compared = Baseline(document, source, selection.keeps if selection else None)
-    report = build_report(cases, unmatched, inputs, compared)
+    report = build_report(cases, unmatched, inputs, compared, lazy_rows=True)
     written = write_reports(report, options.out, list(options.formats))
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
     if step_summary and not append_step_summary(report, Path(step_summary)):

@@ -6,8 +6,9 @@ agent was run repeatedly (issue: pass^k). Statuses are exactly: pass, fail, not_
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 PASS = "pass"
 FAIL = "fail"
@@ -87,6 +88,18 @@ class RunResult:
     @property
     def evaluated(self) -> bool:
         return self.status in (PASS, FAIL)
+
+    def row(self) -> dict[str, Any]:
+        """This run's entry in its case's `runs.items`."""
+        return {
+            "fixture": self.fixture,
+            "status": self.status,
+            "reason": self.reason,
+            "verdict": self.verdict,
+            "failed_checks": self.failed_checks,
+            "tool_call_count": self.tool_call_count,
+            "duration_ms": self.duration_ms,
+        }
 
     def as_dict(self) -> dict[str, Any]:
         fields = self._report_fields()
@@ -185,7 +198,8 @@ class CaseResult:
         statuses = {r.status for r in self.runs}
         return PASS in statuses and FAIL in statuses
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, lazy_rows: bool = False) -> dict[str, Any]:
+        """The case's row of the report; `lazy_rows`: its runs' rows as a `RunRows` view."""
         run = self.representative
         status = self.status
         out: dict[str, Any] = {
@@ -210,16 +224,46 @@ class CaseResult:
         out["flaky"] = self.flaky
         out["runs"] = {"total": total, "passed": passed}
         if total > 1:
-            out["runs"]["items"] = [
-                {
-                    "fixture": r.fixture,
-                    "status": r.status,
-                    "reason": r.reason,
-                    "verdict": r.verdict,
-                    "failed_checks": r.failed_checks,
-                    "tool_call_count": r.tool_call_count,
-                    "duration_ms": r.duration_ms,
-                }
-                for r in self.runs
-            ]
+            out["runs"]["items"] = RunRows(self.runs) if lazy_rows else [r.row() for r in self.runs]
         return out
+
+
+class RunRows(Sequence[dict[str, Any]]):
+    """A case's `runs.items`, each row made from its run when read instead of stored.
+
+    A case with 10,000 runs would otherwise hold 10,000 row dicts beside its 10,000 runs
+    for as long as the report lives. It reads as a list of row dicts; the JSON reporter
+    encodes it as one (`reporting.json_report`). Reports handed to library users are
+    built with plain lists (`build_report(lazy_rows=False)`).
+    """
+
+    __slots__ = ("_runs",)
+
+    def __init__(self, runs: list[RunResult]) -> None:
+        self._runs = runs
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [run.row() for run in self._runs[index]]
+        return self._runs[index].row()
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for run in self._runs:
+            yield run.row()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RunRows({len(self._runs)} runs)"

@@ -77,8 +77,13 @@ def build_report(
     unmatched: Iterable[RunResult] = (),
     inputs: dict[str, Any] | None = None,
     baseline: Baseline | None = None,
+    lazy_rows: bool = False,
 ) -> dict[str, Any]:
-    """The whole report document; with a baseline, `comparison` follows `summary`."""
+    """The whole report document; with a baseline, `comparison` follows `summary`.
+
+    `lazy_rows`: each multi-run case's `runs.items` is a `RunRows` view made from its runs
+    when read (the reporters accept it), so the document costs no memory per run beyond
+    the runs themselves. Off, the document is plain JSON-ready data throughout."""
     report: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "trace-validator", "version": __version__},
@@ -86,7 +91,7 @@ def build_report(
         "inputs": inputs or {},
         "summary": summarize(cases),
     }
-    case_dicts = [c.as_dict() for c in cases]
+    case_dicts = [c.as_dict(lazy_rows) for c in cases]
     if baseline is not None:
         current = {"summary": report["summary"], "cases": case_dicts}
         report["comparison"] = compare(current, baseline.document, baseline.source, baseline.keep)

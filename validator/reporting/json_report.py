@@ -12,11 +12,21 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from ..outcomes import RunRows
+
 _ROW_LISTS = ("cases", "unmatched_traces")
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_rows)
+
+
+def _rows(value: Any) -> list[Any]:
+    # A case's `runs.items` may be a RunRows view (see summary.build_report): its rows are
+    # made here, one case at a time, and dropped once the line is written.
+    if isinstance(value, RunRows):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def render(report: dict[str, Any]) -> str:
