@@ -130,6 +130,28 @@ def test_json_lines_group_runs_by_case_id_in_line_order(ws: Workspace) -> None:
     assert other["status"] == "pass" and other["runs"]["total"] == 1
 
 
+def test_interleaved_cases_each_use_their_own_case_fields(ws: Workspace) -> None:
+    # Arguments bound to case fields are reused across a case's consecutive runs; traces of
+    # two cases alternating (as a JSON Lines export may) must still each get their own.
+    ws.case(dict(GOOD_CASE, id="strict", allowed_verdicts=["PASS"]))
+    ws.case(dict(GOOD_CASE, id="lenient", allowed_verdicts=["REVISE"]))
+    lines = [
+        set_verdict(good_trace("strict"), "PASS"),
+        set_verdict(good_trace("lenient"), "REVISE"),
+        set_verdict(good_trace("strict"), "REVISE"),
+        set_verdict(good_trace("lenient"), "PASS"),
+        set_verdict(good_trace("strict"), "PASS"),
+    ]
+    export = ws.root / "export.jsonl"
+    export.write_text("".join(json.dumps(t) + "\n" for t in lines), "utf-8")
+    assert ws.run("--fixtures", str(export)).code == 1
+    for case_id, expected in (("strict", ["pass", "fail", "pass"]), ("lenient", ["pass", "fail"])):
+        items = ws.case_result(case_id)["runs"]["items"]
+        assert [i["status"] for i in items] == expected, case_id
+        failed = [f["check"] for i in items for f in i["failed_checks"]]
+        assert failed == ["verdict-allowed"], case_id
+
+
 def test_summary_pass_hat_k_pass_at_k_and_aggregates_over_all_runs(ws: Workspace) -> None:
     for case_id in ("always", "flaky", "never", "missing"):
         ws.case(dict(GOOD_CASE, id=case_id))

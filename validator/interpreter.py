@@ -105,24 +105,43 @@ def _run(condition: _Condition, case_fields: dict[str, Any], ctx: TraceContext) 
 def _apply(
     condition: _Condition, values: list[Any], case_fields: dict[str, Any], ctx: TraceContext
 ) -> Outcome:
-    args = condition.fixed
+    args: dict[str, Any] | Outcome = condition.fixed
     if condition.resolved:
-        args = dict(args)
-        for name, param, raw, ok, null_ok in condition.resolved:
-            value = _resolve(raw, case_fields, ctx.trace)
-            if value is None and param.default is not None:
-                value = _ABSENT  # null (e.g. an empty case field) means "not set"
-            if value is _ABSENT:
-                if param.required:
-                    return Outcome(False, f"parameter '{name}' has no value")
-                value = param.default
-            if not ok(value) and not (value is None and null_ok):
-                return Outcome(False, f"parameter '{name}' {param_type_error(param, value)}")
-            args[name] = value
+        if condition.per_case:  # bound to case fields only: the same for every run of a case
+            last = condition.last
+            if last[0] is case_fields:
+                args = last[1]
+            else:
+                args = _arguments(condition, case_fields, ctx)
+                condition.last = (case_fields, args)
+        else:
+            args = _arguments(condition, case_fields, ctx)
+        if isinstance(args, Outcome):
+            return args
     try:
         return condition.fn(values, args, ctx)
     except RecursionError:
         return Outcome(False, "the value is nested too deeply to examine")
+
+
+def _arguments(
+    condition: _Condition, case_fields: dict[str, Any], ctx: TraceContext
+) -> dict[str, Any] | Outcome:
+    """The predicate's arguments, or a failed Outcome naming the first parameter that has
+    no value or a value of the wrong type."""
+    args = dict(condition.fixed)
+    for name, param, raw, ok, null_ok in condition.resolved:
+        value = _resolve(raw, case_fields, ctx.trace)
+        if value is None and param.default is not None:
+            value = _ABSENT  # null (e.g. an empty case field) means "not set"
+        if value is _ABSENT:
+            if param.required:
+                return Outcome(False, f"parameter '{name}' has no value")
+            value = param.default
+        if not ok(value) and not (value is None and null_ok):
+            return Outcome(False, f"parameter '{name}' {param_type_error(param, value)}")
+        args[name] = value
+    return args
 
 
 def _resolve(raw: Any, case_fields: dict[str, Any], trace: Any) -> Any:
@@ -139,7 +158,7 @@ def _resolve(raw: Any, case_fields: dict[str, Any], trace: Any) -> Any:
 
 
 class _Condition:
-    __slots__ = ("fixed", "fn", "queries", "query", "resolved", "where")
+    __slots__ = ("fixed", "fn", "last", "per_case", "queries", "query", "resolved", "where")
 
     def __init__(self, condition: Condition) -> None:
         pred: Predicate = PREDICATES[condition.predicate]
@@ -167,6 +186,12 @@ class _Condition:
             null_ok = param.type in ("count-or-share", "optional-count")
             resolved.append((name, param, raw, ok, null_ok))
         self.resolved = tuple(resolved)
+        # Arguments that depend on the case only are kept for the last case seen: a case's
+        # runs are evaluated one after another, so its 2nd..nth runs reuse them.
+        self.per_case = not any(
+            isinstance(raw, Binding) and raw.trace is not None for _, _, raw, _, _ in resolved
+        )
+        self.last: tuple[Any, dict[str, Any] | Outcome] = (None, {})
 
 
 class _Clause:
