@@ -40,6 +40,7 @@ class Suite:
     specs: dict[str, Spec]
     fields: TraceFields
     _plans: dict[str, list[Spec]] = field(default_factory=dict, repr=False)
+    _default_plan: list[Spec] | None = field(default=None, repr=False)
 
     def checks_for(self, case: Case) -> list[Spec]:
         """The specs a case applies: its `checks`, or every default check spec."""
@@ -47,12 +48,14 @@ class Suite:
         if plan is None:
             if case.checks:
                 plan = [self.specs[name] for name in case.checks]
-            else:
-                plan = [
-                    s
-                    for s in sorted(self.specs.values(), key=lambda s: s.id)
-                    if s.default and s.is_check
-                ]
+            else:  # the default plan, one list shared by every case that names no checks
+                plan = self._default_plan
+                if plan is None:
+                    plan = self._default_plan = [
+                        s
+                        for s in sorted(self.specs.values(), key=lambda s: s.id)
+                        if s.default and s.is_check
+                    ]
             self._plans[case.id] = plan
         return plan
 
