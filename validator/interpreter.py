@@ -4,7 +4,7 @@ It is the only place that knows about queries, bindings and guards; predicates o
 Every message it returns names the JSONPath it read, so a reader of the report knows where to
 look in the trace.
 
-A spec is prepared once (`_prepare`) into a form that is quick to evaluate thousands of
+A spec is prepared once (`_prepared`) into a form that is quick to evaluate thousands of
 times: each condition knows its predicate function, the JSONPath text its messages start
 with, and which parameters are fixed (literals and defaults, type-checked once) and which
 must be resolved for every trace (bound to a case field or read from the trace).
