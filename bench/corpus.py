@@ -327,12 +327,17 @@ def make_trace(case: CaseSpec, run: int, seed: int) -> tuple[dict[str, Any], str
     sc = case.scenario
     mode = "ok"
     if rng.random() < 0.18:
-        mode = rng.choice(REJECT_FAILURES if case.reject else FAILURES)
+        modes = REJECT_FAILURES if case.reject else FAILURES
+        if not case.required_tools:  # no tool to leave out
+            modes = tuple(m for m in modes if m != "missing_tool")
+        mode = rng.choice(modes)
     tools = list(case.required_tools)
+    fillers = FILLER_TOOLS + sc.tools[3:]
     if mode == "missing_tool" and tools:
-        tools.pop(rng.randrange(len(tools)))
+        dropped = tools.pop(rng.randrange(len(tools)))
+        fillers = tuple(t for t in fillers if t != dropped)  # it must not come back as filler
     while len(tools) < 12:
-        tools.append(rng.choice(FILLER_TOOLS + sc.tools[3:]))
+        tools.append(rng.choice(fillers))
     rng.shuffle(tools)
     invocations = [
         {
