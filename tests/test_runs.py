@@ -52,6 +52,25 @@ def test_runs_in_a_folder_are_sorted_and_the_case_passes_only_if_all_pass(ws: Wo
     assert "b.json" in case["reason"]
 
 
+def test_numbers_in_run_file_names_sort_as_numbers(ws: Workspace) -> None:
+    ws.case()
+    for name in ("run10.json", "run2.json", "run1.json", "run01.json", "summary.json"):
+        ws.trace("db-slow", good_trace(), name=f"db-slow/{name}")
+    ws.trace("db-slow", _failing(), name="db-slow/run9.json")
+    assert ws.run().code == 1
+    case = ws.case_result()
+    names = [Path(i["fixture"]).name for i in case["runs"]["items"]]
+    assert names == [
+        "run01.json",
+        "run1.json",
+        "run2.json",
+        "run9.json",
+        "run10.json",
+        "summary.json",
+    ]
+    assert case["fixture"].endswith("db-slow/run9.json")  # the first run that did not pass
+
+
 def test_all_runs_passing_describes_the_first_run(ws: Workspace) -> None:
     ws.case()
     _runs(ws, "db-slow", good_trace(durationMs=10), good_trace(durationMs=20))

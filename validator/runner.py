@@ -85,7 +85,9 @@ def plan_directory(
         elif has_single:
             plan.sources.append((case_id, None))
         elif has_folder:
-            runs = sorted(name for name in os.listdir(folder) if name.endswith(".json"))
+            runs = sorted(
+                (name for name in os.listdir(folder) if name.endswith(".json")), key=run_order
+            )
             if runs:
                 plan.sources.append((case_id, runs))
             else:
@@ -104,6 +106,19 @@ def plan_directory(
         if (entry.name.endswith(".json") or entry.is_dir()) and stem not in known:
             plan.warnings.append(f"{shown}/{entry.name}: matches no case id, not evaluated")
     return plan
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def run_order(name: str) -> tuple[tuple[int | str, ...], str]:
+    """Sort key for a case's run files: numbers in names compare as numbers, so `run2.json`
+    comes before `run10.json`; names equal as numbers (`run01`, `run1`) keep plain order.
+
+    Splitting on digit runs puts text at even positions and numbers at odd ones, so two keys
+    never compare a number with text."""
+    parts = tuple(int(piece) if i % 2 else piece for i, piece in enumerate(_DIGITS.split(name)))
+    return parts, name
 
 
 _CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
