@@ -268,7 +268,7 @@ def test_internal_error_names_the_file_and_exits_2(
 ) -> None:
     import validator.loading.suite as suite_loader
 
-    def broken(doc: object) -> list:
+    def broken(*args: object) -> list:
         raise ZeroDivisionError("simulated bug")
 
     monkeypatch.setattr(suite_loader, "case_problems", broken)

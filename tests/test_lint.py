@@ -560,3 +560,54 @@ def test_any_mapping_gives_problems_never_a_crash(
     result = run_cli("lint", "--format", "json", str(folder / "x.yaml"), cwd=tmp_path)
     assert result.code in (0, 1), result.err
     json.loads(result.out)
+
+
+# --------------------------------------------------------------------------------------------
+# The verifier's verdicts come from the trace-fields spec
+
+
+def _trace_fields(folder: Path, verdicts: str | None) -> None:
+    folder.mkdir(exist_ok=True)
+    text = (REPO / "specs" / "trace-fields.yaml").read_text("utf-8")
+    text = text[: text.index("\nverdicts:")] + "\n"  # the shipped fields, without its list
+    if verdicts is not None:
+        text += f"verdicts: {verdicts}\n"
+    (folder / "trace-fields.yaml").write_text(text, "utf-8")
+
+
+def _verdict_warnings(ws: Workspace, *args: str) -> list[str]:
+    _, doc = lint_json("cases", *args, cwd=ws.root)
+    assert doc["counts"]["errors"] == 0, doc["problems"]
+    return [p["message"] for p in doc["problems"] if p["code"] == "unknown-verdict"]
+
+
+def test_verdict_spelling_uses_the_verdicts_the_trace_fields_spec_lists(ws: Workspace) -> None:
+    ws.case(allowed_verdicts=["REJECTED"], forbidden_verdicts=["approved"])
+    # The standard list (PASS, REVISE, REJECT): REJECTED looks like a misspelt REJECT.
+    shipped = _verdict_warnings(ws)
+    assert len(shipped) == 1 and "did you mean 'REJECT'?" in shipped[0]
+    # A team whose verifier says APPROVED / REJECTED lists them; only `approved` is suspect.
+    _trace_fields(ws.root / "team-specs", "[APPROVED, REJECTED]")
+    team = _verdict_warnings(ws, "--specs", "team-specs")
+    assert len(team) == 1, team
+    assert "forbidden_verdicts lists 'approved' (did you mean 'APPROVED'?)" in team[0]
+    assert "the verifier gives APPROVED or REJECTED" in team[0]
+    # Without a list, nothing is known about the vocabulary: no spelling warnings.
+    _trace_fields(ws.root / "team-specs", None)
+    assert _verdict_warnings(ws, "--specs", "team-specs") == []
+
+
+def test_verdicts_belong_in_the_trace_fields_spec(ws: Workspace) -> None:
+    ws.case()
+    specs = ws.root / "specs"
+    specs.mkdir()
+    (specs / "answer-present.yaml").write_text(
+        "id: answer-present\ndescription: d\nquery: $.finalAnswer\npredicate: exists\n"
+        "verdicts: [PASS]\n",
+        "utf-8",
+    )
+    code, doc = lint_json(cwd=ws.root)
+    assert code == 1
+    [problem] = doc["problems"]
+    assert (problem["line"], problem["column"], problem["code"]) == (5, 1, "spec-shape")
+    assert "belongs in the spec 'trace-fields'" in problem["message"]

@@ -59,13 +59,18 @@ def case_files(folder: Path) -> list[Path]:
     )
 
 
-def case_problems(doc: YamlDocument) -> list[Problem]:
-    """Schema errors plus the cross-field logic a schema cannot express."""
+def case_problems(doc: YamlDocument, verdicts: tuple[str, ...] | None = None) -> list[Problem]:
+    """Schema errors plus the cross-field logic a schema cannot express.
+
+    `verdicts`: the verdicts the verifier gives (the trace-fields spec's list), to warn about
+    a case verdict spelt almost like one; None: no such check."""
     data = doc.data
     problems = list(doc.problems)
     problems += [p for p in schema_problems(doc, "case") if not _coverage_handled_here(doc, p)]
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
+    if verdicts:
+        problems += _verdict_spelling(doc, verdicts)
     problems += _duplicates(doc)
     stem = Path(doc.file).stem
     case_id = data.get("id")
@@ -185,26 +190,23 @@ def _conflicts(doc: YamlDocument) -> list[Problem]:
                     " and fails; make the forbidden keyword more specific"
                 )
             out.append(doc.problem(("forbidden_keywords", i), WARNING, "keyword-conflict", msg))
-    out += _verdict_spelling(doc)
     return out
 
 
-# The verdicts the reference verifier gives; verdicts are compared exactly (case matters).
-KNOWN_VERDICTS = ("PASS", "REVISE", "REJECT")
-
-
-def _verdict_spelling(doc: YamlDocument) -> list[Problem]:
-    """A verdict that looks like a misspelt known one (`pass`, `PASSED`) can never match."""
+def _verdict_spelling(doc: YamlDocument, known: tuple[str, ...]) -> list[Problem]:
+    """A verdict that looks like a misspelt known one (`pass`, `PASSED`) can never match:
+    verdicts are compared exactly, upper case included. `known`: the verdicts the
+    trace-fields spec lists."""
     out = []
     for key in ("allowed_verdicts", "forbidden_verdicts"):
         values = doc.data.get(key)
         if not isinstance(values, list):
             continue
         for i, verdict in enumerate(values):
-            if not isinstance(verdict, str) or verdict in KNOWN_VERDICTS:
+            if not isinstance(verdict, str) or verdict in known:
                 continue
             upper = verdict.strip().upper()
-            close = upper if upper in KNOWN_VERDICTS else closest(upper, KNOWN_VERDICTS)
+            close = upper if upper in known else closest(upper, known)
             if close is None:
                 continue
             out.append(
@@ -214,10 +216,14 @@ def _verdict_spelling(doc: YamlDocument) -> list[Problem]:
                     "unknown-verdict",
                     f"{key} lists '{verdict}' (did you mean '{close}'?): verdicts are compared"
                     f" exactly, upper case included, and the verifier gives"
-                    f" {', '.join(KNOWN_VERDICTS[:-1])} or {KNOWN_VERDICTS[-1]}",
+                    f" {_one_of(known)}",
                 )
             )
     return out
+
+
+def _one_of(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 # Lists whose entries are matched as text (normalized, case-insensitive): two entries that

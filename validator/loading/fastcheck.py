@@ -140,7 +140,7 @@ def _in_step(schema: str) -> bool:
 # Spec files: the same idea for validator/schemas/spec.schema.json. Every run loads the
 # standard specs, so without this every run would import jsonschema.
 
-SPEC_SCHEMA_FINGERPRINT = "e85be9e4fdd0820486d6db9497fdf5d8f083ff49ebf72f3ee65a9e66e813921d"
+SPEC_SCHEMA_FINGERPRINT = "d70c1eb3194b3a319d0e8d54c5d72fadc086f9b23fd687e7d8b08db98a77d98f"
 
 
 def _jsonpath(value: Any) -> bool:  # {"type": "string", "minLength": 1}
@@ -196,6 +196,7 @@ SPEC_CHECKS: dict[str, Callable[[Any], bool]] = {
         and all(_object(c, _CLAUSE, ("query", "predicate")) for c in v)
     ),
     "fields": lambda v: _object(v, _FIELDS, ()),
+    "verdicts": _some_texts,
 }
 SPEC_REQUIRED = ("id", "description")
 

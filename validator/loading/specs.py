@@ -61,6 +61,9 @@ class Spec:
     unless: Condition | None = None
     skip_reason: str | None = None
     fields: dict[str, Query] | None = None  # only for the trace-fields spec
+    # The trace-fields spec may list the verdicts the verifier gives (for lint's spelling
+    # check of case verdicts); None: not listed, so no spelling check.
+    verdicts: tuple[str, ...] | None = None
 
     @property
     def is_check(self) -> bool:
@@ -84,7 +87,8 @@ def compile_spec(doc: YamlDocument) -> Spec:
     data = doc.data
     if "fields" in data:
         fields = {k: compile_query(v) for k, v in data["fields"].items()}
-        return Spec(data["id"], data["description"], doc.file, fields=fields)
+        verdicts = tuple(data["verdicts"]) if "verdicts" in data else None
+        return Spec(data["id"], data["description"], doc.file, fields=fields, verdicts=verdicts)
     raw_clauses = data.get("clauses") or [
         {k: data[k] for k in ("query", "predicate", "params") if k in data}
     ]
@@ -182,6 +186,14 @@ class _SpecChecker:
         if "fields" in data:
             self._fields_spec(data)
             return self.out
+        if "verdicts" in data:
+            self._add(
+                ("verdicts",),
+                "spec-shape",
+                f"'verdicts' lists the verifier's verdicts and belongs in the spec"
+                f" '{FIELDS_SPEC_ID}' (beside 'fields'): move it there, or remove it",
+                key=True,
+            )
         if data.get("id") == FIELDS_SPEC_ID:
             self._add(
                 ("id",),

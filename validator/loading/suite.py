@@ -139,7 +139,7 @@ class _Cases:
     files: list[str] = field(default_factory=list)
 
 
-def _read_cases(paths: list[Path]) -> _Cases:
+def _read_cases(paths: list[Path], verdicts: tuple[str, ...] | None = None) -> _Cases:
     out = _Cases()
     for path in paths:
         name, doc = _load(path, out.files, out.problems)
@@ -147,7 +147,7 @@ def _read_cases(paths: list[Path]) -> _Cases:
             continue
         out.all_docs.append(doc)
         with processing(name):
-            found = case_problems(doc)
+            found = case_problems(doc, verdicts)
         out.problems.extend(found)
         case_id = _written_id(doc)
         if case_id is not None and case_id in out.ids:
@@ -225,7 +225,8 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
 def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
     """Load case files and spec folders (the standard folder first, then the user's)."""
     specs = _read_specs(spec_folders)
-    loaded = _read_cases(cases)
+    fields_spec = specs.specs.get(FIELDS_SPEC_ID)
+    loaded = _read_cases(cases, fields_spec.verdicts if fields_spec else None)
     problems = specs.problems + loaded.problems
     problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
     fields = fields_of(specs.specs)
