@@ -382,3 +382,23 @@ def test_fast_show_renders_as_problems_show(value: Any, limit: int) -> None:
     from validator.problems import show
 
     assert fast_show(value, limit) == show(value, limit)
+
+
+def test_loading_falls_back_to_ruamel_when_its_loader_class_cannot_be_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The one-class libyaml loader leans on ruamel internals; if a ruamel release changes
+    # them, files must still load (through YAML.compose), not fail as an internal error.
+    from validator.loading import yamlfile
+
+    yamlfile.compose_text("a: 1\n")  # the shared instance and loader class exist now
+
+    class Changed:
+        def __init__(self, *args: object) -> None:
+            raise TypeError("__init__() takes 1 positional argument but 2 were given")
+
+    monkeypatch.setattr(yamlfile, "_LOADER", Changed)
+    doc = yamlfile.load_yaml_text("id: x\nlist: [1, two]\n", "x.yaml")
+    assert doc.data == {"id": "x", "list": [1, "two"]}
+    assert doc.value_at(("list", 1)).column == 11
+    assert yamlfile._LOADER is None

@@ -275,7 +275,11 @@ def compose_text(text: str) -> Any:
         _YAML = _yaml_instance()
         _LOADER = _c_loader(_YAML)
     if _LOADER is not None:
-        loader = _LOADER(text)
+        try:
+            loader = _LOADER(text)
+        except (TypeError, AttributeError):  # ruamel's internals changed: take its own path
+            _LOADER = None
+            return compose_text(text)
         try:
             return loader.get_single_node()
         finally:
