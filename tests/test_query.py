@@ -137,7 +137,8 @@ def test_fast_path_matches_jsonpath_ng(expression: str, document: Any) -> None:
 def test_a_field_of_every_entry_matches_jsonpath_ng(
     head: list[str], star: str, tail: list[str], document: Any
 ) -> None:
-    # `$.a[*].b` has its own fast finder (no list per step): it must agree too.
+    # `$.a[*].b`, how specs read a field of every entry of a list (tool names), on
+    # documents where the list holds the field and where it does not.
     expression = "$" + "".join(head) + star + "".join(tail)
     query = compile_query(expression)
     assert query.fast

@@ -307,40 +307,6 @@ def _field_chain(names: tuple[str, ...]) -> Callable[[Any], list[Any]]:
     return find
 
 
-def _fields_wildcard_fields(
-    head: tuple[str, ...], tail: tuple[str, ...]
-) -> Callable[[Any], list[Any]]:
-    # ``$.a.b[*].c.d``, the usual shape of "a field of every entry of a list": the same
-    # matches as the steps field*, wildcard, field+, without a list per step.
-    def find(document: Any) -> list[Any]:
-        node = document
-        for name in head:
-            if not isinstance(node, dict):
-                return []
-            node = node.get(name, _MISSING)
-            if node is _MISSING:
-                return []
-        if isinstance(node, (list, tuple)):
-            items: Any = node
-        elif isinstance(node, dict):
-            items = node.values()
-        else:
-            return []
-        out = []
-        for item in items:
-            for name in tail:
-                if not isinstance(item, dict):
-                    break
-                item = item.get(name, _MISSING)
-                if item is _MISSING:
-                    break
-            else:
-                out.append(item)
-        return out
-
-    return find
-
-
 def _step_chain(steps: list[Step]) -> Callable[[Any], list[Any]]:
     def find(document: Any) -> list[Any]:
         nodes = [document]
@@ -380,22 +346,8 @@ class Query:
             # such a query is left to jsonpath-ng, whose find() is then guarded too.
             pass
         else:
-            kinds = [kind for kind, _ in plan]
-            if all(kind == "field" for kind in kinds):
+            if all(kind == "field" for kind, _ in plan):
                 self._fast_find = _field_chain(tuple(arg for _, arg in plan))
-            elif (
-                kinds.count("wildcard") == 1
-                and kinds[-1] == "field"
-                and set(kinds)
-                == {
-                    "field",
-                    "wildcard",
-                }
-            ):
-                star = kinds.index("wildcard")
-                self._fast_find = _fields_wildcard_fields(
-                    tuple(arg for _, arg in plan[:star]), tuple(arg for _, arg in plan[star + 1 :])
-                )
             else:
                 self._fast_find = _step_chain(_build_steps(plan))
         self.fast = self._fast_find is not None
