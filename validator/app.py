@@ -291,7 +291,7 @@ def execute_run(options: RunOptions) -> int:
     report = build_report(cases, unmatched, inputs, compared, lazy_rows=True)
     written = write_reports(report, options.out, list(options.formats))
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
-    if step_summary and not append_step_summary(report, Path(step_summary)):
+    if step_summary and not append_step_summary(report, Path(step_summary), written):
         print(
             f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({step_summary})",
             file=sys.stderr,

@@ -98,12 +98,19 @@ def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> 
     return [target for _, target in temps]
 
 
-def append_step_summary(report: dict[str, Any], path: Path) -> bool:
+def append_step_summary(
+    report: dict[str, Any], path: Path, written: list[Path] | None = None
+) -> bool:
     """Append the Markdown report to a GitHub Actions job summary file (`GITHUB_STEP_SUMMARY`).
 
-    Returns False when the file cannot be written (the caller warns; the reports are already
-    in place, so this never fails the run)."""
-    text = "".join(_markdown(report))
+    `written`: the report files just written; when report.md is among them it is copied
+    rather than rendered again. Returns False when the file cannot be written (the caller
+    warns; the reports are already in place, so this never fails the run)."""
+    markdown = next((p for p in written or () if p.name == REPORTERS["md"].filename), None)
+    try:
+        text = markdown.read_text("utf-8") if markdown else "".join(_markdown(report))
+    except OSError:
+        text = "".join(_markdown(report))
     data = text.encode("utf-8")
     if len(data) > STEP_SUMMARY_LIMIT:
         note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"
