@@ -192,3 +192,20 @@ def test_lazy_run_rows_render_exactly_as_plain_lists(
         assert "".join(reporter.chunks(lazy)) == "".join(reporter.chunks(plain)), name
     with pytest.raises(TypeError):
         json.dumps(lazy)  # a lazy document is for the reporters, not for plain json
+
+
+def test_a_command_run_in_process_leaves_the_gc_settings_as_they_were(ws: Workspace) -> None:
+    # A command collects cyclic garbage less often while it runs (see validator.cli); code
+    # that calls validator.cli.main in its own process must get its settings back.
+    import gc
+
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    before = gc.get_threshold()
+    gc.set_threshold(1234, 5, 6)
+    try:
+        assert ws.run().code == 0
+        assert run_cli("lint", "cases", cwd=ws.root).code == 0
+        assert gc.get_threshold() == (1234, 5, 6)
+    finally:
+        gc.set_threshold(*before)
