@@ -42,6 +42,12 @@ LEAK_RUN = 30
 keyword = cache(normalize_plain)  # a keyword is normalized once per process
 
 
+def occurs(word: str, text: str) -> bool:
+    """A keyword occurs in normalized text; one that is empty once normalized occurs nowhere."""
+    wanted = keyword(word)
+    return bool(wanted) and wanted in text
+
+
 def load_cases(folder: Path) -> dict[str, dict[str, Any]]:
     yaml = YAML(typ="safe", pure=False)
     cases = {}
@@ -90,13 +96,12 @@ def evaluate(case: dict[str, Any], trace: dict[str, Any]) -> list[str]:
             failed.append("keyword-coverage")
         else:
             hits = sum(
-                any(keyword(k) in answer for k in ([g] if isinstance(g, str) else g))
-                for g in groups
+                any(occurs(k, answer) for k in ([g] if isinstance(g, str) else g)) for g in groups
             )
             if hits < need:
                 failed.append("keyword-coverage")
     # forbidden-keywords
-    if answer is not None and any(keyword(k) in answer for k in case.get("forbidden_keywords", ())):
+    if answer is not None and any(occurs(k, answer) for k in case.get("forbidden_keywords", ())):
         failed.append("forbidden-keywords")
     # degraded-output, when the verdict is REJECT
     if verdict == "REJECT":
@@ -104,7 +109,7 @@ def evaluate(case: dict[str, Any], trace: dict[str, Any]) -> list[str]:
         draft = trace.get("executorAnswer")
         if (
             answer is None
-            or not any(keyword(m) in answer for m in markers)
+            or not any(occurs(m, answer) for m in markers)
             or (
                 isinstance(draft, str)
                 and shared_run(answer, normalize_markdown(draft), LEAK_RUN) is not None

@@ -87,6 +87,10 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
     ("contains-none", ["DROP TABLE x"], {"keywords": ["drop table"]}, False, "'drop table'"),
     ("contains-none", [{"a": 1}], {"keywords": ["x"]}, False, "found an object"),
     ("contains-none", ["fine"], {"keywords": []}, True, "none found"),
+    # a keyword that is empty once normalized (spaces, invisible characters) occurs nowhere
+    ("contains-none", ["any answer"], {"keywords": [" ", "\u200b", "\u3000"]}, True, "none found"),
+    ("contains-min", ["any answer"], {"keywords": [" "], "min": 1}, False, "missing:  "),
+    ("contains-min", ["any answer"], {"keywords": [["\u200b", "answer"]]}, True, "found 1 of 1"),
     # no-shared-run
     ("no-shared-run", ["abc"], {"other": []}, True, "nothing to compare"),
     ("no-shared-run", [], {"other": ["abc"]}, True, "nothing to compare"),

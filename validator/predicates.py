@@ -394,7 +394,8 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
 
     An entry that is a list of synonyms counts once when any of them occurs. Matching is by
     literal substring after normalization (Markdown rendered to text, Unicode NFKC, case folded,
-    whitespace collapsed), so it works for Chinese and English alike. Several matches are
+    whitespace collapsed), so it works for Chinese and English alike. A keyword that is empty
+    once normalized (only spaces or invisible characters) occurs nowhere. Several matches are
     searched as one text; zero matches (or only nulls) fail; a match that is not text fails
     with its type.
     """
@@ -409,7 +410,8 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     plain = ctx.text
     for group in groups:
         for keyword in group:
-            if plain(keyword, False) in text:
+            wanted = plain(keyword, False)
+            if wanted and wanted in text:
                 matched.append(keyword)
                 break
         else:
@@ -439,7 +441,12 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     text, _, problem = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
-    found = [k for g in _keyword_groups(args["keywords"]) for k in g if ctx.text(k, False) in text]
+    found = [
+        k
+        for g in _keyword_groups(args["keywords"])
+        for k in g
+        if (wanted := ctx.text(k, False)) and wanted in text
+    ]
     if found:
         return Outcome(
             False, f"found forbidden {', '.join(repr(k) for k in found)}", {"found": found}

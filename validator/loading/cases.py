@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -69,6 +70,7 @@ def case_problems(doc: YamlDocument, verdicts: tuple[str, ...] | None = None) ->
     problems += [p for p in schema_problems(doc, "case") if not _coverage_handled_here(doc, p)]
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
+    problems += _blank_keywords(doc)
     if verdicts:
         problems += _verdict_spelling(doc, verdicts)
     problems += _duplicates(doc)
@@ -239,6 +241,37 @@ def _norm(text: str) -> str:
     return normalize_plain(text)
 
 
+def blank_entries(entries: Any) -> list[tuple[tuple[int, ...], str]]:
+    """Keywords (entries of text, or lists of synonyms) that are empty once normalized, with
+    their index (and synonym index) in the list."""
+    out: list[tuple[tuple[int, ...], str]] = []
+    if not isinstance(entries, list):
+        return out
+    for i, entry in enumerate(entries):
+        if isinstance(entry, str) and not _norm(entry):
+            out.append(((i,), entry))
+        elif isinstance(entry, list):
+            out += [((i, j), k) for j, k in enumerate(entry) if isinstance(k, str) and not _norm(k)]
+    return out
+
+
+def blank_keyword_message(where: str, keyword: str) -> str:
+    # Escaped (\u200b, \u3000): the characters at fault are the ones that do not show.
+    return (
+        f"{where} has {json.dumps(keyword)}, which is empty once spaces and invisible characters are"
+        " removed: there is nothing to look for; write the word, or remove the entry"
+    )
+
+
+def _blank_keywords(doc: YamlDocument) -> list[Problem]:
+    return [
+        doc.problem((key, *index), ERROR, "blank-keyword", blank_keyword_message(key, keyword))
+        for key in _TEXT_LISTS
+        for index, keyword in blank_entries(doc.data.get(key))
+        if keyword  # "" is the schema's empty-value already
+    ]
+
+
 def _entry_key(key: str, value: Any) -> str:
     if key in _TEXT_LISTS:
         if isinstance(value, str):
@@ -261,6 +294,8 @@ def _duplicates(doc: YamlDocument) -> list[Problem]:
         first: dict[str, int] = {}
         for i, value in enumerate(values):
             marker = _entry_key(key, value)
+            if marker == "s:":  # blank: reported as blank-keyword, not as a repeat
+                continue
             if marker not in first:
                 first[marker] = i
                 continue

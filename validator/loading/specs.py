@@ -14,6 +14,7 @@ from typing import Any
 from ..predicates import PARAM_TYPES, PREDICATES, param_type_error
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
 from ..query import Query, QueryError, compile_query
+from .cases import blank_entries, blank_keyword_message
 from .schema import TYPE_WORDS, describe_path, load_schema, schema_problems
 from .yamlfile import PathKey, YamlDocument
 
@@ -365,6 +366,8 @@ class _SpecChecker:
                 problem = param_type_error(param, value)
                 if problem:
                     self._add(ppath, "bad-parameter", f"parameter '{pname}' of '{name}' {problem}")
+                elif param.type == "keywords":
+                    self._blank_keywords(ppath, f"parameter '{pname}'", value)
         if "params" in raw and params is None:
             return
         for pname, param in pred.params.items():
@@ -433,6 +436,13 @@ class _SpecChecker:
                 self._add(
                     (*path, "default"), "bad-parameter", f"default of parameter '{pname}' {problem}"
                 )
+            elif param.type == "keywords":
+                where = f"the default of parameter '{pname}'"
+                self._blank_keywords((*path, "default"), where, value["default"])
+
+    def _blank_keywords(self, path: PathKey, where: str, keywords: list[Any]) -> None:
+        for index, keyword in blank_entries(keywords):
+            self._add((*path, *index), "blank-keyword", blank_keyword_message(where, keyword))
 
     def _jsonpath(self, path: PathKey, expr: str) -> None:
         try:
