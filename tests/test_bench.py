@@ -8,6 +8,7 @@ makes them disagree is caught without running the benchmark.
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import sys
@@ -16,6 +17,12 @@ from types import ModuleType
 
 import pytest
 from conftest import REPO, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from validator.loading.cases import Case
+from validator.loading.suite import fields_of, load_specs, standard_specs_dir
+from validator.suite import Suite
 
 BENCH = REPO / "bench"
 
@@ -35,6 +42,8 @@ def _module(name: str) -> ModuleType:
 corpus = _module("corpus")
 reference = _module("reference")
 bench_run = _module("run")
+SPECS, _ = load_specs([standard_specs_dir()])
+FIELDS = fields_of(SPECS)
 
 
 @pytest.mark.parametrize(("shape", "n"), [("cases", 300), ("runs", 200)])
@@ -81,3 +90,74 @@ def _as_loaded(case: object) -> dict:
     from ruamel.yaml import YAML
 
     return YAML(typ="safe", pure=False).load(corpus.case_yaml(case))
+
+
+# --------------------------------------------------------------------------------------------
+# The reference as an oracle: arbitrary well-formed cases and traces, the same failed checks
+
+WORDS = st.sampled_from(
+    ["PASS", "REJECT", "REVISE", "FAIL", "slow query", "慢查询", "索引", "Index", "mysql_explain",
+     "ｍｙｓｑｌ", "unverified", "未验证", "cannot confirm", "the pool", "连接池", "**bold**"]
+)  # fmt: skip
+TEXT = st.lists(
+    WORDS | st.sampled_from([" ", "\n", "- ", "# ", "`", "，", "。"]) | st.text(max_size=8),
+    max_size=12,
+).map("".join)
+NAMES = st.lists(WORDS | st.text(min_size=1, max_size=6), min_size=1, max_size=3)
+ENTRY = WORDS | st.text(min_size=1, max_size=6)
+
+
+@st.composite
+def oracle_case(draw: st.DrawFn) -> dict:
+    keywords = draw(
+        st.lists(ENTRY | st.lists(ENTRY, min_size=1, max_size=3), min_size=1, max_size=4)
+    )
+    case = {
+        "id": "oracle",
+        "question": "q?",
+        "root_cause_keywords": keywords,
+        "required_tools": draw(st.lists(ENTRY, max_size=3)),
+        "allowed_verdicts": draw(st.lists(WORDS, min_size=1, max_size=3)),
+    }
+    optional = {
+        "min_keyword_coverage": st.integers(1, len(keywords)) | st.floats(0.01, 1.0),
+        "forbidden_keywords": st.lists(ENTRY, max_size=3),
+        "forbidden_verdicts": st.lists(WORDS, max_size=2),
+        "degraded_markers": st.lists(ENTRY, min_size=1, max_size=3),
+    }
+    for key, strategy in optional.items():
+        if draw(st.booleans()):
+            case[key] = draw(strategy)
+    return case
+
+
+@st.composite
+def oracle_trace(draw: st.DrawFn) -> dict:
+    evaluation = {}
+    if draw(st.booleans()):
+        evaluation["verdict"] = draw(WORDS)
+    if draw(st.booleans()):
+        evaluation["trace_summaries"] = [{"tool": t} for t in draw(NAMES)]
+    trace = {
+        "caseId": "oracle",
+        "toolInvocations": [{"toolName": t} for t in draw(st.lists(ENTRY, max_size=4))],
+        "selfEvaluation": {"verifier_evaluation": evaluation},
+    }
+    for key in ("finalAnswer", "executorAnswer"):
+        if draw(st.booleans()):
+            trace[key] = draw(TEXT)
+    if "finalAnswer" in trace and "executorAnswer" in trace and draw(st.booleans()):
+        trace["finalAnswer"] += "\n\n" + trace["executorAnswer"]  # a leaked draft
+    return trace
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=oracle_case(), trace=oracle_trace())
+def test_the_standard_specs_fail_exactly_what_the_reference_fails(case: dict, trace: dict) -> None:
+    # Two independent implementations of the standard rules (specs + interpreter, and
+    # bench/reference.py's plain Python) must agree on arbitrary inputs, Chinese, full-width
+    # and Markdown text included.
+    suite = Suite({"oracle": Case("oracle", "oracle.yaml", case)}, SPECS, FIELDS)
+    run = suite.evaluate(copy.deepcopy(trace), "oracle")
+    ours = sorted(c.check for c in run.checks if c.status == "fail")
+    assert ours == sorted(reference.evaluate(case, trace)), [c.message for c in run.checks]
