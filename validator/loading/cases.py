@@ -71,6 +71,7 @@ def case_problems(doc: YamlDocument, verdicts: tuple[str, ...] | None = None) ->
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
     problems += _blank_keywords(doc)
+    problems += _markdown_keywords(doc)
     if verdicts:
         problems += _verdict_spelling(doc, verdicts)
     problems += _duplicates(doc)
@@ -270,6 +271,64 @@ def _blank_keywords(doc: YamlDocument) -> list[Problem]:
         for index, keyword in blank_entries(doc.data.get(key))
         if keyword  # "" is the schema's empty-value already
     ]
+
+
+# `_` or `*` next to a non-word character (or an end): the only keywords whose text Markdown
+# can restyle (`__init__` is bold "init"); `a_b` and `x*y` inside words it leaves alone.
+_EMPHASIS_EDGE = re.compile(r"(?:^|\W)[_*]|[_*](?:$|\W)")
+
+
+def _markdown_keywords(doc: YamlDocument) -> list[Problem]:
+    """Keywords that Markdown reads differently: answers are matched after rendering, so
+    `__init__` written in prose (rendered: bold "init") never contains the keyword. Quiet
+    once the rendered form is listed too (as a synonym, or another entry of the list)."""
+    out = []
+    for key in _TEXT_LISTS:
+        entries = doc.data.get(key)
+        if not isinstance(entries, list):
+            continue
+        texts = [e for e in entries if isinstance(e, str)]
+        for i, entry in enumerate(entries):
+            if isinstance(entry, str):
+                candidates, siblings = [((key, i), entry)], texts
+            elif isinstance(entry, list):
+                siblings = [k for k in entry if isinstance(k, str)]
+                candidates = [((key, i, j), k) for j, k in enumerate(entry) if isinstance(k, str)]
+            else:
+                continue
+            for path, keyword in candidates:
+                if not _EMPHASIS_EDGE.search(keyword):
+                    continue
+                rendered = _rendered(keyword)
+                if not rendered or rendered == _norm(keyword):
+                    continue
+                if any(_norm(other) == rendered for other in siblings):
+                    continue  # the rendered form is listed as well
+                shown = json.dumps(rendered, ensure_ascii=False)
+                if len(path) == 3:
+                    fix = f"add {shown} to its synonyms"
+                elif key == "root_cause_keywords":
+                    fix = f"write the entry as synonyms, [{json.dumps(keyword, ensure_ascii=False)}, {shown}]"
+                else:
+                    fix = f"also list {shown}"
+                out.append(
+                    doc.problem(
+                        path,
+                        WARNING,
+                        "keyword-markdown",
+                        f"{key} has '{keyword}', which Markdown reads as '{rendered}'; answers are"
+                        f" matched as rendered text, so one that writes {keyword} outside `code`"
+                        f" does not contain it: {fix}",
+                    )
+                )
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _rendered(text: str) -> str:
+    from ..text import normalize_markdown
+
+    return normalize_markdown(text)
 
 
 def _entry_key(key: str, value: Any) -> str:
