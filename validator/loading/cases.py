@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -167,12 +168,7 @@ def _conflicts(doc: YamlDocument) -> list[Problem]:
     root = data.get("root_cause_keywords")
     banned = data.get("forbidden_keywords")
     if isinstance(root, list) and isinstance(banned, list):
-        wanted = [
-            (k, _norm(k))
-            for entry in root
-            for k in (entry if isinstance(entry, list) else [entry])
-            if isinstance(k, str) and _norm(k)
-        ]
+        wanted = [(k, _norm(k)) for _, k, _ in keyword_entries(root) if _norm(k)]
         for i, keyword in enumerate(banned):
             norm = _norm(keyword) if isinstance(keyword, str) else ""
             if not norm:
@@ -242,18 +238,26 @@ def _norm(text: str) -> str:
     return normalize_plain(text)
 
 
-def blank_entries(entries: Any) -> list[tuple[tuple[int, ...], str]]:
-    """Keywords (entries of text, or lists of synonyms) that are empty once normalized, with
-    their index (and synonym index) in the list."""
-    out: list[tuple[tuple[int, ...], str]] = []
+def keyword_entries(entries: Any) -> Iterator[tuple[tuple[int, ...], str, list[str]]]:
+    """Each keyword of a keyword list (entries of text, or lists of synonyms): its index (and
+    synonym index), the keyword, and the keywords it stands beside (its list's text entries,
+    or its synonyms)."""
     if not isinstance(entries, list):
-        return out
+        return
+    texts = [e for e in entries if isinstance(e, str)]
     for i, entry in enumerate(entries):
-        if isinstance(entry, str) and not _norm(entry):
-            out.append(((i,), entry))
+        if isinstance(entry, str):
+            yield (i,), entry, texts
         elif isinstance(entry, list):
-            out += [((i, j), k) for j, k in enumerate(entry) if isinstance(k, str) and not _norm(k)]
-    return out
+            synonyms = [k for k in entry if isinstance(k, str)]
+            for j, k in enumerate(entry):
+                if isinstance(k, str):
+                    yield (i, j), k, synonyms
+
+
+def blank_entries(entries: Any) -> list[tuple[tuple[int, ...], str]]:
+    """The keywords of a keyword list that are empty once normalized, with their index."""
+    return [(index, k) for index, k, _ in keyword_entries(entries) if not _norm(k)]
 
 
 def blank_keyword_message(where: str, keyword: str) -> str:
@@ -284,43 +288,25 @@ def _markdown_keywords(doc: YamlDocument) -> list[Problem]:
     once the rendered form is listed too (as a synonym, or another entry of the list)."""
     out = []
     for key in _TEXT_LISTS:
-        entries = doc.data.get(key)
-        if not isinstance(entries, list):
-            continue
-        texts = [e for e in entries if isinstance(e, str)]
-        for i, entry in enumerate(entries):
-            if isinstance(entry, str):
-                candidates, siblings = [((key, i), entry)], texts
-            elif isinstance(entry, list):
-                siblings = [k for k in entry if isinstance(k, str)]
-                candidates = [((key, i, j), k) for j, k in enumerate(entry) if isinstance(k, str)]
-            else:
+        for index, keyword, siblings in keyword_entries(doc.data.get(key)):
+            if not _EMPHASIS_EDGE.search(keyword):
                 continue
-            for path, keyword in candidates:
-                if not _EMPHASIS_EDGE.search(keyword):
-                    continue
-                rendered = _rendered(keyword)
-                if not rendered or rendered == _norm(keyword):
-                    continue
-                if any(_norm(other) == rendered for other in siblings):
-                    continue  # the rendered form is listed as well
-                shown = json.dumps(rendered, ensure_ascii=False)
-                if len(path) == 3:
-                    fix = f"add {shown} to its synonyms"
-                elif key == "root_cause_keywords":
-                    fix = f"write the entry as synonyms, [{json.dumps(keyword, ensure_ascii=False)}, {shown}]"
-                else:
-                    fix = f"also list {shown}"
-                out.append(
-                    doc.problem(
-                        path,
-                        WARNING,
-                        "keyword-markdown",
-                        f"{key} has '{keyword}', which Markdown reads as '{rendered}'; answers are"
-                        f" matched as rendered text, so one that writes {keyword} outside `code`"
-                        f" does not contain it: {fix}",
-                    )
-                )
+            rendered = _rendered(keyword)
+            if not rendered or any(_norm(k) == rendered for k in (keyword, *siblings)):
+                continue  # reads the same, or the rendered form is listed as well
+            shown = json.dumps(rendered, ensure_ascii=False)
+            if len(index) == 2:
+                fix = f"add {shown} to its synonyms"
+            elif key == "root_cause_keywords":
+                fix = f"write the entry as synonyms, [{json.dumps(keyword, ensure_ascii=False)}, {shown}]"
+            else:
+                fix = f"also list {shown}"
+            message = (
+                f"{key} has '{keyword}', which Markdown reads as '{rendered}'; answers are matched"
+                f" as rendered text, so one that writes {keyword} outside `code` does not contain"
+                f" it: {fix}"
+            )
+            out.append(doc.problem((key, *index), WARNING, "keyword-markdown", message))
     return out
 
 
