@@ -24,7 +24,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from validator.text import normalize_markdown, normalize_plain, shared_run
+from validator.evaluation.text import normalize_markdown, normalize_plain, shared_run
 
 # specs/degraded-output.yaml's default markers.
 DEFAULT_MARKERS = [

@@ -19,8 +19,8 @@ from conftest import GOOD_CASE, REPO, Workspace, good_trace, run_cli, set_verdic
 
 import validator
 from validator import evaluate_partition, load_suite, report_from_runs
-from validator.outcomes import RunResult
-from validator.suite import Suite
+from validator.model import Suite
+from validator.results import RunResult
 
 SHIPPED = sorted((REPO / "fixtures").glob("*.json"))
 
@@ -43,7 +43,7 @@ def test_shipped_suite_evaluates_its_traces() -> None:
     suite = shipped_suite()
     assert len(suite.cases) == len(SHIPPED)
     for path in SHIPPED:
-        run = suite.evaluate(read(path))
+        run = validator.evaluate_trace(suite, read(path))
         assert isinstance(run, RunResult)
         assert (run.case_id, run.status) == (path.stem, "pass"), run.reason
         assert run.checks and all(c.status in ("pass", "skipped") for c in run.checks)
@@ -55,11 +55,11 @@ def test_suite_and_results_survive_pickling() -> None:
     copy = pickle.loads(pickle.dumps(suite))
     assert set(copy.cases) == set(suite.cases) and set(copy.specs) == set(suite.specs)
     for path in SHIPPED:
-        run = suite.evaluate(read(path), fixture=path.name)
-        again = copy.evaluate(read(path), fixture=path.name)
+        run = validator.evaluate_trace(suite, read(path), fixture=path.name)
+        again = validator.evaluate_trace(copy, read(path), fixture=path.name)
         assert again == run
         assert pickle.loads(pickle.dumps(run)) == run
-    failing = suite.evaluate(set_verdict(read(SHIPPED[0]), "NOPE"))
+    failing = validator.evaluate_trace(suite, set_verdict(read(SHIPPED[0]), "NOPE"))
     assert failing.status == "fail"
     assert pickle.loads(pickle.dumps(failing)) == failing
 
@@ -150,9 +150,9 @@ def test_partition_results_are_compact_but_complete(ws: Workspace) -> None:
     items = _workspace(ws)
     suite = load_suite(ws.cases, specs=[])
     runs = evaluate_partition(suite, items)
-    full = [suite.evaluate(trace, fixture=name) for name, trace in items]
-    assert [(r.fixture, r.status, r.reason, r.failed_checks) for r in runs] == [
-        (r.fixture, r.status, r.reason, r.failed_checks) for r in full
+    full = [validator.evaluate_trace(suite, trace, fixture=name) for name, trace in items]
+    assert [(r.fixture, r.status, r.reason, _failed(r)) for r in runs] == [
+        (r.fixture, r.status, r.reason, _failed(r)) for r in full
     ]
     assert len(pickle.dumps(runs)) < len(pickle.dumps(full))
 
@@ -168,30 +168,32 @@ def test_runs_naming_no_case_are_unmatched_and_plain_dicts_work(ws: Workspace) -
     json.dumps(report, allow_nan=False)  # the document is plain JSON data
 
 
-def test_lazy_run_rows_render_exactly_as_plain_lists(
+def test_streamed_report_renders_exactly_as_its_plain_document(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The command line builds runs.items as views made from the runs when read (memory flat
-    # in the number of runs); every reporter must write the same bytes as from plain lists.
-    from validator.outcomes import RunRows
-    from validator.reporting import REPORTERS
-    from validator.runner import group_results
-    from validator.summary import build_report
+    # The command line makes a multi-run case's runs.items when a reporter reads the row
+    # (memory flat in the number of runs); every reporter must write the same bytes as from
+    # the plain document (report.json read back).
+    from validator.evaluation.runner import group_results
+    from validator.report import REPORTERS
+    from validator.report.document import Report, build_report
 
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # both documents: the same time
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     items = _workspace(ws)
     suite = load_suite(ws.cases, specs=[])
     runs = evaluate_partition(suite, items)
-    cases, _ = group_results(suite, runs, {})
-    plain = build_report(cases)
-    lazy = build_report(cases, lazy_rows=True)
-    rows = lazy["cases"][0]["runs"]["items"]
-    assert isinstance(rows, RunRows) and len(rows) == 6
-    assert rows == plain["cases"][0]["runs"]["items"] and rows[1:3] == list(rows)[1:3]
+    cases, _ = group_results(suite, runs)
+    streamed = build_report(cases)
+    assert "items" not in streamed.rows[0]["runs"], "run rows are not held by the report"
+    plain = Report.from_dict(json.loads(json.dumps(streamed.as_dict(), allow_nan=False)))
+    rows = next(plain.cases())["runs"]["items"]
+    assert len(rows) == 6 and rows == next(streamed.cases())["runs"]["items"]
     for name, reporter in REPORTERS.items():
-        assert "".join(reporter.chunks(lazy)) == "".join(reporter.chunks(plain)), name
-    with pytest.raises(TypeError):
-        json.dumps(lazy)  # a lazy document is for the reporters, not for plain json
+        assert "".join(reporter.chunks(streamed)) == "".join(reporter.chunks(plain)), name
+
+
+def _failed(run: RunResult) -> list[tuple[str, str]]:
+    return [(c.check, c.message) for c in run.checks if c.status == "fail"]
 
 
 def test_a_command_run_in_process_leaves_the_gc_settings_as_they_were(ws: Workspace) -> None:

@@ -378,7 +378,7 @@ def test_the_c_parser_resolver_on_generated_plain_scalars(words: list[str]) -> N
     st.sampled_from([5, 60, 200]),
 )
 def test_fast_show_renders_as_problems_show(value: Any, limit: int) -> None:
-    from validator.predicates import show as fast_show
+    from validator.evaluation.predicates import show as fast_show
     from validator.problems import show
 
     assert fast_show(value, limit) == show(value, limit)

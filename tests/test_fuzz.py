@@ -15,12 +15,13 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator.loading.cases import Case
+from validator.evaluation.evaluator import evaluate_trace
+from validator.inputs import standard_specs_dir
 from validator.loading.schema import load_schema
-from validator.loading.suite import fields_of, load_specs, standard_specs_dir
-from validator.outcomes import STATUSES, CaseResult
-from validator.suite import Suite
-from validator.summary import build_report
+from validator.loading.suite import fields_of, load_specs
+from validator.model import Case, Suite
+from validator.report.document import build_report
+from validator.results import STATUSES, CaseResult
 
 SPECS, _ = load_specs([standard_specs_dir()])
 FIELDS = fields_of(SPECS)
@@ -112,15 +113,16 @@ def test_arbitrary_traces_and_cases_never_break_the_harness(
 ) -> None:
     suite = Suite({"fuzz-case": Case("fuzz-case", "fuzz.yaml", case)}, SPECS, FIELDS)
     original = copy.deepcopy(trace)
-    first = suite.evaluate(trace, "fuzz-case", "f.json")
-    second = suite.evaluate(copy.deepcopy(original), "fuzz-case", "f.json")
+    first = evaluate_trace(suite, trace, "fuzz-case", "f.json")
+    second = evaluate_trace(suite, copy.deepcopy(original), "fuzz-case", "f.json")
     assert trace == original, "evaluation must not modify the trace"
     assert first.status in STATUSES
     assert "internal error" not in (first.reason or ""), first.reason
     result = CaseResult("fuzz-case", [first], "fuzz.yaml")
-    report = build_report([result])
+    report = build_report([result]).as_dict()
     assert (
-        report["cases"] == build_report([CaseResult("fuzz-case", [second], "fuzz.yaml")])["cases"]
+        report["cases"]
+        == build_report([CaseResult("fuzz-case", [second], "fuzz.yaml")]).as_dict()["cases"]
     )
     json.dumps(report, allow_nan=False)
     errors = sorted(REPORT_SCHEMA.iter_errors(report), key=lambda e: list(e.path))

@@ -249,7 +249,7 @@ def test_failed_write_keeps_the_previous_report(
     assert ws.run().code == 0
     before = (ws.out / "report.json").read_bytes()
 
-    from validator.reporting import markdown
+    from validator.report import markdown
 
     def broken(report: dict) -> Iterator[str]:
         yield "# half a report\n"  # the disk fills up half-way through the second file
@@ -284,16 +284,16 @@ def test_internal_error_names_the_file_and_exits_2(
 def test_internal_error_in_one_trace_marks_only_that_case(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from validator import interpreter
+    from validator.evaluation import evaluator
 
-    real = interpreter.evaluate_spec
+    real = evaluator.evaluate_spec
 
     def sometimes_broken(spec, fields, ctx):  # type: ignore[no-untyped-def]
         if ctx.trace.get("caseId") == "db-slow":
             raise RuntimeError("simulated bug")
         return real(spec, fields, ctx)
 
-    monkeypatch.setattr(interpreter, "evaluate_spec", sometimes_broken)
+    monkeypatch.setattr(evaluator, "evaluate_spec", sometimes_broken)
     ws.case()
     ws.case(dict(GOOD_CASE, id="other"))
     ws.trace("db-slow", good_trace())

@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
-from validator import runner
 from validator.api import load_suite
-from validator.runner import Job, evaluate_all, evaluate_job, group_results, plan_directory
-from validator.summary import build_report
+from validator.evaluation import runner
+from validator.evaluation.runner import Worker, evaluate_all, group_results
+from validator.inputs import Job, plan_fixtures
+from validator.report.document import build_report
+from validator.traces import DEFAULT_MAX_TRACE_BYTES
 
 EPOCH = "1767225600"
 
@@ -115,12 +117,14 @@ def test_compacted_runs_give_the_report_of_full_runs(ws: Workspace) -> None:
     """Runs that cannot represent their case lose their details; the report must not change."""
     _suite_folder(ws, cases=8, runs=12)
     suite = load_suite(ws.cases, specs=[])
-    plan = plan_directory(suite, ws.fixtures, "fixtures")
-    runner._init_worker(suite, runner.DEFAULT_MAX_TRACE_BYTES, ws.fixtures)
-    full = [evaluate_job(job) for job in plan.jobs()]
+    plan = plan_fixtures(list(suite.cases), ws.fixtures, "fixtures")
+    worker = Worker(suite, DEFAULT_MAX_TRACE_BYTES, ws.fixtures)
+    full = [worker(job) for job in plan.jobs()]
     compact = list(evaluate_all(suite, plan.jobs(), 1, root=ws.fixtures))
     assert sum(len(r.checks) for r in compact) < sum(len(r.checks) for r in full)
-    reports = [build_report(*group_results(suite, runs, plan.unrun)) for runs in (full, compact)]
+    reports = [
+        build_report(*group_results(suite, runs, plan)).as_dict() for runs in (full, compact)
+    ]
     for report in reports:
         report["generated_at"] = ""
     assert reports[0] == reports[1]

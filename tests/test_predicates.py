@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.interpreter import run_predicate
-from validator.predicates import PREDICATES, TraceContext, required_count
+from validator.evaluation.interpreter import run_predicate
+from validator.evaluation.predicates import PREDICATES, TraceContext, required_count
 
 FALSY = [0, "", False, [], {}]
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as reference_parse
 
-from validator.query import Query, QueryError, compile_query
+from validator.evaluation.query import Query, QueryError, compile_query
 
 CTS_ENV = "JSONPATH_CTS"
 

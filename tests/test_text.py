@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator import text as text_mod
-from validator.text import normalize_markdown, normalize_plain, shared_run
+from validator.evaluation import text as text_mod
+from validator.evaluation.text import normalize_markdown, normalize_plain, shared_run
 
 HYP = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -277,7 +277,7 @@ def test_md_import_is_lazy():
     code = (
         "import sys, validator\n"
         "pre = 'markdown_it' in sys.modules\n"
-        "import validator.text\n"
+        "import validator.evaluation.text\n"
         "print('skip' if pre else ('eager' if 'markdown_it' in sys.modules else 'lazy'))\n"
     )
     root = Path(__file__).resolve().parents[1]
@@ -511,7 +511,7 @@ def test_shared_run_cpu_time_grows_linearly(make_pair):
 def test_ignorable_table_matches_the_unicode_database() -> None:
     import unicodedata
 
-    from validator import text
+    from validator.evaluation import text
 
     if unicodedata.unidata_version != text.IGNORABLE_UNICODE_VERSION:
         pytest.skip(

@@ -18,10 +18,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .problems import InternalError, ProblemsFound, UsageError
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from .commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from .problems import InternalError, ProblemsFound, UsageError, did_you_mean
+from .report import DEFAULT_FORMATS, REPORTERS
+from .report.gate import FAIL_ON
+from .traces import DEFAULT_MAX_TRACE_BYTES
+from .version import __version__
 
 DESCRIPTION = """\
 Validate saved LLM-agent diagnosis traces against YAML cases, offline and deterministically.
@@ -48,14 +50,11 @@ exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case faile
             --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated)
 """
 
-FORMATS = ("json", "md", "junit", "html")
-FAIL_ON = ("any", "regression", "never")
+FORMATS = tuple(REPORTERS)
 
 
 def parse_formats(text: str) -> tuple[str, ...]:
     """`json,md,junit,html` (any subset, any order) -> the names, without repeats."""
-    from .problems import did_you_mean
-
     names: list[str] = []
     for raw in text.split(","):
         name = raw.strip().lower()
@@ -159,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--max-trace-bytes",
         type=_positive_int,
-        default=64 * 1024 * 1024,
+        default=DEFAULT_MAX_TRACE_BYTES,
         metavar="N",
         help="refuse trace files larger than this, before reading them (default: 64 MiB)",
     )
@@ -167,10 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         dest="formats",
         type=parse_formats,
-        default=("json", "md"),
+        default=DEFAULT_FORMATS,
         metavar="LIST",
-        help="comma list of report formats: json (report.json), md (report.md), junit"
-        " (report.junit.xml), html (report.html); default: json,md",
+        help="comma list of report formats: "
+        + ", ".join(f"{r.name} ({r.filename})" for r in REPORTERS.values())
+        + f"; default: {','.join(DEFAULT_FORMATS)}",
     )
     run.add_argument(
         "--case",
@@ -301,12 +301,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "run":
                 return cmd_run(args)
             if args.command == "lint":
-                from .lint import cmd_lint
+                from .commands.lint import cmd_lint
 
                 return cmd_lint(args)
             return cmd_schema(args)
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc.cli_text()}", file=sys.stderr)
         return EXIT_USAGE
     except ProblemsFound as exc:
         for problem in exc.problems:
@@ -336,7 +336,7 @@ def cmd_schema(args: Any) -> int:
 
 
 def cmd_run(args: Any) -> int:
-    from .app import RunOptions, execute_run
+    from .commands.run import RunOptions, execute_run
 
     if args.fail_on == "regression" and not args.baseline:
         raise UsageError(

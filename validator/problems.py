@@ -79,7 +79,18 @@ def processing(what: str) -> Iterator[None]:
 
 
 class UsageError(Exception):
-    """A command-line mistake (a missing folder, a bad flag value): exit code 2."""
+    """A mistake in how the tool was called (a missing folder, a bad flag value): exit code 2.
+
+    `hint` says how to fix it in command-line words ("pass --cases with ..."); the command
+    line prints it after the message, the library leaves it out."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def cli_text(self) -> str:
+        return f"{self.message}: {self.hint}" if self.hint else self.message
 
 
 def closest(name: str, candidates: Iterable[str]) -> str | None:

@@ -6,16 +6,16 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.text import normalize_markdown, normalize_plain
+from ..model import Case
 from ..problems import ERROR, WARNING, Problem, closest, show
 from .schema import schema_problems
 from .yamlfile import YamlDocument
 
-CASE_SUFFIXES = (".yaml", ".yml")
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 _LIST_FIELDS = (
     "required_tools",
@@ -24,41 +24,6 @@ _LIST_FIELDS = (
     "forbidden_verdicts",
     "tags",
 )
-
-
-@dataclass(frozen=True)
-class Case:
-    """One diagnosis case as written by its author, validated."""
-
-    id: str
-    file: str
-    fields: dict[str, Any] = field(hash=False, compare=False)  # every key the author wrote
-
-    @property
-    def checks(self) -> list[str] | None:
-        return self.fields.get("checks")
-
-    @property
-    def tags(self) -> list[str]:
-        return list(self.fields.get("tags") or [])
-
-    def get(self, key: str) -> Any:
-        return self.fields.get(key)
-
-
-def case_files(folder: Path) -> list[Path]:
-    """The case files of a folder and its sub-folders, sorted by path.
-
-    Hidden files and folders (`.git/`, editor swap and lock files such as `.#case.yaml`) are
-    not cases.
-    """
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.suffix in CASE_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        and p.is_file()
-    )
 
 
 def case_problems(doc: YamlDocument, verdicts: tuple[str, ...] | None = None) -> list[Problem]:
@@ -233,8 +198,6 @@ _TEXT_LISTS = ("root_cause_keywords", "forbidden_keywords", "degraded_markers")
 @lru_cache(maxsize=8192)
 def _norm(text: str) -> str:
     """normalize_plain, cached: suites repeat the same keywords and verdicts across cases."""
-    from ..text import normalize_plain
-
     return normalize_plain(text)
 
 
@@ -312,8 +275,6 @@ def _markdown_keywords(doc: YamlDocument) -> list[Problem]:
 
 @lru_cache(maxsize=1024)
 def _rendered(text: str) -> str:
-    from ..text import normalize_markdown
-
     return normalize_markdown(text)
 
 

@@ -7,68 +7,17 @@ compiled here, once per run; evaluation never parses an expression.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ..predicates import PARAM_TYPES, PREDICATES, param_type_error
+from ..evaluation.interpreter import compile_condition
+from ..evaluation.params import PARAM_TYPES
+from ..evaluation.predicates import PREDICATES, param_type_error
+from ..evaluation.query import QueryError, compile_query
+from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Binding, Clause, Condition, Finder, Spec
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
-from ..query import Query, QueryError, compile_query
 from .cases import blank_entries, blank_keyword_message
 from .schema import TYPE_WORDS, describe_path, load_schema, schema_problems
 from .yamlfile import PathKey, YamlDocument
-
-FIELDS_SPEC_ID = "trace-fields"
-TRACE_FIELDS = ("case_id", "verdict", "tool_calls", "duration_ms")
-# Tool calls are read either as one list (`tool_calls`) or as the matches of a query
-# (`tool_call_matches`, for traces such as OpenTelemetry spans where calls are not one list).
-TOOL_CALL_FIELDS = ("tool_calls", "tool_call_matches")
-
-
-@dataclass(frozen=True)
-class Binding:
-    """A parameter whose value comes from the case (`case`) or from the trace (`trace`)."""
-
-    case: str | None = None
-    trace: Query | None = None
-    default: Any = None
-
-
-@dataclass(frozen=True)
-class Condition:
-    queries: tuple[Query, ...]
-    predicate: str
-    params: dict[str, Any]  # literal values or Binding
-
-
-@dataclass(frozen=True)
-class Clause:
-    name: str
-    condition: Condition
-    when: Condition | None = None
-    unless: Condition | None = None
-    skip_reason: str | None = None
-
-
-@dataclass(frozen=True)
-class Spec:
-    id: str
-    description: str
-    file: str
-    default: bool = False
-    report_as: str | None = None
-    clauses: tuple[Clause, ...] = ()
-    when: Condition | None = None
-    unless: Condition | None = None
-    skip_reason: str | None = None
-    fields: dict[str, Query] | None = None  # only for the trace-fields spec
-    # The trace-fields spec may list the verdicts the verifier gives (for lint's spelling
-    # check of case verdicts); None: not listed, so no spelling check.
-    verdicts: tuple[str, ...] | None = None
-
-    @property
-    def is_check(self) -> bool:
-        return self.fields is None
 
 
 def spec_file_problems(doc: YamlDocument, case_fields: set[str]) -> list[Problem]:
@@ -87,7 +36,7 @@ def compile_spec(doc: YamlDocument) -> Spec:
     """Build a Spec from a file already known to be free of errors."""
     data = doc.data
     if "fields" in data:
-        fields = {k: compile_query(v) for k, v in data["fields"].items()}
+        fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
         verdicts = tuple(data["verdicts"]) if "verdicts" in data else None
         return Spec(data["id"], data["description"], doc.file, fields=fields, verdicts=verdicts)
     raw_clauses = data.get("clauses") or [
@@ -116,13 +65,13 @@ def compile_spec(doc: YamlDocument) -> Spec:
     )
 
 
-def _queries(raw: str | list[str]) -> tuple[Query, ...]:
+def _queries(raw: str | list[str]) -> tuple[Finder, ...]:
     return tuple(compile_query(q) for q in ([raw] if isinstance(raw, str) else raw))
 
 
 def _condition(raw: dict[str, Any]) -> Condition:
     params = {k: _param(v) for k, v in (raw.get("params") or {}).items()}
-    return Condition(_queries(raw["query"]), raw["predicate"], params)
+    return compile_condition(_queries(raw["query"]), raw["predicate"], params)
 
 
 def _param(value: Any) -> Any:
@@ -135,20 +84,6 @@ def _param(value: Any) -> Any:
 
 _CONDITION_KEYS = ("query", "predicate", "params")
 _CHECK_KEYS = ("query", "predicate", "params", "clauses", "when", "unless")
-
-# Which case keys (by their JSON Schema type) can feed a parameter of each type.
-_PARAM_ACCEPTS: dict[str, set[str]] = {
-    "text": {"string"},
-    "bool": {"boolean"},
-    "count": {"integer"},
-    "optional-count": {"integer", "null"},
-    "positive-count": {"integer"},
-    "count-or-share": {"integer", "number"},
-    "scalar": {"string", "integer", "number", "boolean", "null"},
-    "scalar-list": {"array"},
-    "text-list": {"array"},
-    "keywords": {"array"},
-}
 
 
 def _case_field_types(name: str) -> set[str]:
@@ -284,27 +219,30 @@ class _SpecChecker:
         for name, expr in fields.items():
             if isinstance(expr, str) and expr:
                 self._jsonpath(("fields", name), expr)
-        known = (*TRACE_FIELDS, TOOL_CALL_FIELDS[1])
+        required = [f.name for f in TRACE_FIELDS.values() if f.required]
+        known = tuple(TRACE_FIELDS)
         missing = [
-            f
-            for f in TRACE_FIELDS
-            if f not in fields
-            and not _misspelling_of(fields, f, known)
-            and not (f == "tool_calls" and TOOL_CALL_FIELDS[1] in fields)
+            name
+            for name in required
+            if name not in fields
+            and not _misspelling_of(fields, name, known)
+            and TRACE_FIELDS[name].alternative not in fields
         ]
-        if all(f in fields for f in TOOL_CALL_FIELDS):
-            self._add(
-                ("fields", TOOL_CALL_FIELDS[1]),
-                "spec-shape",
-                "write either tool_calls (the list of calls) or tool_call_matches (a query"
-                " matching each call), not both",
-                key=True,
-            )
+        for field in TRACE_FIELDS.values():
+            if not field.required and field.name in fields and field.alternative in fields:
+                self._add(
+                    ("fields", field.name),
+                    "spec-shape",
+                    f"write either {field.alternative} or {field.name}, not both:"
+                    f" {field.alternative} is {TRACE_FIELDS[str(field.alternative)].doc};"
+                    f" {field.name} is {field.doc}",
+                    key=True,
+                )
         if missing:
             self._add(
                 ("fields",),
                 "missing-key",
-                f"'fields' needs a JSONPath for each of {', '.join(TRACE_FIELDS)};"
+                f"'fields' needs a JSONPath for each of {', '.join(required)};"
                 f" missing: {', '.join(missing)}",
                 key=True,
             )
@@ -393,10 +331,10 @@ class _SpecChecker:
                 f"parameter '{pname}' is bound to case key '{field}', which cases do not have{tail}",
             )
             return
-        accepts = _PARAM_ACCEPTS.get(param.type) if param is not None else None
+        accepts = PARAM_TYPES[param.type].accepts if param is not None else None
         types = _case_field_types(field)
         if accepts is not None and types and not (types & accepts):
-            words = PARAM_TYPES[param.type][0]
+            words = PARAM_TYPES[param.type].words
             self._add(
                 (*path, "case"),
                 "bad-binding",
@@ -460,8 +398,3 @@ class _SpecChecker:
 def case_field_names() -> set[str]:
     """The keys a case file may have; spec parameters may be bound to these."""
     return set(load_schema("case")["properties"])
-
-
-def spec_files(folder: Path) -> list[Path]:
-    """The YAML files of a spec folder, sorted, not descending into sub-folders."""
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())

@@ -6,58 +6,26 @@ folders overriding the standard specs by id.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..inputs import display_path, spec_files
+from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Case, Spec, Suite, TraceFields
 from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, processing
-from ..suite import Suite, TraceFields
-from .cases import ID_PATTERN, Case, build_case, case_files, case_problems
-from .specs import (
-    FIELDS_SPEC_ID,
-    Spec,
-    case_field_names,
-    compile_spec,
-    spec_file_problems,
-    spec_files,
-)
+from .cases import ID_PATTERN, build_case, case_problems
+from .specs import case_field_names, compile_spec, spec_file_problems
 from .yamlfile import Position, YamlDocument, load_yaml
-
-
-def standard_specs_dir() -> Path:
-    """Where the standard specs are: inside the installed package, or the repository's specs/."""
-    here = Path(__file__).resolve().parent.parent
-    packaged = here / "specs"
-    return packaged if packaged.is_dir() else here.parent / "specs"
 
 
 @dataclass
 class LoadResult:
+    """A loaded suite (None when any file has an error) and every problem found."""
+
     suite: Suite | None
     problems: list[Problem] = field(default_factory=list)
-    case_docs: dict[str, YamlDocument] = field(default_factory=dict)  # case id -> its document
     # Every valid case id written in a readable case file (even one with other errors) ->
     # the file and where the id is written (the first file, when two use it).
     case_ids: dict[str, tuple[str, Position]] = field(default_factory=dict)
-    # Every case and spec file that was read, as displayed in problems.
-    files: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.suite is not None and not has_errors(self.problems)
-
-
-def display_path(path: Path) -> str:
-    """A path as the user would write it: relative to the working folder when inside it."""
-    # abspath, not resolve(): no system call per path part for each of thousands of files,
-    # and a path shown as the user reached it (through their links) reads better anyway.
-    absolute = os.path.abspath(path)
-    cwd = os.getcwd()
-    if absolute == cwd:
-        return "."
-    if absolute.startswith(cwd.rstrip(os.sep) + os.sep):
-        return absolute[len(cwd.rstrip(os.sep)) + 1 :]
-    return str(path)
 
 
 @dataclass
@@ -65,7 +33,6 @@ class _Specs:
     specs: dict[str, Spec] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     broken: set[str] = field(default_factory=set)  # ids of spec files with errors
-    files: list[str] = field(default_factory=list)
 
 
 def _written_id(doc: YamlDocument) -> str | None:
@@ -74,10 +41,9 @@ def _written_id(doc: YamlDocument) -> str | None:
     return value if isinstance(value, str) and ID_PATTERN.match(value) else None
 
 
-def _load(path: Path, files: list[str], problems: list[Problem]) -> tuple[str, YamlDocument | None]:
-    """Read one YAML file, recording its name, and its problems when it cannot be used."""
+def _load(path: Path, problems: list[Problem]) -> tuple[str, YamlDocument | None]:
+    """Read one YAML file, recording its problems when it cannot be used."""
     name = display_path(path)
-    files.append(name)
     try:
         with processing(name):
             return name, load_yaml(path, name)
@@ -92,7 +58,7 @@ def _read_specs(folders: list[Path]) -> _Specs:
     for folder in folders:
         seen_here: dict[str, tuple[str, int]] = {}
         for path in spec_files(folder):
-            name, doc = _load(path, out.files, out.problems)
+            name, doc = _load(path, out.problems)
             if doc is None:
                 continue
             with processing(name):
@@ -124,7 +90,9 @@ def _read_specs(folders: list[Path]) -> _Specs:
 
 
 def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
-    """Specs of all folders, later folders overriding earlier ones by id."""
+    """The specs of spec folders (later folders overriding earlier ones by id) and their
+    problems, without any case: for tools that build cases in memory rather than from files
+    (`Suite(cases, specs, fields_of(specs))`), such as the differential tests."""
     loaded = _read_specs(folders)
     return loaded.specs, loaded.problems
 
@@ -132,17 +100,15 @@ def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
 @dataclass
 class _Cases:
     cases: dict[str, Case] = field(default_factory=dict)
-    docs: dict[str, YamlDocument] = field(default_factory=dict)  # valid cases only
     all_docs: list[YamlDocument] = field(default_factory=list)  # every readable case file
     ids: dict[str, tuple[str, Position]] = field(default_factory=dict)  # written id -> file
     problems: list[Problem] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
 
 
 def _read_cases(paths: list[Path], verdicts: tuple[str, ...] | None = None) -> _Cases:
     out = _Cases()
     for path in paths:
-        name, doc = _load(path, out.files, out.problems)
+        name, doc = _load(path, out.problems)
         if doc is None:
             continue
         out.all_docs.append(doc)
@@ -168,7 +134,6 @@ def _read_cases(paths: list[Path], verdicts: tuple[str, ...] | None = None) -> _
             continue
         case = build_case(doc)
         out.cases[case.id] = case
-        out.docs[case.id] = doc
     out.cases = dict(sorted(out.cases.items()))
     return out
 
@@ -207,19 +172,15 @@ def reference_problems(
 
 
 def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
+    """The trace fields of the trace-fields spec; None when it is missing or incomplete."""
     spec = specs.get(FIELDS_SPEC_ID)
     if spec is None or spec.fields is None:
         return None
-    try:
-        return TraceFields(
-            case_id=spec.fields["case_id"],
-            verdict=spec.fields["verdict"],
-            duration_ms=spec.fields["duration_ms"],
-            tool_calls=spec.fields.get("tool_calls"),
-            tool_call_matches=spec.fields.get("tool_call_matches"),
-        )
-    except KeyError:
-        return None
+    given = spec.fields
+    for f in TRACE_FIELDS.values():
+        if f.required and f.name not in given and (f.alternative or f.name) not in given:
+            return None
+    return TraceFields(dict(given))
 
 
 def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
@@ -231,6 +192,7 @@ def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
     problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
+        required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)
         problems.append(
             Problem(
                 "<specs>",
@@ -238,17 +200,11 @@ def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
                 1,
                 ERROR,
                 "missing-trace-fields",
-                f"no spec '{FIELDS_SPEC_ID}' with fields case_id, verdict, duration_ms and tool_calls"
-                " (or tool_call_matches) was found: restore specs/trace-fields.yaml or reinstall",
+                f"no spec '{FIELDS_SPEC_ID}' with fields {required} (or tool_call_matches) was"
+                " found: restore specs/trace-fields.yaml or reinstall",
             )
         )
     problems = sorted(set(problems))
-    files = specs.files + loaded.files
     if has_errors(problems) or fields is None:
-        return LoadResult(None, problems, loaded.docs, loaded.ids, files)
-    return LoadResult(
-        Suite(loaded.cases, specs.specs, fields), problems, loaded.docs, loaded.ids, files
-    )
-
-
-__all__ = ["LoadResult", "case_files", "display_path", "load_suite", "standard_specs_dir"]
+        return LoadResult(None, problems, loaded.ids)
+    return LoadResult(Suite(loaded.cases, specs.specs, fields), problems, loaded.ids)

@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .problems import kind_of
-from .problems import show as _show_any
+from ..problems import kind_of
+from ..problems import show as _show_any
+from .params import PARAM_TYPES, type_error
+from .text import normalize_markdown, normalize_plain, shared_run
 
 
 def show(value: Any, limit: int = 60) -> str:
@@ -77,8 +79,6 @@ class TraceContext:
         if not markdown and len(value) <= _SHORT:
             cached = _shared_plain.get(value)
             if cached is None:
-                from .text import normalize_plain
-
                 if len(_shared_plain) >= _SHARED_MAX:
                     _shared_plain.clear()
                 cached = _shared_plain[value] = normalize_plain(value)
@@ -86,63 +86,13 @@ class TraceContext:
         key = (value, markdown)
         cached = self._texts.get(key)
         if cached is None:
-            from . import text
-
-            cached = text.normalize_markdown(value) if markdown else text.normalize_plain(value)
+            cached = normalize_markdown(value) if markdown else normalize_plain(value)
             self._texts[key] = cached
         return cached
 
 
 # --------------------------------------------------------------------------------------------
-# Parameter types, validated once and generically (predicates never check their own options)
-
-
-def _is_text_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _is_keywords(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(v, str) or (_is_text_list(v) and v) for v in value
-    )
-
-
-def _is_count_or_share(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return value >= 0
-    return isinstance(value, float) and math.isfinite(value) and 0 < value <= 1
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool))
-
-
-PARAM_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
-    "text": ("text", lambda v: isinstance(v, str)),
-    "bool": ("true or false", lambda v: isinstance(v, bool)),
-    "count": ("a whole number (0 or more)", lambda v: type(v) is int and v >= 0),
-    "optional-count": (
-        "a whole number (0 or more) or null",
-        lambda v: v is None or (type(v) is int and v >= 0),
-    ),
-    "positive-count": ("a whole number of at least 1", lambda v: type(v) is int and v >= 1),
-    "count-or-share": (
-        "a whole number (a count) or a decimal between 0 and 1 (a share)",
-        _is_count_or_share,
-    ),
-    "scalar": ("text, a number, true/false or null", _is_scalar),
-    "scalar-list": (
-        "a list of text, numbers or true/false",
-        lambda v: isinstance(v, list) and all(_is_scalar(x) for x in v),
-    ),
-    "text-list": ("a list of text", _is_text_list),
-    "keywords": ("a list whose entries are text or lists of synonyms", _is_keywords),
-    "values": ("any JSON values (read from the trace)", lambda v: isinstance(v, list)),
-}
+# The registry
 
 
 @dataclass(frozen=True)
@@ -181,10 +131,7 @@ def predicate(name: str, **params: Param) -> Callable[[PredicateFn], PredicateFn
 
 def param_type_error(param: Param, value: Any) -> str | None:
     """Why `value` does not fit `param`, in words, or None when it fits."""
-    words, ok = PARAM_TYPES[param.type]
-    if ok(value):
-        return None
-    return f"must be {words}, found {kind_of(value)} {show(value)}"
+    return type_error(param.type, value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -470,8 +417,6 @@ def no_shared_run(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     `when` to skip it visibly instead). A value that is not text fails with its type. Runs in
     time linear in the length of both texts.
     """
-    from .text import shared_run
-
     text, _, problem = _texts(values, args, ctx)
     other, _, other_problem = _texts(args["other"], args, ctx)
     if problem or other_problem:

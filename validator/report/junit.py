@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any
+
+from .document import Report
 
 SUITE_NAME = "trace-validator"
 
@@ -92,19 +95,39 @@ def _run_label(item: dict[str, Any]) -> str:
     return fixture.rsplit("/", 1)[-1]
 
 
-def render(report: dict[str, Any]) -> str:
-    summary = report["summary"]
+def _unmatched_testcase(trace: dict[str, Any]) -> tuple[ET.Element, float | None, str]:
+    element = ET.Element(
+        "testcase", {"name": clean(trace["fixture"]), "classname": "unmatched-traces"}
+    )
+    reason = f"matches no case: {trace['reason']}"
+    error = ET.SubElement(element, "error", {"type": "unmatched", "message": clean(reason)})
+    error.text = clean(f"trace: {trace['fixture']}\n{reason}") + "\n"
+    return element, None, "error"
+
+
+def _properties(suite: ET.Element, report: Report) -> None:
+    properties = ET.SubElement(suite, "properties")
+    head, summary = report.head, report.summary
+    inputs = head.get("inputs") or {}
+    tool = head.get("tool") or {}
+    for name, value in (
+        ("tool.version", tool.get("version")),
+        ("inputs.cases", inputs.get("cases")),
+        ("inputs.fixtures", inputs.get("fixtures")),
+        ("summary.pass_rate", summary["pass_rate"]),
+        ("summary.pass_hat_k", summary["pass_hat_k"]),
+        ("summary.pass_at_k", summary["pass_at_k"]),
+        ("summary.flaky_cases", summary["flaky_cases"]),
+    ):
+        if value is not None:
+            ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
+
+
+def chunks(report: Report) -> Iterator[str]:
     testcases: list[tuple[ET.Element, float | None, str]] = []
-    for case in report["cases"]:
+    for case in report.cases():
         testcases += _testcases(case)
-    for trace in report.get("unmatched_traces") or []:
-        element = ET.Element(
-            "testcase", {"name": clean(trace["fixture"]), "classname": "unmatched-traces"}
-        )
-        reason = f"matches no case: {trace['reason']}"
-        error = ET.SubElement(element, "error", {"type": "unmatched", "message": clean(reason)})
-        error.text = clean(f"trace: {trace['fixture']}\n{reason}") + "\n"
-        testcases.append((element, None, "error"))
+    testcases += [_unmatched_testcase(trace) for trace in report.unmatched]
     failures = sum(status == "fail" for _, _, status in testcases)
     errors = sum(status not in ("pass", "fail") for _, _, status in testcases)
     total_time = _time(sum(s for _, s, _ in testcases if s is not None))
@@ -117,28 +140,16 @@ def render(report: dict[str, Any]) -> str:
     # <testsuites> has no `skipped` attribute in Jenkins' schema (junit-10.xsd).
     totals = {k: v for k, v in counts.items() if k != "skipped"}
     root = ET.Element("testsuites", {"name": SUITE_NAME, **totals, "time": total_time})
-    timestamp = str(report.get("generated_at") or "").removesuffix("Z")
+    timestamp = str(report.head.get("generated_at") or "").removesuffix("Z")
     suite = ET.SubElement(
         root,
         "testsuite",
         {"name": SUITE_NAME, **counts, "time": total_time, "timestamp": clean(timestamp)},
     )
-    properties = ET.SubElement(suite, "properties")
-    inputs = report.get("inputs") or {}
-    tool = report.get("tool") or {}
-    for name, value in (
-        ("tool.version", tool.get("version")),
-        ("inputs.cases", inputs.get("cases")),
-        ("inputs.fixtures", inputs.get("fixtures")),
-        ("summary.pass_rate", summary["pass_rate"]),
-        ("summary.pass_hat_k", summary["pass_hat_k"]),
-        ("summary.pass_at_k", summary["pass_at_k"]),
-        ("summary.flaky_cases", summary["flaky_cases"]),
-    ):
-        if value is not None:
-            ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
+    _properties(suite, report)
     for element, _, _ in testcases:
         suite.append(element)
     ET.indent(root, space="  ")
-    body = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n'
+    yield ET.tostring(root, encoding="unicode")
+    yield "\n"

@@ -9,9 +9,10 @@ mail attachment.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from html import escape
-from typing import Any
 
+from .document import Report
 from .markdown import render as render_markdown
 
 MAX_VERDICT_BARS = 20
@@ -52,9 +53,9 @@ def _short(text: str, limit: int = 28) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def chart(report: dict[str, Any]) -> str:
+def chart(report: Report) -> str:
     """An SVG bar chart: cases by status, then evaluated traces by verdict."""
-    summary = report["summary"]
+    summary = report.summary
     sections: list[tuple[str, list[tuple[str, int, str]]]] = [
         (
             "Cases by status",
@@ -105,7 +106,7 @@ def chart(report: dict[str, Any]) -> str:
     )
 
 
-def render(report: dict[str, Any]) -> str:
+def chunks(report: Report) -> Iterator[str]:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
@@ -115,7 +116,7 @@ def render(report: dict[str, Any]) -> str:
     marker = "<h2>Summary</h2>"
     body = body.replace(marker, figure + "\n" + marker, 1) if marker in body else figure + body
     title = "Trace validation report"
-    return (
+    yield (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'

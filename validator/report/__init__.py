@@ -1,7 +1,9 @@
 """Reporters: one module per output format, all formatting the same report document.
 
-A reporter is a function giving the file's text in pieces (`chunks(report)`, so a large report
-is streamed to disk) plus the file name it writes. Writing
+`REPORTERS` is the one list of output formats (the command line's `--format` choices come
+from it). A reporter is a function giving the file's text in pieces (`chunks(report)`, so a
+large report is streamed to disk) plus the file name it writes. Adding a format means one
+module with a `chunks(report: Report) -> Iterable[str]` and one entry here. Writing
 is atomic for the whole set: every file is first written beside its target under a temporary
 name, and only when all are complete are they renamed into place, so a run that fails or is
 killed never leaves a half-written report, and the previous reports stay intact until then.
@@ -9,51 +11,39 @@ killed never leaves a half-written report, and the previous reports stay intact 
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..problems import UsageError
+from .document import Report
 
 
 @dataclass(frozen=True)
 class Reporter:
-    name: str
+    name: str  # the --format name
     filename: str
-    chunks: Callable[[dict[str, Any]], Iterable[str]]  # the file's text, piece by piece
+    module: str  # the module (of this package) whose `chunks(report)` writes the file
+    doc: str
 
-
-def _json(report: dict[str, Any]) -> Iterable[str]:
-    from .json_report import chunks
-
-    return chunks(report)
-
-
-def _markdown(report: dict[str, Any]) -> Iterable[str]:
-    from .markdown import chunks
-
-    return chunks(report)
-
-
-def _junit(report: dict[str, Any]) -> Iterable[str]:
-    from .junit import render
-
-    return [render(report)]
-
-
-def _html(report: dict[str, Any]) -> Iterable[str]:
-    from .html import render
-
-    return [render(report)]
+    def chunks(self, report: Report) -> Iterable[str]:
+        """The file's text, piece by piece. Reporter modules are imported when used: a run
+        that writes JSON never imports the XML or HTML machinery."""
+        module = importlib.import_module(f"{__name__}.{self.module}")
+        pieces: Iterable[str] = module.chunks(report)
+        return pieces
 
 
 REPORTERS: dict[str, Reporter] = {
-    "json": Reporter("json", "report.json", _json),
-    "md": Reporter("md", "report.md", _markdown),
-    "junit": Reporter("junit", "report.junit.xml", _junit),
-    "html": Reporter("html", "report.html", _html),
+    r.name: r
+    for r in (
+        Reporter("json", "report.json", "json", "the stable document, for machines"),
+        Reporter("md", "report.md", "markdown", "for review in a pull request"),
+        Reporter("junit", "report.junit.xml", "junit", "JUnit XML, for CI test views"),
+        Reporter("html", "report.html", "html", "a page for people"),
+    )
 }
 DEFAULT_FORMATS = ("json", "md")
 
@@ -61,7 +51,7 @@ DEFAULT_FORMATS = ("json", "md")
 STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
-def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> list[Path]:
+def write_reports(report: Report, out_dir: Path, formats: list[str]) -> list[Path]:
     """Write every format to a temporary file, then move all into place together.
 
     Raises UsageError on I/O errors, after removing the temporary files; the reports of an
@@ -98,9 +88,7 @@ def write_reports(report: dict[str, Any], out_dir: Path, formats: list[str]) -> 
     return [target for _, target in temps]
 
 
-def append_step_summary(
-    report: dict[str, Any], path: Path, written: list[Path] | None = None
-) -> bool:
+def append_step_summary(report: Report, path: Path, written: list[Path] | None = None) -> bool:
     """Append the Markdown report to a GitHub Actions job summary file (`GITHUB_STEP_SUMMARY`).
 
     `written`: the report files just written; when report.md is among them it is copied
@@ -108,9 +96,9 @@ def append_step_summary(
     warns; the reports are already in place, so this never fails the run)."""
     markdown = next((p for p in written or () if p.name == REPORTERS["md"].filename), None)
     try:
-        text = markdown.read_text("utf-8") if markdown else "".join(_markdown(report))
+        text = markdown.read_text("utf-8") if markdown else "".join(REPORTERS["md"].chunks(report))
     except OSError:
-        text = "".join(_markdown(report))
+        text = "".join(REPORTERS["md"].chunks(report))
     data = text.encode("utf-8")
     if len(data) > STEP_SUMMARY_LIMIT:
         note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"

@@ -1,26 +1,37 @@
-"""`run`, end to end: inputs -> suite -> plan -> evaluation -> report document -> files."""
+"""`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
-from .loading.cases import case_files
-from .loading.suite import LoadResult, display_path, load_suite, standard_specs_dir
-from .loading.traces import JSONL_SUFFIXES
-from .problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
-from .reporting import DEFAULT_FORMATS, append_step_summary, write_reports
-from .runner import Plan, count_lines, evaluate_all, group_results, iter_jsonl, plan_directory
-from .suite import Suite
-from .summary import Baseline, baseline_problem, build_report, exit_decision
+from ..evaluation.runner import evaluate_all, group_results
+from ..inputs import (
+    Job,
+    Plan,
+    count_lines,
+    display_path,
+    find_case_files,
+    is_jsonl,
+    iter_jsonl,
+    plan_fixtures,
+    spec_folders,
+)
+from ..loading.suite import load_suite
+from ..model import Suite
+from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
+from ..report import DEFAULT_FORMATS, append_step_summary, write_reports
+from ..report.baseline import Baseline, load_baseline
+from ..report.document import Report, build_report
+from ..report.gate import exit_decision
+from ..traces import DEFAULT_MAX_TRACE_BYTES
 
 
 @dataclass
@@ -30,7 +41,7 @@ class RunOptions:
     fixtures: Path
     out: Path
     jobs: int = 1
-    max_trace_bytes: int = 64 * 1024 * 1024
+    max_trace_bytes: int = DEFAULT_MAX_TRACE_BYTES
     quiet: bool = False
     formats: tuple[str, ...] = DEFAULT_FORMATS
     baseline: Path | None = None
@@ -40,77 +51,25 @@ class RunOptions:
     tags: list[str] = field(default_factory=list)
 
 
-def spec_folders(given: list[Path] | None) -> list[Path]:
-    """The standard specs first, then the user's folders (later ones override by id)."""
-    folders = [standard_specs_dir()]
-    if given is None:
-        local = Path("specs")
-        candidates = [local] if local.is_dir() else []
-    else:
-        candidates = list(given)
-        for folder in candidates:
-            if not folder.is_dir():
-                raise UsageError(f"spec folder {folder} does not exist (or is not a folder)")
-    seen = {folders[0].resolve()}
-    for folder in candidates:
-        if folder.resolve() not in seen:
-            seen.add(folder.resolve())
-            folders.append(folder)
-    return folders
-
-
-def find_case_files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise UsageError(
-            f"cases folder {path} does not exist: pass --cases with the folder of your case files"
-        )
-    files = case_files(path)
-    if not files:
-        raise UsageError(f"no case files (*.yaml, *.yml) in {path}: nothing to evaluate")
-    return files
-
-
-def load_checked(case_paths: list[Path], folders: list[Path]) -> LoadResult:
-    """Load the suite, print warnings, and raise ProblemsFound when there is any error."""
+def load_checked(case_paths: list[Path], folders: list[Path]) -> Suite:
+    """The suite; warnings are printed, and any error raises ProblemsFound."""
     loaded = load_suite(case_paths, folders)
-    warnings = [p for p in loaded.problems if p.severity == WARNING]
+    for problem in loaded.problems:
+        if problem.severity == WARNING:
+            print(problem.format(), file=sys.stderr)
     errors = [p for p in loaded.problems if p.severity == ERROR]
-    for problem in warnings:
-        print(problem.format(), file=sys.stderr)
     if errors or loaded.suite is None:
         raise ProblemsFound(errors)
-    return loaded
+    return loaded.suite
 
 
-def load_baseline(path: Path) -> tuple[dict[str, Any], str]:
-    """An earlier report.json (or a folder holding one), checked. Raises UsageError."""
+def read_baseline(path: Path, keep: Selection) -> Baseline:
+    """--baseline: a report.json, or a folder holding one. Raises UsageError."""
     if path.is_dir():
         path = path / "report.json"
     shown = display_path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(
-            f"cannot read the baseline {shown}: {exc.strerror or exc}; pass --baseline with"
-            " the report.json of an earlier run"
-        ) from None
-    try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise UsageError(f"the baseline {shown} is not UTF-8 text, so not a report.json") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"the baseline {shown} is not valid JSON (line {exc.lineno} column {exc.colno}:"
-            f" {exc.msg}), so not a report.json"
-        ) from None
-    except RecursionError:
-        raise UsageError(f"the baseline {shown} nests too deeply to be a report.json") from None
-    problem = baseline_problem(document)
-    if problem:
-        raise UsageError(f"the baseline {shown} cannot be compared with this run: {problem}")
-    return document, shown
+    document = load_baseline(path, shown)
+    return Baseline(document, shown, keep.keeps if keep else None)
 
 
 @dataclass(frozen=True)
@@ -175,7 +134,7 @@ def select_cases(suite: Suite, selection: Selection) -> Suite:
             if part
         )
         raise UsageError(f"no case matches {asked}: each matches some case, but none matches all")
-    return Suite(chosen, suite.specs, suite.fields)
+    return suite.restricted(set(chosen))
 
 
 PROGRESS_MIN_TRACES = 200
@@ -231,71 +190,66 @@ def make_progress(
     return ProgressBar(total, stream)
 
 
+@dataclass
+class Traces:
+    """Where a run's traces come from: a fixtures folder's plan, or a JSON Lines file."""
+
+    jobs: Iterator[Job]
+    shown: str
+    plan: Plan | None = None  # a folder's; None for JSON Lines
+    root: Path | None = None  # the folder no trace may be read outside of
+    total: int | None = None  # for the progress bar; None when unknown
+
+
+def find_traces(options: RunOptions, suite: Suite, known: Iterable[str]) -> Traces:
+    fixtures = options.fixtures
+    shown = display_path(fixtures)
+    if is_jsonl(fixtures):
+        # Counting lines costs a read of the file: only when a bar could be shown.
+        wanted = _interactive(sys.stderr) and not options.quiet
+        return Traces(
+            iter_jsonl(fixtures, shown), shown, total=count_lines(fixtures) if wanted else None
+        )
+    if fixtures.is_dir():
+        plan = plan_fixtures(list(suite.cases), fixtures, shown, known=set(known))
+        for name, _ in plan.orphans:
+            print(f"warning: {shown}/{name}: matches no case id, not evaluated", file=sys.stderr)
+        return Traces(plan.jobs(), shown, plan, fixtures, plan.job_count)
+    raise UsageError(
+        f"fixtures {fixtures} is neither a folder nor a .jsonl file",
+        "pass --fixtures with the folder of saved traces",
+    )
+
+
 def execute_run(options: RunOptions) -> int:
-    baseline = load_baseline(options.baseline) if options.baseline else None
+    selection = Selection(tuple(options.case_patterns), tuple(options.tags))
+    baseline = read_baseline(options.baseline, selection) if options.baseline else None
     folders = spec_folders(options.specs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
-    full = load_checked(find_case_files(options.cases), folders).suite
-    assert full is not None
-    selection = Selection(tuple(options.case_patterns), tuple(options.tags))
+    full = load_checked(find_case_files(options.cases), folders)
     suite = select_cases(full, selection)
-    left_out = set(full.cases) - set(suite.cases)
-    fixtures = options.fixtures
-    shown = display_path(fixtures)
-    total: int | None
-    if fixtures.is_file() and fixtures.suffix in JSONL_SUFFIXES:
-        plan = Plan()
-        jobs = iter_jsonl(fixtures, shown)
-        root = None
-        # Counting lines costs a read of the file: only when a bar could be shown.
-        total = count_lines(fixtures) if _interactive(sys.stderr) and not options.quiet else None
-    elif fixtures.is_dir():
-        plan = plan_directory(suite, fixtures, shown, known=full.cases)
-        jobs = plan.jobs()
-        root = fixtures
-        total = plan.job_count
-    else:
-        raise UsageError(
-            f"fixtures {fixtures} is neither a folder nor a .jsonl file: pass --fixtures with"
-            " the folder of saved traces"
-        )
-    for warning in plan.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    bar = make_progress(total, options.quiet)
+    traces = find_traces(options, suite, full.cases)
+    bar = make_progress(traces.total, options.quiet)
     try:
         runs = evaluate_all(
             suite,
-            jobs,
+            traces.jobs,
             options.jobs,
             max_bytes=options.max_trace_bytes,
-            root=root,
+            root=traces.root,
             progress=bar,
         )
-        cases, unmatched = group_results(suite, runs, plan.unrun, ignore=left_out)
+        left_out = set(full.cases) - set(suite.cases)
+        no_run = "no trace in the JSON Lines input names this case"
+        cases, unmatched = group_results(suite, runs, traces.plan, left_out, no_run)
     finally:
         if bar is not None:
             bar.close()
-    inputs: dict[str, Any] = {
-        "cases": display_path(options.cases),
-        "specs": [display_path(f) if f != folders[0] else "(standard)" for f in folders],
-        "fixtures": shown,
-    }
-    if selection:
-        inputs["selection"] = selection.as_dict()
-    compared: Baseline | None = None
-    if baseline is not None:
-        document, source = baseline
-        inputs["baseline"] = source
-        compared = Baseline(document, source, selection.keeps if selection else None)
-    report = build_report(cases, unmatched, inputs, compared, lazy_rows=True)
+    inputs = _inputs(options, folders, traces.shown, selection, baseline)
+    report = build_report(cases, unmatched, inputs, baseline.comparison if baseline else None)
     written = write_reports(report, options.out, list(options.formats))
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
-    if step_summary and not append_step_summary(report, Path(step_summary), written):
-        print(
-            f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({step_summary})",
-            file=sys.stderr,
-        )
+    _step_summary(report, written)
     code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate)
     _print_summary(report, written, options.quiet)
     for reason in reasons:
@@ -303,8 +257,36 @@ def execute_run(options: RunOptions) -> int:
     return code
 
 
-def _print_comparison(report: dict[str, Any]) -> None:
-    comp = report.get("comparison")
+def _inputs(
+    options: RunOptions,
+    folders: list[Path],
+    shown: str,
+    selection: Selection,
+    baseline: Baseline | None,
+) -> dict[str, Any]:
+    inputs: dict[str, Any] = {
+        "cases": display_path(options.cases),
+        "specs": [display_path(f) if f != folders[0] else "(standard)" for f in folders],
+        "fixtures": shown,
+    }
+    if selection:
+        inputs["selection"] = selection.as_dict()
+    if baseline is not None:
+        inputs["baseline"] = baseline.source
+    return inputs
+
+
+def _step_summary(report: Report, written: list[Path]) -> None:
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
+    if step_summary and not append_step_summary(report, Path(step_summary), written):
+        print(
+            f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({step_summary})",
+            file=sys.stderr,
+        )
+
+
+def _print_comparison(report: Report) -> None:
+    comp = report.head.get("comparison")
     if not comp:
         return
     change = comp["delta"]["pass_rate"]
@@ -317,13 +299,13 @@ def _print_comparison(report: dict[str, Any]) -> None:
         print(f"{'REGRESSED':9} {item['case_id']}: {item['before']} -> {item['after']}")
 
 
-def _print_summary(report: dict[str, Any], written: list[Path], quiet: bool) -> None:
-    s = report["summary"]
+def _print_summary(report: Report, written: list[Path], quiet: bool) -> None:
+    s = report.summary
     if not quiet:
-        for case in report["cases"]:
+        for case in report.rows:
             if case["status"] != "pass":
                 print(f"{case['status'].upper():8} {case['case_id']}: {case['reason']}")
-        for trace in report["unmatched_traces"]:
+        for trace in report.unmatched:
             print(f"{'UNMATCHED':8} {trace['fixture']}: {trace['reason']}")
     print(
         f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"

@@ -13,20 +13,28 @@ enclosing folder named `specs` or `cases` decides; otherwise the content does (a
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .loading.cases import case_files
-from .loading.specs import case_field_names, spec_file_problems, spec_files
-from .loading.suite import display_path, load_suite
-from .loading.traces import JSONL_SUFFIXES
-from .loading.yamlfile import Position, load_yaml
-from .problems import ERROR, WARNING, Problem, ProblemsFound, UsageError, did_you_mean
+from ..inputs import (
+    AMBIGUOUS,
+    EMPTY_FOLDER,
+    display_path,
+    is_jsonl,
+    iter_jsonl,
+    plan_fixtures,
+    spec_files,
+    spec_folders,
+    yaml_files,
+)
+from ..loading.specs import case_field_names, spec_file_problems
+from ..loading.suite import load_suite
+from ..loading.yamlfile import Position, load_yaml
+from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError, did_you_mean
+from . import EXIT_FAILED, EXIT_OK
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_PATHS = ("cases", "specs")
 SPEC_MARKERS = ("query", "predicate", "clauses", "fields")
 
@@ -67,33 +75,12 @@ def cmd_lint(args: Any) -> int:
 
 def collect_inputs(paths: list[Path], specs: list[str] | None) -> Inputs:
     """The case and spec files named by `paths` (folders expanded). Raises UsageError."""
-    from .app import spec_folders  # exactly the folders `run` loads
-
-    folders = spec_folders([Path(s) for s in specs] if specs else None)
-    given = list(paths)
-    if not given:
-        given = [p for p in map(Path, DEFAULT_PATHS) if p.is_dir() and case_files(p)]
-        if not given:
-            raise UsageError(
-                "nothing to lint: there is no cases/ or specs/ folder with YAML files here;"
-                " name the case and spec files or folders to check"
-            )
-    files: list[Path] = []
-    for path in given:
-        if path.is_file():
-            files.append(path)
-        elif path.is_dir():
-            found = case_files(path)
-            if not found:
-                raise UsageError(f"{path}: no *.yaml or *.yml file in this folder")
-            files += found
-        else:
-            raise UsageError(f"{path}: no such file or folder")
+    folders = spec_folders([Path(s) for s in specs] if specs else None)  # as `run` loads them
+    files = _named_files(paths)
     spec_roots = [f.resolve() for f in folders[1:]]  # the user's; the standard set is ours
     loaded = {p.resolve() for folder in folders for p in spec_files(folder)}
-    inputs = Inputs(folders=folders)
     user_specs = {p.resolve() for folder in folders[1:] for p in spec_files(folder)}
-    inputs.files = len({p.resolve() for p in files} | user_specs)
+    inputs = Inputs(folders=folders, files=len({p.resolve() for p in files} | user_specs))
     seen: set[Path] = set()
     for path in files:
         real = path.resolve()
@@ -108,6 +95,29 @@ def collect_inputs(paths: list[Path], specs: list[str] | None) -> Inputs:
             if root is not None:
                 inputs.unread[path] = root
     return inputs
+
+
+def _named_files(paths: list[Path]) -> list[Path]:
+    given = list(paths)
+    if not given:
+        given = [p for p in map(Path, DEFAULT_PATHS) if p.is_dir() and yaml_files(p)]
+        if not given:
+            raise UsageError(
+                "nothing to lint: there is no cases/ or specs/ folder with YAML files here;"
+                " name the case and spec files or folders to check"
+            )
+    files: list[Path] = []
+    for path in given:
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            found = yaml_files(path)
+            if not found:
+                raise UsageError(f"{path}: no *.yaml or *.yml file in this folder")
+            files += found
+        else:
+            raise UsageError(f"{path}: no such file or folder")
+    return files
 
 
 def is_spec(path: Path, spec_roots: Iterable[Path] = ()) -> bool:
@@ -161,62 +171,47 @@ def lint(inputs: Inputs, fixtures: Path | None = None) -> tuple[list[Problem], i
 
 
 def fixture_problems(fixtures: Path, case_ids: dict[str, tuple[str, Position]]) -> list[Problem]:
-    """Cases without a trace and traces without a case, found as `run` would look for them."""
+    """Cases without a trace and traces without a case, found as `run` finds them."""
     shown = display_path(fixtures)
-    if fixtures.is_file() and fixtures.suffix in JSONL_SUFFIXES:
+    if is_jsonl(fixtures):
         return _jsonl_problems(fixtures, shown, case_ids)
     if not fixtures.is_dir():
         raise UsageError(
             f"fixtures {fixtures} is neither a folder nor a .jsonl file: pass --fixtures with"
             " the folder of saved traces"
         )
-    out = []
-    for case_id, (file, at) in sorted(case_ids.items()):
-        single = fixtures / f"{case_id}.json"
-        folder = fixtures / case_id
-        has_single, has_folder = os.path.lexists(single), folder.is_dir()
-        if has_single and has_folder:
-            code = "ambiguous-fixture"
-            msg = (
-                f"case '{case_id}' has two fixtures, {shown}/{case_id}.json and"
-                f" {shown}/{case_id}/: run reports an error for it; keep one"
-            )
-        elif has_single or (has_folder and any(p.suffix == ".json" for p in folder.iterdir())):
-            continue
-        else:
-            code = "no-fixture"
-            looked = (
-                f"{shown}/{case_id}/ holds no *.json file"
-                if has_folder
-                else f"there is no {shown}/{case_id}.json (nor {shown}/{case_id}/*.json)"
-            )
-            msg = (
-                f"case '{case_id}' has no saved trace: {looked}; save its trace there, or"
-                " run reports the case as not run"
-            )
-        out.append(Problem(file, at.line, at.column, WARNING, code, msg))
-    for entry in sorted(fixtures.iterdir()):  # what run warns about, in the same way
-        if entry.name.endswith(".json"):
-            stem = entry.name[: -len(".json")]
-        elif entry.is_dir():
-            stem = entry.name
-        else:
-            continue
-        if stem in case_ids:
-            continue
+    plan = plan_fixtures(sorted(case_ids), fixtures, shown)
+    out = [_missing_problem(plan.missing[c], c, shown, case_ids[c]) for c in sorted(plan.missing)]
+    for name, stem in plan.orphans:  # what run warns about, in the same way
         hint = did_you_mean(stem, case_ids)
-        out.append(
-            Problem(
-                display_path(entry),
-                1,
-                1,
-                WARNING,
-                "orphan-fixture",
-                f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
-                " after its case id, or add the case (run does not evaluate it)",
-            )
+        message = (
+            f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
+            " after its case id, or add the case (run does not evaluate it)"
         )
+        out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
     return out
+
+
+def _missing_problem(kind: str, case_id: str, shown: str, where: tuple[str, Position]) -> Problem:
+    file, at = where
+    if kind == AMBIGUOUS:
+        code = "ambiguous-fixture"
+        msg = (
+            f"case '{case_id}' has two fixtures, {shown}/{case_id}.json and"
+            f" {shown}/{case_id}/: run reports an error for it; keep one"
+        )
+    else:
+        code = "no-fixture"
+        looked = (
+            f"{shown}/{case_id}/ holds no *.json file"
+            if kind == EMPTY_FOLDER
+            else f"there is no {shown}/{case_id}.json (nor {shown}/{case_id}/*.json)"
+        )
+        msg = (
+            f"case '{case_id}' has no saved trace: {looked}; save its trace there, or"
+            " run reports the case as not run"
+        )
+    return Problem(file, at.line, at.column, WARNING, code, msg)
 
 
 def _jsonl_problems(
@@ -224,47 +219,35 @@ def _jsonl_problems(
 ) -> list[Problem]:
     named: set[str] = set()
     out = []
-    try:
-        with open(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    case_id = json.loads(raw).get("caseId")
-                except (ValueError, AttributeError, RecursionError):
-                    continue  # run reports a line it cannot read
-                if not isinstance(case_id, str):
-                    continue
-                named.add(case_id)
-                if case_id not in case_ids:
-                    hint = did_you_mean(case_id, case_ids)
-                    out.append(
-                        Problem(
-                            shown,
-                            number,
-                            1,
-                            WARNING,
-                            "orphan-fixture",
-                            f"this trace's caseId '{case_id}' matches no case{hint}: fix its"
-                            " caseId, or add the case (run does not evaluate it)",
-                        )
-                    )
-    except OSError as exc:
-        raise UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    for job in iter_jsonl(path, shown):
+        case_id = _line_case_id(job.text or "")
+        if case_id is None:
+            continue  # run reports a line it cannot read
+        named.add(case_id)
+        if case_id not in case_ids:
+            hint = did_you_mean(case_id, case_ids)
+            line = int(job.fixture.rsplit(":", 1)[1])
+            message = (
+                f"this trace's caseId '{case_id}' matches no case{hint}: fix its"
+                " caseId, or add the case (run does not evaluate it)"
+            )
+            out.append(Problem(shown, line, 1, WARNING, "orphan-fixture", message))
     for case_id, (file, at) in sorted(case_ids.items()):
         if case_id not in named:
-            out.append(
-                Problem(
-                    file,
-                    at.line,
-                    at.column,
-                    WARNING,
-                    "no-fixture",
-                    f"case '{case_id}' has no saved trace: no line of {shown} has caseId"
-                    f" '{case_id}'; add one, or run reports the case as not run",
-                )
+            message = (
+                f"case '{case_id}' has no saved trace: no line of {shown} has caseId"
+                f" '{case_id}'; add one, or run reports the case as not run"
             )
+            out.append(Problem(file, at.line, at.column, WARNING, "no-fixture", message))
     return out
+
+
+def _line_case_id(text: str) -> str | None:
+    try:
+        case_id = json.loads(text).get("caseId")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return case_id if isinstance(case_id, str) else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,17 +268,7 @@ def render(problems: list[Problem], files: int, fmt: str = "text") -> str:
     """The whole output of lint in one format: text, json or github."""
     if fmt == "json":
         document = {
-            "problems": [
-                {
-                    "file": p.file,
-                    "line": p.line,
-                    "column": p.column,
-                    "severity": p.severity,
-                    "code": p.code,
-                    "message": p.message,
-                }
-                for p in problems
-            ],
+            "problems": [p.as_dict() for p in problems],
             "counts": {
                 "errors": sum(p.severity == ERROR for p in problems),
                 "warnings": sum(p.severity == WARNING for p in problems),

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..problems import kind_of
+from .problems import kind_of
 
 DEFAULT_MAX_TRACE_BYTES = 64 * 1024 * 1024
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 class TraceError(Exception):

@@ -7,8 +7,10 @@ syntax in an answer can never break the table or inject markup.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+from .document import Report
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>()#+!|~])")
 _ICON = {"pass": "✅ pass", "fail": "❌ fail", "not_run": "⚪ not run", "error": "⚠️ error"}
@@ -60,9 +62,9 @@ def _status_change(item: dict[str, Any]) -> str:
     return f"{escape(item['case_id'])} ({_STATUS_WORD.get(item['status'], escape(item['status']))})"
 
 
-def _comparison(report: dict[str, Any]) -> list[str]:
+def _comparison(report: Report) -> list[str]:
     """The comparison with the baseline, when there is one: the first section of the report."""
-    comp = report.get("comparison")
+    comp = report.head.get("comparison")
     if not comp:
         return []
     lines = ["## Compared with the baseline", ""]
@@ -80,7 +82,7 @@ def _comparison(report: dict[str, Any]) -> list[str]:
         lines.append("**No regressions** (every case that passed in the baseline still passes).")
     lines.append("")
     before = comp.get("baseline_summary", {})
-    now = report["summary"]
+    now = report.summary
     delta = comp.get("delta", {})
     lines += ["| Measure | Baseline | Now | Change |", "|---|---|---|---|"]
     for key, label in (
@@ -106,38 +108,54 @@ def _comparison(report: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: Report) -> str:
     """report.md as one text (the HTML reporter and the job summary use it)."""
     return "".join(chunks(report))
 
 
-def chunks(report: dict[str, Any]) -> Iterator[str]:
+def chunks(report: Report) -> Iterator[str]:
     """report.md line by line, so a report of many runs is never one string in memory."""
-    lines = _lines(report)
-    while lines and not lines[-1]:
-        lines.pop()
-    for line in lines:
-        yield line + "\n"
+    multi = any(c["runs"]["total"] > 1 for c in report.rows)
+    lines = [
+        *_heading(report),
+        *_comparison(report),
+        *_summary(report.summary, multi),
+        *_verdicts(report.summary),
+        *_case_table(report.rows, multi),
+        *_flaky(report.rows, report.summary, multi),
+    ]
+    blanks = 0  # blank lines held back, so the file never ends with one
+    for section in (lines, _troubled(report.cases()), _unmatched(report.unmatched)):
+        for line in section:
+            if not line:
+                blanks += 1
+                continue
+            yield "\n" * blanks + line + "\n"
+            blanks = 0
 
 
-def _lines(report: dict[str, Any]) -> list[str]:
-    summary = report["summary"]
-    cases = report["cases"]
-    inputs = report.get("inputs", {})
-    tool = report.get("tool", {})
-    lines = ["# Trace validation report", ""]
-    lines.append(
-        f"Generated {escape(report.get('generated_at'))} by {escape(tool.get('name'))}"
+def _heading(report: Report) -> list[str]:
+    inputs = report.head.get("inputs", {})
+    tool = report.head.get("tool", {})
+    return [
+        "# Trace validation report",
+        "",
+        f"Generated {escape(report.head.get('generated_at'))} by {escape(tool.get('name'))}"
         f" {escape(tool.get('version'))} · cases: {escape(inputs.get('cases'))}"
-        f" · fixtures: {escape(inputs.get('fixtures'))}"
-    )
-    lines.append("")
-    lines += _comparison(report)
-    lines.append(
-        f"**{summary['passed']} of {summary['total']} cases passed ({_pct(summary['pass_rate'])}).**"
-    )
-    lines.append("")
-    lines += ["## Summary", "", "| Metric | Value |", "|---|---|"]
+        f" · fixtures: {escape(inputs.get('fixtures'))}",
+        "",
+    ]
+
+
+def _summary(summary: dict[str, Any], multi: bool) -> list[str]:
+    lines = [
+        f"**{summary['passed']} of {summary['total']} cases passed ({_pct(summary['pass_rate'])}).**",
+        "",
+        "## Summary",
+        "",
+        "| Metric | Value |",
+        "|---|---|",
+    ]
     rows = [
         ("Cases", summary["total"]),
         ("Passed", summary["passed"]),
@@ -149,20 +167,22 @@ def _lines(report: dict[str, Any]) -> list[str]:
         ("Average tool calls", _num(summary["avg_tool_calls"])),
         ("Average duration (ms)", _num(summary["avg_duration_ms"])),
     ]
-    multi = any(c["runs"]["total"] > 1 for c in cases)
     if multi:
         rows += [
             ("pass^k (every run passed)", _pct(summary["pass_hat_k"])),
             ("pass@k (some run passed)", _pct(summary["pass_at_k"])),
             ("Flaky cases", summary["flaky_cases"]),
         ]
-    lines += [f"| {label} | {value} |" for label, value in rows]
-    lines.append("")
-    lines += ["## Verdicts", "", "| Verdict | Traces |", "|---|---|"]
+    return [*lines, *(f"| {label} | {value} |" for label, value in rows), ""]
+
+
+def _verdicts(summary: dict[str, Any]) -> list[str]:
     dist = summary["verdict_distribution"]
-    lines += [f"| {escape(k)} | {v} |" for k, v in dist.items()] or ["| — | 0 |"]
-    lines.append("")
-    lines += ["## Cases", ""]
+    rows = [f"| {escape(k)} | {v} |" for k, v in dist.items()] or ["| — | 0 |"]
+    return ["## Verdicts", "", "| Verdict | Traces |", "|---|---|", *rows, ""]
+
+
+def _case_table(cases: list[dict[str, Any]], multi: bool) -> list[str]:
     header = [
         "Case",
         "Status",
@@ -173,8 +193,7 @@ def _lines(report: dict[str, Any]) -> list[str]:
         "Duration (ms)",
         "Failed checks",
     ]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * len(header))
+    lines = ["## Cases", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for case in cases:
         runs = case["runs"]
         runs_cell = (
@@ -194,37 +213,52 @@ def _lines(report: dict[str, Any]) -> list[str]:
             failed,
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    if multi and summary["flaky_cases"]:
-        flaky = [escape(c["case_id"]) for c in cases if c["flaky"]]
-        lines += ["Flaky cases (some runs pass, some fail): " + ", ".join(flaky), ""]
-    troubled = [c for c in cases if c["status"] != "pass"]
-    if troubled:
-        lines += ["## Cases that did not pass", ""]
-    for case in troubled:
-        lines.append(f"### {escape(case['case_id'])} — {_ICON.get(case['status'], case['status'])}")
-        lines.append("")
-        if case.get("fixture"):
-            lines.append(f"Trace: {escape(case['fixture'])}")
-            lines.append("")
-        if case.get("reason"):
-            lines.append(f"Reason: {escape(case['reason'])}")
-            lines.append("")
-        for failed in case["failed_checks"]:
-            lines.append(f"- **{escape(failed['check'])}**: {escape(failed['message'])}")
-        for item in case["runs"].get("items", []):
-            if item["status"] != "pass":
-                checks = ", ".join(escape(f["check"]) for f in item["failed_checks"]) or escape(
-                    item["reason"]
-                )
-                lines.append(
-                    f"- run {escape(item['fixture'])}: {_ICON.get(item['status'], item['status'])} — {checks}"
-                )
-        if case["failed_checks"] or case["runs"].get("items"):
-            lines.append("")
-    unmatched = report.get("unmatched_traces") or []
-    if unmatched:
-        lines += ["## Traces that match no case", "", "| Trace | Reason |", "|---|---|"]
-        lines += [f"| {escape(u['fixture'])} | {escape(u['reason'])} |" for u in unmatched]
+    return [*lines, ""]
+
+
+def _flaky(cases: list[dict[str, Any]], summary: dict[str, Any], multi: bool) -> list[str]:
+    if not (multi and summary["flaky_cases"]):
+        return []
+    flaky = [escape(c["case_id"]) for c in cases if c["flaky"]]
+    return ["Flaky cases (some runs pass, some fail): " + ", ".join(flaky), ""]
+
+
+def _troubled(cases: Iterable[dict[str, Any]]) -> Iterator[str]:
+    first = True
+    for case in cases:
+        if case["status"] == "pass":
+            continue
+        if first:
+            yield from ("## Cases that did not pass", "")
+            first = False
+        yield from _case_section(case)
+
+
+def _case_section(case: dict[str, Any]) -> list[str]:
+    lines = [f"### {escape(case['case_id'])} — {_ICON.get(case['status'], case['status'])}", ""]
+    if case.get("fixture"):
+        lines += [f"Trace: {escape(case['fixture'])}", ""]
+    if case.get("reason"):
+        lines += [f"Reason: {escape(case['reason'])}", ""]
+    for failed in case["failed_checks"]:
+        lines.append(f"- **{escape(failed['check'])}**: {escape(failed['message'])}")
+    items = case["runs"].get("items", [])
+    for item in items:
+        if item["status"] != "pass":
+            checks = ", ".join(escape(f["check"]) for f in item["failed_checks"]) or escape(
+                item["reason"]
+            )
+            lines.append(
+                f"- run {escape(item['fixture'])}: {_ICON.get(item['status'], item['status'])} — {checks}"
+            )
+    if case["failed_checks"] or items:
         lines.append("")
     return lines
+
+
+def _unmatched(unmatched: list[dict[str, Any]]) -> list[str]:
+    if not unmatched:
+        return []
+    lines = ["## Traces that match no case", "", "| Trace | Reason |", "|---|---|"]
+    lines += [f"| {escape(u['fixture'])} | {escape(u['reason'])} |" for u in unmatched]
+    return [*lines, ""]

@@ -1,0 +1,162 @@
+"""One trace against its case: find the case, apply its checks, read the report's metrics.
+
+`evaluate_trace(suite, trace)` is the library's entry point; the runner keeps one
+`Evaluator` per process so that a case's consecutive runs share its resolved arguments.
+Never raises for any trace: what cannot be evaluated becomes a run with status `error`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+from ..model import Case, Suite
+from ..problems import kind_of, show
+from ..results import ERROR, FAIL, PASS, CheckResult, RunResult
+from .interpreter import CaseArguments, evaluate_spec
+from .predicates import TraceContext
+
+MISSING = "MISSING"
+INVALID = "INVALID"
+
+
+class Evaluator:
+    """Evaluates traces against one suite, keeping the resolved arguments of the case seen
+    last (a case's runs come one after another, so its 2nd..nth runs reuse them)."""
+
+    def __init__(self, suite: Suite) -> None:
+        self.suite = suite
+        self._case: Case | None = None
+        self._args = CaseArguments({})
+
+    def evaluate(
+        self, trace: Any, case_id: str | None = None, fixture: str | None = None
+    ) -> RunResult:
+        """Evaluate one parsed trace. Never raises: an internal error marks this run `error`."""
+        try:
+            return self._evaluate(trace, case_id, fixture)
+        except Exception as exc:  # one broken trace must not stop the others
+            reason = (
+                f"internal error while evaluating this trace (please report it as a bug): {exc!r}"
+            )
+            return RunResult(case_id or "?", ERROR, reason, fixture)
+
+    def case_id_of(self, trace: Any) -> tuple[str | None, str | None]:
+        """The case id a trace names, and an error reason when it names one badly."""
+        query = self.suite.fields.query("case_id")
+        if not isinstance(trace, dict) or query is None:
+            return None, None
+        found = [v for v in query.find(trace) if v is not None]
+        if not found:
+            return None, None
+        if not isinstance(found[0], str):
+            return (
+                None,
+                f"{query.expression} must be text, found {kind_of(found[0])} {show(found[0])}",
+            )
+        return found[0], None
+
+    def _evaluate(self, trace: Any, case_id: str | None, fixture: str | None) -> RunResult:
+        if not isinstance(trace, dict):
+            reason = f"the trace must be a JSON object, found {kind_of(trace)}"
+            return RunResult(case_id or "?", ERROR, reason, fixture)
+        named, problem = self.case_id_of(trace)
+        if problem:
+            return RunResult(case_id or "?", ERROR, problem, fixture)
+        where = self.suite.fields.expression("case_id")
+        if case_id is None:
+            if named is None:
+                reason = f"the trace has no {where}, so no case can be matched"
+                return RunResult("?", ERROR, reason, fixture)
+            case_id = named
+        elif named is not None and named != case_id:
+            reason = (
+                f"{where} is '{named}', but this fixture belongs to case '{case_id}':"
+                " fix the trace or move it"
+            )
+            return RunResult(case_id, ERROR, reason, fixture)
+        case = self.suite.cases.get(case_id)
+        if case is None:
+            return RunResult(case_id, ERROR, f"no case has the id '{case_id}'", fixture)
+        return self._run(case, trace, fixture)
+
+    def _run(self, case: Case, trace: dict[str, Any], fixture: str | None) -> RunResult:
+        if case is not self._case:
+            self._case, self._args = case, CaseArguments(case.fields)
+        ctx = TraceContext(trace)
+        run = RunResult(case.id, PASS, None, fixture)
+        read_metrics(self.suite, trace, run)
+        run.checks = [self._check(spec, ctx) for spec in self.suite.checks_for(case)]
+        if any(c.status == FAIL for c in run.checks):
+            run.status = FAIL
+        return run
+
+    def _check(self, spec: Any, ctx: TraceContext) -> CheckResult:
+        try:
+            return evaluate_spec(spec, self._args, ctx)
+        except RecursionError:
+            return CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
+
+
+def evaluate_trace(
+    suite: Suite, trace: Any, case_id: str | None = None, fixture: str | None = None
+) -> RunResult:
+    """Evaluate one parsed trace (a dict) against its case; never raises."""
+    return Evaluator(suite).evaluate(trace, case_id, fixture)
+
+
+# --------------------------------------------------------------------------------------------
+# The report's metrics of a run: verdict, tool calls, duration
+
+
+def read_metrics(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
+    _verdict(suite, trace, run)
+    _tool_calls(suite, trace, run)
+    _duration(suite, trace, run)
+
+
+def _verdict(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
+    query = suite.fields.query("verdict")
+    verdicts = [v for v in query.find(trace) if v is not None] if query else []
+    if not verdicts:
+        run.verdict_key = MISSING
+    elif isinstance(verdicts[0], str):
+        # Interned: a few distinct verdicts shared by every run, not one copy per trace.
+        run.verdict = run.verdict_key = sys.intern(verdicts[0])
+    else:
+        run.verdict_key = INVALID
+
+
+def _tool_calls(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
+    matches = suite.fields.query("tool_call_matches")
+    if matches is not None:
+        run.tool_call_count = len(matches.find(trace))
+        return
+    listed = suite.fields.query("tool_calls")
+    if listed is None:
+        return
+    calls = listed.find(trace)
+    if not calls or calls[0] is None:
+        run.tool_call_count = 0
+    elif isinstance(calls[0], list):
+        run.tool_call_count = len(calls[0])
+    else:
+        run.notes.append(
+            f"{listed.expression} is {kind_of(calls[0])}, not a list: tool calls not counted"
+        )
+
+
+def _duration(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
+    query = suite.fields.query("duration_ms")
+    durations = query.find(trace) if query else []
+    if not durations or durations[0] is None:
+        return
+    value = durations[0]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        run.duration_ms = value
+    else:
+        run.notes.append(
+            f"{query.expression if query else 'duration_ms'} is {kind_of(value)}, not a number:"
+            " duration not counted"
+        )

@@ -1,0 +1,196 @@
+"""The interpreter: evaluates compiled check specs against one trace document.
+
+It is the only place that knows about queries, bindings and guards; predicates only see values.
+Every message it returns names the JSONPath it read, so a reader of the report knows where to
+look in the trace.
+
+`compile_condition` is where a condition becomes evaluable (the loader calls it once per
+condition of a spec file): it looks up the predicate, fills in and type-checks the parameters
+whose values are already known, and leaves the rest to be resolved per case or per trace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Binding, Clause, Condition, Finder, Spec, Unbound
+from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult
+from .params import PARAM_TYPES, type_error
+from .predicates import PREDICATES, Outcome, TraceContext, param_type_error
+
+_ABSENT = object()
+Arguments = dict[str, Any]
+
+
+class CaseArguments:
+    """The arguments of a case's per-case conditions, resolved once for all of its runs.
+
+    A condition whose parameters read only the case (or nothing but literals) has the same
+    arguments for every trace of that case; the runner evaluates a case's runs one after
+    another, so it keeps one of these for the case at hand (`Evaluator`)."""
+
+    __slots__ = ("_args", "fields")
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.fields = fields
+        self._args: dict[Condition, Arguments | Outcome] = {}
+
+    def of(self, condition: Condition, ctx: TraceContext) -> Arguments | Outcome:
+        if not condition.unbound:
+            return condition.fixed
+        if not condition.per_case:
+            return _arguments(condition, self.fields, ctx)
+        args = self._args.get(condition)
+        if args is None:
+            args = self._args[condition] = _arguments(condition, self.fields, ctx)
+        return args
+
+
+def evaluate_spec(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckResult:
+    """Evaluate one check spec: guards first, then every clause (all must hold)."""
+    skip = _guard_skip(spec.when, spec.unless, spec.skip_reason, case, ctx)
+    if skip is not None:
+        return CheckResult(spec.id, SKIPPED, skip, report_as=spec.report_as)
+    clauses = spec.clauses
+    if len(clauses) == 1:  # the common shape: the clause's result is the check's
+        result = _clause(clauses[0], case, ctx)
+        return CheckResult(spec.id, result.status, result.message, [result], spec.report_as)
+    results = [_clause(clause, case, ctx) for clause in clauses]
+    return CheckResult(spec.id, *_combined(results), results, spec.report_as)
+
+
+def _combined(results: list[ClauseResult]) -> tuple[str, str]:
+    """A multi-clause check's status and message: any failure fails it; all skipped skips it."""
+    failed = [r for r in results if r.status == FAIL]
+    if failed:
+        return FAIL, "; ".join(_prefixed(r) for r in failed)
+    if all(r.status == SKIPPED for r in results):
+        return SKIPPED, "; ".join(_prefixed(r) for r in results)
+    notes = [_prefixed(r) for r in results if r.status == SKIPPED]
+    return PASS, "; ".join([*(r.message for r in results if r.status == PASS), *notes])
+
+
+def _prefixed(result: ClauseResult) -> str:
+    return f"[{result.name}] {result.message}"
+
+
+def _clause(clause: Clause, case: CaseArguments, ctx: TraceContext) -> ClauseResult:
+    skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
+    if skip is not None:
+        return ClauseResult(clause.name, SKIPPED, skip)
+    condition = clause.condition
+    outcome = _run(condition, case, ctx)
+    status = PASS if outcome.passed else FAIL
+    return ClauseResult(
+        clause.name, status, f"{condition.where}: {outcome.message}", outcome.details
+    )
+
+
+def _guard_skip(
+    when: Condition | None,
+    unless: Condition | None,
+    reason: str | None,
+    case: CaseArguments,
+    ctx: TraceContext,
+) -> str | None:
+    """The recorded reason for skipping, or None when the check applies."""
+    if when is not None and not _run(when, case, ctx).passed:
+        return "skipped: " + (reason or f"condition on {when.where} does not hold")
+    if unless is not None and _run(unless, case, ctx).passed:
+        return "skipped: " + (reason or f"exception on {unless.where} holds")
+    return None
+
+
+def run_predicate(name: str, values: list[Any], args: Arguments, ctx: TraceContext) -> Outcome:
+    """Call a registered predicate on `values` with literal `args`, as a spec would.
+
+    For predicate authors and their tests: defaults are filled in and types checked exactly
+    as for a spec, so a parameter of the wrong type fails with a message rather than raising."""
+    condition = compile_condition((), name, args)
+    return _apply(condition, values, CaseArguments({}), ctx)
+
+
+def _run(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Outcome:
+    trace = ctx.trace
+    queries = condition.queries
+    if len(queries) == 1:
+        values = queries[0].find(trace)
+    else:
+        values = []
+        for query in queries:
+            values.extend(query.find(trace))
+    return _apply(condition, values, case, ctx)
+
+
+def _apply(
+    condition: Condition, values: list[Any], case: CaseArguments, ctx: TraceContext
+) -> Outcome:
+    args = case.of(condition, ctx)
+    if isinstance(args, Outcome):
+        return args
+    try:
+        result: Outcome = condition.fn(values, args, ctx)
+    except RecursionError:
+        return Outcome(False, "the value is nested too deeply to examine")
+    return result
+
+
+def _arguments(
+    condition: Condition, case_fields: dict[str, Any], ctx: TraceContext
+) -> Arguments | Outcome:
+    """The predicate's arguments, or a failed Outcome naming the first parameter that has
+    no value or a value of the wrong type."""
+    args = dict(condition.fixed)
+    for param in condition.unbound:
+        value = _resolve(param.raw, case_fields, ctx.trace)
+        if value is None and param.default is not None:
+            value = _ABSENT  # null (e.g. an empty case field) means "not set"
+        if value is _ABSENT:
+            if param.required:
+                return Outcome(False, f"parameter '{param.name}' has no value")
+            value = param.default
+        kind = PARAM_TYPES[param.type]
+        if not kind.check(value):
+            return Outcome(False, f"parameter '{param.name}' {type_error(param.type, value)}")
+        args[param.name] = value
+    return args
+
+
+def _resolve(raw: Any, case_fields: dict[str, Any], trace: Any) -> Any:
+    if not isinstance(raw, Binding):
+        return raw
+    if raw.trace is not None:
+        return raw.trace.find(trace)
+    resolved = case_fields.get(raw.case) if raw.case else None
+    return raw.default if resolved is None else resolved
+
+
+# --------------------------------------------------------------------------------------------
+# Compiling
+
+
+def compile_condition(
+    queries: tuple[Finder, ...], predicate: str, params: dict[str, Any]
+) -> Condition:
+    """A condition ready to evaluate. `predicate` must be registered (the loader checks)."""
+    pred = PREDICATES[predicate]
+    # Parameters whose value is known now (a literal or the default, of the right type) are
+    # filled in once; the others are resolved and checked per case or per trace, in declared
+    # order, so the first parameter that is wrong is the one a message names.
+    fixed: dict[str, Any] = {}
+    unbound = []
+    for name, param in pred.params.items():
+        raw = params.get(name, _ABSENT)
+        if raw is not _ABSENT and isinstance(raw, Binding):
+            known = _ABSENT
+        elif raw is _ABSENT or (raw is None and param.default is not None):
+            known = _ABSENT if param.required else param.default
+        else:
+            known = raw
+        if known is not _ABSENT and param_type_error(param, known) is None:
+            fixed[name] = known
+            continue
+        unbound.append(Unbound(name, raw, param.required, param.default, param.type))
+    per_case = not any(isinstance(p.raw, Binding) and p.raw.trace is not None for p in unbound)
+    where = ", ".join(q.expression for q in queries)
+    return Condition(queries, predicate, params, pred.fn, fixed, tuple(unbound), per_case, where)

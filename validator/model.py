@@ -1,0 +1,209 @@
+"""The model: what a suite is made of, independent of files and of how traces are evaluated.
+
+Loading (`validator.loading`) turns files into these objects; evaluation
+(`validator.evaluation`) reads them. This module imports neither: it is the bottom of the
+import graph, so every other part can depend on it.
+
+A `Spec` here is the compiled, evaluable form of a check spec file: every JSONPath is already
+compiled, and each `Condition` knows its predicate function and which of its parameters are
+fixed (checked once, when the spec was compiled) and which are resolved per case or per
+trace. There is no second "prepared" form anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Finder(Protocol):
+    """A compiled query (see `evaluation.query.Query`): what the model needs of one."""
+
+    @property
+    def expression(self) -> str: ...
+
+    def find(self, document: Any) -> list[Any]: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Cases
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case as written by its author, validated."""
+
+    id: str
+    file: str
+    fields: dict[str, Any] = field(hash=False, compare=False)  # every key the author wrote
+
+    @property
+    def checks(self) -> list[str] | None:
+        return self.fields.get("checks")
+
+    @property
+    def tags(self) -> list[str]:
+        return list(self.fields.get("tags") or [])
+
+
+# --------------------------------------------------------------------------------------------
+# Specs, compiled
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A parameter whose value comes from the case (`case`) or from the trace (`trace`)."""
+
+    case: str | None = None
+    trace: Finder | None = None
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Unbound:
+    """A parameter whose value is known only per case or per trace: resolved, then checked."""
+
+    name: str
+    raw: Any  # a Binding, or a literal that failed its type check (reported per trace)
+    required: bool
+    default: Any
+    type: str  # a parameter type's name (evaluation.params)
+
+
+@dataclass(frozen=True, eq=False)
+class Condition:
+    """`query` + `predicate` + `params`, compiled: evaluable thousands of times.
+
+    `fixed` holds the parameters whose values are known at compile time (literals and
+    defaults, already type-checked); `unbound` the others, in declared order, so the first
+    parameter that is wrong for a trace is the one a message names. `per_case` is true when
+    no parameter reads the trace: its arguments are the same for every run of a case.
+    """
+
+    queries: tuple[Finder, ...]
+    predicate: str
+    params: dict[str, Any]  # as written: literal values or Binding
+    fn: Callable[..., Any]
+    fixed: dict[str, Any]
+    unbound: tuple[Unbound, ...]
+    per_case: bool
+    where: str  # the JSONPath text every message of this condition starts with
+
+
+@dataclass(frozen=True, eq=False)
+class Clause:
+    name: str
+    condition: Condition
+    when: Condition | None = None
+    unless: Condition | None = None
+    skip_reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Spec:
+    id: str
+    description: str
+    file: str
+    default: bool = False
+    report_as: str | None = None
+    clauses: tuple[Clause, ...] = ()
+    when: Condition | None = None
+    unless: Condition | None = None
+    skip_reason: str | None = None
+    fields: dict[str, Finder] | None = None  # only for the trace-fields spec
+    # The trace-fields spec may list the verdicts the verifier gives (for lint's spelling
+    # check of case verdicts); None: not listed, so no spelling check.
+    verdicts: tuple[str, ...] | None = None
+
+    @property
+    def is_check(self) -> bool:
+        return self.fields is None
+
+
+# --------------------------------------------------------------------------------------------
+# Trace fields: where the report reads a trace's case id, verdict, tool calls and duration
+
+
+FIELDS_SPEC_ID = "trace-fields"
+
+
+@dataclass(frozen=True)
+class TraceField:
+    name: str
+    doc: str
+    required: bool = True
+    alternative: str | None = None  # another field that may stand in for this one
+
+
+# The one list of trace fields: the spec loader, lint, the schema test and the evaluator
+# all read it.
+TRACE_FIELDS: dict[str, TraceField] = {
+    f.name: f
+    for f in (
+        TraceField("case_id", "the id of the case a trace belongs to"),
+        TraceField("verdict", "the verifier's verdict"),
+        TraceField(
+            "tool_calls",
+            "the list of tool calls (its items are counted)",
+            True,
+            "tool_call_matches",
+        ),
+        TraceField(
+            "tool_call_matches",
+            "a query matching each tool call (the matches are counted), for traces whose"
+            " calls are not one list, such as OpenTelemetry spans",
+            False,
+            "tool_calls",
+        ),
+        TraceField("duration_ms", "the run's duration in milliseconds"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class TraceFields:
+    """The compiled queries of the trace-fields spec, by field name."""
+
+    queries: dict[str, Finder]
+
+    def query(self, name: str) -> Finder | None:
+        return self.queries.get(name)
+
+    def expression(self, name: str) -> str:
+        query = self.queries.get(name)
+        return query.expression if query is not None else name
+
+
+# --------------------------------------------------------------------------------------------
+# The suite
+
+
+@dataclass
+class Suite:
+    """Validated cases plus compiled specs: everything evaluation needs, picklable."""
+
+    cases: dict[str, Case]
+    specs: dict[str, Spec]
+    fields: TraceFields
+    # Each case's checks, in the order they run: its `checks`, else the default plan (one
+    # tuple shared by every case that names no checks). Derived, so never out of step.
+    plans: dict[str, tuple[Spec, ...]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        default = tuple(
+            s for s in sorted(self.specs.values(), key=lambda s: s.id) if s.default and s.is_check
+        )
+        self.plans = {
+            case.id: tuple(self.specs[n] for n in case.checks) if case.checks else default
+            for case in self.cases.values()
+        }
+
+    def checks_for(self, case: Case) -> tuple[Spec, ...]:
+        """The specs a case applies: its `checks`, or every default check spec."""
+        return self.plans[case.id]
+
+    def restricted(self, case_ids: set[str]) -> Suite:
+        """The same suite with only the given cases (a --case/--tag selection)."""
+        chosen = {k: v for k, v in self.cases.items() if k in case_ids}
+        return Suite(chosen, self.specs, self.fields)

@@ -1,0 +1,195 @@
+"""The report document, shaped in one place from result records.
+
+Every reporter (JSON, Markdown, JUnit, HTML) formats this one document and decides nothing;
+its shape is described by the shipped `report` JSON Schema and is stable across versions
+(`schema_version` changes when a key changes meaning).
+
+A `Report` holds the document's head (everything but the case rows) and makes the case
+rows when a reporter reads them, so a case with 10,000 runs does not hold 10,000 run rows
+for as long as the report lives. `Report.as_dict()` is the plain JSON document (what
+`report.json` holds and what the library returns); `Report.from_dict` reads one back, so a
+report can be rendered again in any format from its JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
+from ..version import __version__
+from .columns import COLUMNS
+from .metrics import summarize
+
+SCHEMA_VERSION = 1
+TOOL_NAME = "trace-validator"
+
+
+def generated_at() -> str:
+    """UTC time of the run; SOURCE_DATE_EPOCH pins it for reproducible reports."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    seconds = int(epoch) if epoch.isdigit() else int(time.time())
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+    except (OverflowError, OSError, ValueError):  # a pinned time no calendar can show
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(time.time())))
+
+
+# --------------------------------------------------------------------------------------------
+# Rows
+
+
+def check_row(check: CheckResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"check": check.check, "status": check.status, "message": check.message}
+    if len(check.clauses) > 1:
+        out["clauses"] = [
+            {"name": c.name, "status": c.status, "message": c.message} for c in check.clauses
+        ]
+    details = check.details
+    if details:
+        out["details"] = details
+    return out
+
+
+def _failed(run: RunResult) -> list[dict[str, str]]:
+    return [{"check": c.check, "message": c.message} for c in run.checks if c.status == FAIL]
+
+
+def run_row(run: RunResult) -> dict[str, Any]:
+    """A run's entry in its case's `runs.items`."""
+    return {
+        "fixture": run.fixture,
+        "status": run.status,
+        "reason": run.reason,
+        "verdict": run.verdict,
+        "failed_checks": _failed(run),
+        "tool_call_count": run.tool_call_count,
+        "duration_ms": run.duration_ms,
+    }
+
+
+def _run_fields(run: RunResult) -> dict[str, Any]:
+    """Every case-row field that describes its representative run, in one pass over its
+    checks (a report of thousands of cases makes this for each)."""
+    checks, failed = [], []
+    coverage: dict[str, dict[str, Any]] = {}  # report_as -> the first applied check's details
+    for check in run.checks:
+        checks.append(check_row(check))
+        if check.status == FAIL:
+            failed.append({"check": check.check, "message": check.message})
+        if check.report_as is not None and check.status != SKIPPED:
+            coverage.setdefault(check.report_as, check.details)
+    return {
+        "verdict": run.verdict,
+        "failed_checks": failed,
+        "checks": checks,
+        **{name: column.value(coverage.get(name)) for name, column in COLUMNS.items()},
+        "tool_call_count": run.tool_call_count,
+        "duration_ms": run.duration_ms,
+        "fixture": run.fixture,
+        "notes": list(run.notes),
+    }
+
+
+_NO_RUN = RunResult("", "")
+
+
+def case_row(case: CaseResult, with_items: bool = True) -> dict[str, Any]:
+    """The case's row of the report. `with_items=False` leaves a multi-run case's
+    `runs.items` out (a `Report` adds them when the row is read)."""
+    run = case.representative
+    out: dict[str, Any] = {"case_id": case.case_id, "status": case.status, "reason": case.reason}
+    out.update(_run_fields(run or _NO_RUN))
+    out["tags"] = list(case.tags)
+    total = len(case.runs)
+    passed = case.passed_runs
+    out["run_pass_rate"] = round(passed / total, 4) if total else None
+    out["flaky"] = case.flaky
+    out["runs"] = {"total": total, "passed": passed}
+    if total > 1 and with_items:
+        out["runs"]["items"] = [run_row(r) for r in case.runs]
+    return out
+
+
+def unmatched_row(run: RunResult) -> dict[str, Any]:
+    return {
+        "fixture": run.fixture,
+        "case_id": run.case_id,
+        "status": run.status,
+        "reason": run.reason,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The document
+
+
+@dataclass
+class Report:
+    """The report document: `head` (schema_version, tool, generated_at, inputs, summary and,
+    with a baseline, comparison), the case rows (`cases()`), and `unmatched`."""
+
+    head: dict[str, Any]
+    rows: list[dict[str, Any]]  # case rows; a multi-run case's without runs.items
+    unmatched: list[dict[str, Any]] = field(default_factory=list)
+    # For each row, its runs when the row's runs.items is made on reading (else None).
+    items: list[Callable[[], list[dict[str, Any]]] | None] | None = None
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        summary: dict[str, Any] = self.head["summary"]
+        return summary
+
+    def cases(self) -> Iterator[dict[str, Any]]:
+        """Every case row, complete, in report order (made one at a time when lazy)."""
+        if self.items is None:
+            yield from self.rows
+            return
+        for row, make in zip(self.rows, self.items, strict=True):
+            if make is None:
+                yield row
+            else:
+                yield {**row, "runs": {**row["runs"], "items": make()}}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The whole document as plain JSON data (report.json's content)."""
+        return {**self.head, "cases": list(self.cases()), "unmatched_traces": self.unmatched}
+
+    @classmethod
+    def from_dict(cls, document: dict[str, Any]) -> Report:
+        head = {k: v for k, v in document.items() if k not in ("cases", "unmatched_traces")}
+        return cls(
+            head, list(document.get("cases") or []), list(document.get("unmatched_traces") or [])
+        )
+
+
+def _items_of(case: CaseResult) -> Callable[[], list[dict[str, Any]]] | None:
+    if len(case.runs) <= 1:
+        return None
+    runs = case.runs
+    return lambda: [run_row(r) for r in runs]
+
+
+def build_report(
+    cases: list[CaseResult],
+    unmatched: Iterable[RunResult] = (),
+    inputs: dict[str, Any] | None = None,
+    comparison: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]] | None = None,
+) -> Report:
+    """The report of a run. `comparison`, given the summary and the case rows, returns the
+    `comparison` section (see `report.baseline`)."""
+    head: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "generated_at": generated_at(),
+        "inputs": inputs or {},
+        "summary": summarize(cases),
+    }
+    rows = [case_row(c, with_items=False) for c in cases]
+    if comparison is not None:
+        head["comparison"] = comparison(head["summary"], rows)
+    items = [_items_of(c) for c in cases]
+    return Report(head, rows, [unmatched_row(r) for r in unmatched], items)

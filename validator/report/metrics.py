@@ -1,0 +1,134 @@
+"""The summary's figures, computed one way for this run's results and for a baseline report.
+
+`summarize` reads anything shaped like a case result (`status`, `runs`, `passed_runs`,
+`flaky`) whose runs are shaped like run results (`status`, `verdict_key`,
+`tool_call_count`, `duration_ms`): the results of this run, or a baseline report's rows
+through `baseline_cases`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..results import ERROR, FAIL, NOT_RUN, PASS
+
+
+class RunLike(Protocol):
+    status: str
+    verdict_key: str | None
+    tool_call_count: int | None
+    duration_ms: float | None
+
+
+class CaseLike(Protocol):
+    @property
+    def status(self) -> str: ...
+    @property
+    def runs(self) -> Sequence[RunLike]: ...
+    @property
+    def passed_runs(self) -> int: ...
+    @property
+    def flaky(self) -> bool: ...
+
+
+def average(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def _share(count: int, total: int) -> float:
+    return round(count / total, 4) if total else 0.0
+
+
+def summarize(cases: Sequence[CaseLike]) -> dict[str, Any]:
+    """Aggregates over cases (statuses) and over every evaluated run (verdicts, costs)."""
+    total = len(cases)
+    statuses = Counter(c.status for c in cases)
+    runs = [r for c in cases for r in c.runs]
+    evaluated = [r for r in runs if r.status in (PASS, FAIL)]
+    verdicts = Counter(r.verdict_key or "MISSING" for r in evaluated)
+    return {
+        "total": total,
+        "passed": statuses[PASS],
+        "failed": statuses[FAIL],
+        "not_run": statuses[NOT_RUN],
+        "errored": statuses[ERROR],
+        "pass_rate": _share(statuses[PASS], total),
+        "verdict_distribution": dict(sorted(verdicts.items())),
+        "avg_tool_calls": average(
+            [r.tool_call_count for r in evaluated if r.tool_call_count is not None]
+        ),
+        "avg_duration_ms": average([r.duration_ms for r in evaluated if r.duration_ms is not None]),
+        "runs": {
+            "total": len(runs),
+            "evaluated": len(evaluated),
+            "passed": sum(r.status == PASS for r in runs),
+        },
+        "pass_hat_k": _share(statuses[PASS], total),
+        "pass_at_k": _share(sum(c.passed_runs > 0 for c in cases if c.runs), total),
+        "flaky_cases": sum(c.flaky for c in cases),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# A baseline report's rows, read as results
+
+
+def _number(value: Any) -> float | None:
+    # A baseline is another program's file: NaN, Infinity or 1e400 in it are not figures.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if abs(value) < 2**63 else None
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return None
+
+
+@dataclass(slots=True)
+class _RowRun:
+    status: str
+    verdict_key: str | None
+    tool_call_count: Any
+    duration_ms: Any
+
+
+@dataclass
+class _RowCase:
+    status: str
+    runs: list[_RowRun] = field(default_factory=list)
+
+    @property
+    def passed_runs(self) -> int:
+        return sum(r.status == PASS for r in self.runs)
+
+    @property
+    def flaky(self) -> bool:
+        statuses = {r.status for r in self.runs}
+        return PASS in statuses and FAIL in statuses
+
+
+def _row_run(row: dict[str, Any]) -> _RowRun:
+    verdict = row.get("verdict")
+    return _RowRun(
+        str(row.get("status")),
+        verdict if isinstance(verdict, str) else None,
+        _number(row.get("tool_call_count")),
+        _number(row.get("duration_ms")),
+    )
+
+
+def baseline_cases(rows: list[dict[str, Any]]) -> list[_RowCase]:
+    """A report's case rows as case results: each run from `runs.items`, or the row itself
+    when the case had a single run (the row then describes that run)."""
+    out = []
+    for row in rows:
+        runs = row.get("runs")
+        items = runs.get("items") if isinstance(runs, dict) else None
+        if isinstance(items, list):
+            listed = [_row_run(r) for r in items if isinstance(r, dict)]
+        else:
+            listed = [_row_run(row)] if row.get("status") in (PASS, FAIL) else []
+        out.append(_RowCase(str(row.get("status")), listed))
+    return out

@@ -1,0 +1,128 @@
+"""Results: plain, picklable records. Evaluation produces them; `report.document` shapes them
+into the report's rows, and nothing else reads them.
+
+A *run* is one trace evaluated against its case. A *case* has one run, or several when the
+agent was run repeatedly (issue: pass^k). Statuses are exactly: pass, fail, not_run, error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS = "pass"
+FAIL = "fail"
+SKIPPED = "skipped"
+NOT_RUN = "not_run"
+ERROR = "error"
+STATUSES = (PASS, FAIL, NOT_RUN, ERROR)
+
+
+@dataclass(slots=True)
+class ClauseResult:
+    name: str
+    status: str  # pass | fail | skipped
+    message: str
+    details: dict[str, Any] | None = (
+        None  # coverage figures and the like, when the predicate has any
+    )
+
+
+@dataclass(slots=True)
+class CheckResult:
+    check: str
+    status: str  # pass | fail | skipped
+    message: str
+    clauses: list[ClauseResult] = field(default_factory=list)
+    report_as: str | None = None
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """The details of the first clause that has any (coverage figures and the like)."""
+        for clause in self.clauses:
+            if clause.details:
+                return clause.details
+        return {}
+
+
+@dataclass(slots=True)
+class RunResult:
+    """One trace evaluated against its case."""
+
+    case_id: str
+    status: str
+    # Why the trace could not be evaluated (error, not_run). A failed run's reason is derived
+    # from its failed checks instead (see `reason`): thousands of runs share a few check names.
+    error_reason: str | None = None
+    fixture: str | None = None
+    verdict: str | None = None
+    verdict_key: str | None = None  # for the distribution: the verdict, MISSING or INVALID
+    checks: list[CheckResult] = field(default_factory=list)
+    tool_call_count: int | None = None
+    duration_ms: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str | None:
+        """Why the run did not pass, in one line; None when it passed."""
+        if self.error_reason is None and self.status == FAIL:
+            failed = [c.check for c in self.checks if c.status == FAIL]
+            return f"{len(failed)} check(s) failed: {', '.join(failed)}"
+        return self.error_reason
+
+    @property
+    def evaluated(self) -> bool:
+        return self.status in (PASS, FAIL)
+
+
+@dataclass(slots=True)
+class CaseResult:
+    """A case and its runs. Its status is pass only when every run passed (pass^k)."""
+
+    case_id: str
+    runs: list[RunResult]
+    file: str | None = None
+    tags: list[str] = field(default_factory=list)
+    # Set when the case never got a run (no fixture) or its fixtures are unusable as a whole.
+    status_override: str | None = None
+    reason_override: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.status_override:
+            return self.status_override
+        statuses = [r.status for r in self.runs]
+        if not statuses:
+            return NOT_RUN
+        for s in (ERROR, NOT_RUN, FAIL):
+            if s in statuses:
+                return s
+        return PASS
+
+    @property
+    def representative(self) -> RunResult | None:
+        """The run the case-level fields describe: the first that did not pass, else the first."""
+        for run in self.runs:
+            if run.status != PASS:
+                return run
+        return self.runs[0] if self.runs else None
+
+    @property
+    def reason(self) -> str | None:
+        if self.reason_override:
+            return self.reason_override
+        run = self.representative
+        if run is None:
+            return None
+        if len(self.runs) > 1 and run.reason:
+            return f"{run.fixture}: {run.reason}"
+        return run.reason
+
+    @property
+    def passed_runs(self) -> int:
+        return sum(r.status == PASS for r in self.runs)
+
+    @property
+    def flaky(self) -> bool:
+        statuses = {r.status for r in self.runs}
+        return PASS in statuses and FAIL in statuses
