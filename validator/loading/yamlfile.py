@@ -1,8 +1,8 @@
 """Safe YAML loading that keeps the line and column of every key and value.
 
-We compose the YAML node graph (with libyaml through `ruamel.yaml.clib` when it is installed,
-about five times faster than the pure-Python parser) and build plain Python data from it
-ourselves. Doing the construction here, rather than in ruamel's constructor, is what lets us:
+We compose the YAML node graph (`yamlfast`: libyaml through `ruamel.yaml.clib` when it is
+installed, about five times faster than the pure-Python parser) and build plain Python data
+from it ourselves. Doing the construction here, rather than in ruamel's constructor, is what lets us:
 
 - remember a position for every key and value, so schema errors point at the exact node;
 - report a duplicate key at its second occurrence, as a problem rather than an exception;
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..problems import ERROR, Problem, ProblemsFound
+from .yamlfast import composer
 
 # A case or spec file has a few dozen values; these bounds only stop hostile files.
 MAX_NODES = 20_000
@@ -159,7 +160,7 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
         raise ProblemsFound(
             [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
         )
-    builder = _Builder(name)
+    builder = _Builder(name, composer().scalars)
     try:
         data = builder.build(node, (), 0)
     except _Abandon:
@@ -183,122 +184,11 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
     return YamlDocument(name, data, builder.values, builder.keys, builder.soft)
 
 
-def _yaml_instance() -> Any:
-    from ruamel.yaml import YAML
-
-    try:
-        yaml = YAML(typ="safe", pure=False)
-    except Exception:  # pragma: no cover - only without ruamel.yaml.clib
-        return YAML(typ="safe", pure=True)
-    from ruamel.yaml.main import CParser
-
-    if CParser is not None and yaml.Parser is CParser:  # libyaml, through ruamel.yaml.clib
-        yaml.Resolver = _c_parser_resolver()
-    return yaml
-
-
-def _c_parser_resolver() -> Any:
-    """ruamel's VersionedResolver without its per-scalar overhead, for the C parser only.
-
-    ruamel resolves each plain scalar's tag (str, int, float, bool, null...) in Python, and
-    its `resolve` finds the YAML version's table anew for every scalar, through attribute
-    lookups that fail (two exceptions per call): half the cost of composing a case file.
-    With the C parser a new resolver is made for every file and its version never comes
-    from the document (ruamel resolves with its default, YAML 1.2), so the version is
-    looked up once per file and the table once per process; the tags are the same.
-    """
-    from ruamel.yaml.nodes import ScalarNode
-    from ruamel.yaml.resolver import VersionedResolver
-    from ruamel.yaml.tag import Tag
-
-    tables: dict[Any, dict[Any, tuple[tuple[Any, Any], ...]]] = {}
-
-    class Resolver(VersionedResolver):  # type: ignore[misc]
-        _version: Any = None
-
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            if kind is not ScalarNode or not implicit[0] or self.yaml_path_resolvers:
-                return super().resolve(kind, value, implicit)
-            version = self._version
-            if version is None:
-                version = self._version = self.processing_version
-            table = tables.get(version)
-            if table is None:
-                found = self.versioned_resolver  # {first character or None: [(tag, regexp)]}
-                rest = tuple(found.get(None, ()))
-                table = {k: (*v, *rest) for k, v in found.items() if k is not None}
-                table[None] = rest
-                tables[version] = table
-            for tag, regexp in table.get(value[:1], table[None]):
-                if regexp.match(value):
-                    return Tag(suffix=tag)
-            return self.DEFAULT_SCALAR_TAG
-
-    return Resolver
-
-
-_YAML: Any = None
-_LOADER: Any = None  # a libyaml loader class, made once (see `_c_loader`)
-
-
-def _c_loader(yaml: Any) -> Any:
-    """The loader class `YAML.compose` builds for the C parser, built once instead.
-
-    ruamel's `YAML.compose` defines a new class (parser + constructor + resolver) for every
-    document it reads through libyaml; with thousands of small case files that class
-    creation alone costs about a third of composing. This is the same class, made once.
-    None when libyaml is not in use (no ruamel.yaml.clib): `YAML.compose` is used then.
-    """
-    from ruamel.yaml.main import CParser
-
-    if CParser is None or yaml.Parser is not CParser:
-        return None
-    constructor, resolver = yaml.Constructor, yaml.Resolver
-
-    class Loader(CParser, constructor, resolver):  # type: ignore[misc, valid-type]
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-            self._parser = self._composer = self
-            constructor.__init__(self, loader=self)
-            self.allow_duplicate_keys = yaml.allow_duplicate_keys
-            resolver.__init__(self, version=yaml.version, loadumper=self)
-
-    return Loader
-
-
-def compose_text(text: str) -> Any:
-    """The YAML node tree of one document (ruamel's safe rules), or None for no document.
-
-    Raises ruamel's YAMLError (or ValueError) for text that is not YAML."""
-    global _YAML, _LOADER
-    if _YAML is None:
-        _YAML = _yaml_instance()
-        _LOADER = _c_loader(_YAML)
-    if _LOADER is not None:
-        try:
-            loader = _LOADER(text)
-        except (TypeError, AttributeError):  # ruamel's internals changed: take its own path
-            _LOADER = None
-            return compose_text(text)
-        try:
-            return loader.get_single_node()
-        finally:
-            loader.dispose()
-            # The loader refers to itself (as parser, composer, constructor and resolver):
-            # without this, each one (with libyaml's buffers) would wait for the cyclic GC.
-            loader.__dict__.clear()
-    # ruamel keeps one entry per document composed on the shared instance; a long-lived
-    # process (the library API) loading suites again and again must not grow with it.
-    if getattr(_YAML, "doc_infos", None):
-        _YAML.doc_infos.clear()
-    return _YAML.compose(text)
-
-
 def _compose(text: str, name: str) -> Any:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return compose_text(text)
+        return composer().compose(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -330,14 +220,14 @@ class _Abandon(Exception):
 class _Builder:
     """Turns composed nodes into plain data, recording positions and problems."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, scalars: Any) -> None:
         self.name = name
         self.values: dict[PathKey, Position] = {}
         self.keys: dict[PathKey, Position] = {}
         self.problems: list[Problem] = []  # the file cannot be used
         self.soft: list[Problem] = []  # reported, but the file can still be checked
         self.count = 0
-        self._scalars = _YAML.constructor  # ruamel's own rules for YAML 1.2 ints, floats, bools
+        self._scalars = scalars  # ruamel's own rules for YAML 1.2 ints, floats, bools
 
     def _add(self, node: Any, code: str, message: str) -> None:
         pos = _pos(node)

@@ -1,0 +1,127 @@
+"""The package's layout is its design: imports go one way, and there is no cycle.
+
+Every import of every module under validator/ is read from its source (module-level and
+inside functions alike) and checked against the layers of docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "validator"
+
+# module -> what it may import from the package (prefixes); everything is allowed itself.
+LAYERS = {
+    "validator.version": (),
+    "validator.model": (),
+    "validator.problems": (),
+    "validator.results": (),
+    "validator.inputs": ("validator.problems",),
+    "validator.traces": ("validator.problems",),
+    "validator.evaluation": (
+        "validator.evaluation",
+        "validator.model",
+        "validator.problems",
+        "validator.results",
+        "validator.inputs",
+        "validator.traces",
+    ),
+    "validator.loading": (
+        "validator.loading",
+        "validator.evaluation",
+        "validator.model",
+        "validator.problems",
+        "validator.inputs",
+    ),
+    "validator.report": (
+        "validator.report",
+        "validator.results",
+        "validator.problems",
+        "validator.version",
+    ),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every validator module `path` imports, resolved to absolute names."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("validator"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if not target.startswith("validator"):
+                continue
+            for alias in node.names:  # `from . import api` imports the module validator.api
+                sub = f"{target}.{alias.name}"
+                out.add(
+                    sub if (PACKAGE.parent / (sub.replace(".", "/") + ".py")).exists() else target
+                )
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p) for p in PACKAGE.rglob("*.py")}
+
+
+def test_no_import_cycle() -> None:
+    graph = _graph()
+    done: set[str] = set()
+
+    def visit(node: str, stack: list[str]) -> None:
+        if node in stack:
+            cycle = [*stack[stack.index(node) :], node]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
+        if node in done:
+            return
+        for target in sorted(graph.get(node, ())):
+            if target != node:
+                visit(target, [*stack, node])
+        done.add(node)
+
+    for module in sorted(graph):
+        visit(module, [])
+
+
+def _layer(module: str) -> str | None:
+    return next(
+        (
+            k
+            for k in sorted(LAYERS, key=len, reverse=True)
+            if module == k or module.startswith(k + ".")
+        ),
+        None,
+    )
+
+
+def test_imports_go_one_way() -> None:
+    wrong = []
+    for module, targets in sorted(_graph().items()):
+        layer = _layer(module)
+        if layer is None:
+            continue  # cli, api, commands: the top may import anything
+        allowed = (layer, *LAYERS[layer])
+        for target in sorted(targets):
+            if not any(target == a or target.startswith(a + ".") for a in allowed):
+                wrong.append(f"{module} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_check_sees_imports_inside_functions(tmp_path: Path) -> None:
+    # The checker itself: a lazy import inside a function counts like any other.
+    source = PACKAGE / "model.py"
+    assert _imports(source) == set()
+    assert "validator.api" in _imports(PACKAGE / "__init__.py")

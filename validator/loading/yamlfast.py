@@ -1,0 +1,172 @@
+"""Composing YAML quickly: ruamel's libyaml path without its per-file and per-scalar costs.
+
+Case and spec files are small and many, so two costs of ruamel's `YAML.compose` dominate:
+it defines a new loader class for every document (a third of composing), and its resolver
+looks up the YAML version's tag table for every plain scalar. `Composer` builds the loader
+class once and resolves scalars from a table made once. Both lean on ruamel internals, so
+the first use checks itself on a canary document (tags, positions, duplicate keys) against
+ruamel's own `YAML.compose`; if anything differs, or a ruamel release changed what it
+relies on, every file is composed the portable way. Results are the same either way; only
+the speed differs.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+# Every kind of plain scalar the resolver tags, a duplicate key, a flow mapping and an
+# explicit key: what the fast path must give exactly as ruamel's own compose gives it.
+CANARY = """\
+id: canary
+n: [1, -2, 0x1F, 0o17, 1_000, +3]
+f: [1.5, -0.5, 1e3, .inf, -.Inf, .nan]
+b: [true, False, yes, no, on, off]
+z: [~, null, Null, '']
+t: 2024-01-31
+c: 1:20
+s: [text, "quoted", 'single', 中文, '123']
+dup: 1
+dup: 2
+nested: {a: [x, {b: c}], ? k : v}
+"""
+
+
+class Composer:
+    """Composes YAML text into ruamel's node tree (safe rules, YAML 1.2), fast when it can."""
+
+    def __init__(self) -> None:
+        from ruamel.yaml import YAML
+
+        try:
+            self._yaml = YAML(typ="safe", pure=False)
+        except Exception:  # pragma: no cover - only without ruamel.yaml.clib
+            self._yaml = YAML(typ="safe", pure=True)
+        self._portable = self._yaml
+        self._loader: Any = None
+        self.fast = False
+        fast = _fast_yaml()
+        if fast is not None and _same_nodes(fast, self._yaml):
+            self._yaml, self._loader, self.fast = fast[0], fast[1], True
+
+    @property
+    def scalars(self) -> Any:
+        """ruamel's constructor, for its rules on YAML 1.2 ints, floats and booleans."""
+        return self._yaml.constructor
+
+    def compose(self, text: str) -> Any:
+        """The node tree of one document, or None for no document.
+
+        Raises ruamel's YAMLError (or ValueError) for text that is not YAML."""
+        if self._loader is not None:
+            return _compose_with(self._loader, text)
+        # ruamel keeps one entry per document composed on the shared instance; a long-lived
+        # process (the library API) loading suites again and again must not grow with it.
+        if getattr(self._yaml, "doc_infos", None):
+            self._yaml.doc_infos.clear()
+        return self._yaml.compose(text)
+
+
+@cache
+def composer() -> Composer:
+    return Composer()
+
+
+def _compose_with(loader_class: Any, text: str) -> Any:
+    loader = loader_class(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+        # The loader refers to itself (as parser, composer, constructor and resolver):
+        # without this, each one (with libyaml's buffers) would wait for the cyclic GC.
+        loader.__dict__.clear()
+
+
+def _shape(node: Any) -> Any:
+    """What a node tree means to the loader: tags, values, styles and where each starts."""
+    at = (node.start_mark.line, node.start_mark.column)
+    if node.id == "scalar":
+        return (node.tag, node.value, node.style, at)
+    if node.id == "sequence":
+        return (node.tag, [_shape(n) for n in node.value], at)
+    return (node.tag, [(_shape(k), _shape(v)) for k, v in node.value], at)
+
+
+def _same_nodes(fast: tuple[Any, Any], portable: Any) -> bool:
+    """The self-check: the fast path composes the canary exactly as ruamel does."""
+    try:
+        return _shape(_compose_with(fast[1], CANARY)) == _shape(portable.compose(CANARY))
+    except Exception:  # any change in ruamel's internals: not the fast path
+        return False
+
+
+def _fast_yaml() -> tuple[Any, Any] | None:
+    """A YAML instance with the one-table resolver and its loader class, made once; None
+    when libyaml is not in use (no ruamel.yaml.clib) or ruamel's internals changed."""
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.main import CParser
+
+        yaml = YAML(typ="safe", pure=False)
+        if CParser is None or yaml.Parser is not CParser:
+            return None
+        yaml.Resolver = _one_table_resolver()
+        return yaml, _loader_class(yaml, CParser)
+    except Exception:
+        return None
+
+
+def _one_table_resolver() -> Any:
+    """ruamel's VersionedResolver without its per-scalar overhead, for the C parser only.
+
+    ruamel resolves each plain scalar's tag (str, int, float, bool, null...) in Python, and
+    its `resolve` finds the YAML version's table anew for every scalar, through attribute
+    lookups that fail (two exceptions per call): half the cost of composing a case file.
+    With the C parser a new resolver is made for every file and its version never comes
+    from the document (ruamel resolves with its default, YAML 1.2), so the version is
+    looked up once per file and the table once per process; the tags are the same.
+    """
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+    from ruamel.yaml.tag import Tag
+
+    tables: dict[Any, dict[Any, tuple[tuple[Any, Any], ...]]] = {}
+
+    class Resolver(VersionedResolver):  # type: ignore[misc]
+        _version: Any = None
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is not ScalarNode or not implicit[0] or self.yaml_path_resolvers:
+                return super().resolve(kind, value, implicit)
+            version = self._version
+            if version is None:
+                version = self._version = self.processing_version
+            table = tables.get(version)
+            if table is None:
+                found = self.versioned_resolver  # {first character or None: [(tag, regexp)]}
+                rest = tuple(found.get(None, ()))
+                table = {k: (*v, *rest) for k, v in found.items() if k is not None}
+                table[None] = rest
+                tables[version] = table
+            for tag, regexp in table.get(value[:1], table[None]):
+                if regexp.match(value):
+                    return Tag(suffix=tag)
+            return self.DEFAULT_SCALAR_TAG
+
+    return Resolver
+
+
+def _loader_class(yaml: Any, parser: Any) -> Any:
+    """The loader class `YAML.compose` builds for the C parser on every call, built once."""
+    constructor, resolver = yaml.Constructor, yaml.Resolver
+
+    class Loader(parser, constructor, resolver):  # type: ignore[misc, valid-type]
+        def __init__(self, stream: str) -> None:
+            parser.__init__(self, stream)
+            self._parser = self._composer = self
+            constructor.__init__(self, loader=self)
+            self.allow_duplicate_keys = yaml.allow_duplicate_keys
+            resolver.__init__(self, version=yaml.version, loadumper=self)
+
+    return Loader
