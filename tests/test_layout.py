@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "validator"
 LAYERS = {
     "validator.version": (),
     "validator.model": (),
-    "validator.problems": (),
+    "validator.codes": (),
+    "validator.problems": ("validator.codes",),
     "validator.results": (),
     "validator.inputs": ("validator.problems",),
     "validator.traces": ("validator.problems",),

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from .loading.schema import SCHEMA_NAMES
 from .problems import InternalError, ProblemsFound, UsageError, did_you_mean
 from .report import DEFAULT_FORMATS, REPORTERS
 from .report.gate import FAIL_ON
@@ -266,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a JSON Schema (for editors and other tools)",
         description="Print the JSON Schema of a case file, a spec file, a trace or report.json.",
     )
-    schema.add_argument("which", choices=("case", "spec", "trace", "report"))
+    schema.add_argument("which", choices=SCHEMA_NAMES)
     return parser
 
 

@@ -12,8 +12,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-ERROR = "error"
-WARNING = "warning"
+from .codes import ERROR as ERROR
+from .codes import WARNING as WARNING
+from .codes import severity_allowed
 
 
 @dataclass(frozen=True, order=True)
@@ -28,6 +29,12 @@ class Problem:
     message: str
     # Indented continuation lines, e.g. a JSONPath expression and a caret under the bad column.
     detail: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        # Every code is registered (validator/codes.py) with the severities it may have.
+        assert severity_allowed(self.code, self.severity), (
+            f"unregistered {self.severity} {self.code}"
+        )
 
     def format(self) -> str:
         """`path:line:column: severity: message [code]`, plus indented detail lines."""

@@ -90,7 +90,8 @@ class Selection:
 
     def keeps(self, case: dict[str, Any]) -> bool:
         """For a case of a baseline report."""
-        tags = case.get("tags") if isinstance(case.get("tags"), list) else []
+        tags = case.get("tags")
+        tags = tags if isinstance(tags, list) else []
         return self.matches(case["case_id"], [t for t in tags if isinstance(t, str)])
 
     def as_dict(self) -> dict[str, list[str]]:

@@ -20,6 +20,7 @@ A predicate's docstring is user documentation: it states what zero, one and seve
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,19 +112,27 @@ class Predicate:
     name: str
     fn: PredicateFn
     params: dict[str, Param]
-    doc: str
+    doc: str  # the docstring: user documentation, first line "Passes when ..."
+    zero: str  # what zero matches give, in a few words (the README's table shows it)
+
+    @property
+    def passes_when(self) -> str:
+        first = self.doc.split("\n\n", 1)[0].replace("\n", " ")
+        return first.removeprefix("Passes when ").rstrip(".")
 
 
 PREDICATES: dict[str, Predicate] = {}
 
 
-def predicate(name: str, **params: Param) -> Callable[[PredicateFn], PredicateFn]:
-    """Register a predicate under the name spec files use."""
+def predicate(name: str, *, zero: str, **params: Param) -> Callable[[PredicateFn], PredicateFn]:
+    """Register a predicate under the name spec files use; `zero`: what zero matches give."""
 
     def register(fn: PredicateFn) -> PredicateFn:
         for p in params.values():
             assert p.type in PARAM_TYPES, f"{name}: unknown parameter type {p.type}"
-        PREDICATES[name] = Predicate(name, fn, dict(params), (fn.__doc__ or "").strip())
+        doc = inspect.cleandoc(fn.__doc__ or "")
+        assert doc.startswith("Passes when "), f"{name}: the docstring says when it passes"
+        PREDICATES[name] = Predicate(name, fn, dict(params), doc, zero)
         return fn
 
     return register
@@ -198,7 +207,7 @@ def required_count(minimum: int | float | None, entries: int) -> int:
 # The predicates
 
 
-@predicate("exists")
+@predicate("exists", zero="fail")
 def exists(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches at least one value that is not null.
 
@@ -211,7 +220,7 @@ def exists(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     return Outcome(False, "nothing found; expected a value")
 
 
-@predicate("absent")
+@predicate("absent", zero="pass")
 def absent(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches nothing, or only nulls.
 
@@ -225,6 +234,7 @@ def absent(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
 
 @predicate(
     "in",
+    zero="fail",
     values=Param("scalar-list", required=True, doc="the allowed values"),
 )
 def in_(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
@@ -246,6 +256,7 @@ def in_(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
 
 @predicate(
     "not-in",
+    zero="pass",
     values=Param("scalar-list", required=True, doc="the forbidden values"),
 )
 def not_in(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
@@ -261,7 +272,7 @@ def not_in(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     return Outcome(True, "no forbidden value")
 
 
-@predicate("equals", value=Param("scalar", required=True, doc="the expected value"))
+@predicate("equals", zero="fail", value=Param("scalar", required=True, doc="the expected value"))
 def equals(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches at least one value and every match equals `value`.
 
@@ -278,6 +289,7 @@ def equals(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
 
 @predicate(
     "count",
+    zero="counts as 0",
     min=Param("count", default=0, doc="fewest matches allowed"),
     max=Param("optional-count", doc="most matches allowed; no limit when unset"),
 )
@@ -297,6 +309,7 @@ def count(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome
 
 @predicate(
     "contains-all",
+    zero="pass only if `items` is empty",
     items=Param("text-list", required=True, doc="the texts that must all be among the values"),
 )
 def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
@@ -332,6 +345,7 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
 
 @predicate(
     "contains-min",
+    zero="fail",
     keywords=Param("keywords", required=True, doc="entries: a keyword, or a list of synonyms"),
     min=Param("count-or-share", doc="a count, or a share in (0, 1]; default: all entries"),
     markdown=Param("bool", default=True, doc="render Markdown to plain text before matching"),
@@ -376,6 +390,7 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
 
 @predicate(
     "contains-none",
+    zero="pass",
     keywords=Param("keywords", required=True, doc="entries: a keyword, or a list of synonyms"),
     markdown=Param("bool", default=True, doc="render Markdown to plain text before matching"),
 )
@@ -403,6 +418,7 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
 
 @predicate(
     "no-shared-run",
+    zero="pass (nothing to compare)",
     other=Param(
         "values", required=True, doc="the text to compare with, e.g. {trace: $.executorAnswer}"
     ),

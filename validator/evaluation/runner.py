@@ -170,6 +170,7 @@ def evaluate_all(
                 if progress:
                     progress(done)
 
+        assert first is not None  # a second chunk means there was a first
         batches_all = _chain_batches(first, second, batches)
         for index, batch in enumerate(batches_all):
             local = index % workers == 0

@@ -42,7 +42,6 @@ class Composer:
             self._yaml = YAML(typ="safe", pure=False)
         except Exception:  # pragma: no cover - only without ruamel.yaml.clib
             self._yaml = YAML(typ="safe", pure=True)
-        self._portable = self._yaml
         self._loader: Any = None
         self.fast = False
         fast = _fast_yaml()
@@ -133,7 +132,7 @@ def _one_table_resolver() -> Any:
 
     tables: dict[Any, dict[Any, tuple[tuple[Any, Any], ...]]] = {}
 
-    class Resolver(VersionedResolver):  # type: ignore[misc]
+    class Resolver(VersionedResolver):
         _version: Any = None
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:

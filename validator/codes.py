@@ -1,0 +1,371 @@
+"""Problem codes: the one registry of every problem lint and run can report.
+
+Each code is stable (users' tooling and the tests rely on it) and has a severity, a one-line
+title, and a bad and a fixed example. The README's code table is rendered from this table
+(`markdown_table`) and a test keeps the two equal; a `Problem` with a code missing here is a
+bug the tests catch. Adding a code means an entry here and the place that detects it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: str  # the usual severity
+    title: str
+    bad: str  # Markdown, for the README table
+    fixed: str
+    when: str = ""  # the flag it needs, when lint reports it only with one
+    # Reported as a warning in the cases its message explains, an error otherwise.
+    also_warning: bool = False
+
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        Code(
+            "yaml-syntax",
+            ERROR,
+            "the file is not valid YAML",
+            "`root_cause_keywords: [pool, exhausted`",
+            "`root_cause_keywords: [pool, exhausted]`",
+        ),
+        Code(
+            "empty-file",
+            ERROR,
+            "the file holds no YAML mapping",
+            "a file holding only comments",
+            "write the case's keys",
+        ),
+        Code(
+            "not-a-mapping",
+            ERROR,
+            "the file holds a list or a single value, not 'key: value' lines",
+            "`- id: x`",
+            "`id: x`",
+        ),
+        Code(
+            "not-utf8",
+            ERROR,
+            "the file is not UTF-8 text",
+            "a file saved as Latin-1",
+            "save it as UTF-8",
+        ),
+        Code(
+            "duplicate-key",
+            ERROR,
+            "a key is written twice in one mapping",
+            "`question:` written twice",
+            "keep one",
+        ),
+        Code(
+            "yaml-tag",
+            ERROR,
+            "a YAML tag (!!python/..., !custom) is used",
+            "`question: !!python/object/apply:os.system [...]`",
+            "`question: plain text`",
+        ),
+        Code(
+            "yaml-unsupported",
+            ERROR,
+            "a YAML feature these files do not use (merge keys, complex keys)",
+            "`<<: *base` (merge key)",
+            "write the entries out",
+        ),
+        Code(
+            "yaml-too-large",
+            ERROR,
+            "anchors and aliases expand to too many values",
+            "anchors and aliases expanding past 20,000 values",
+            "write the values plainly",
+        ),
+        Code(
+            "yaml-too-deep",
+            ERROR,
+            "values are nested too deeply",
+            "values nested more than 100 levels",
+            "flatten the file",
+        ),
+        Code(
+            "file-too-large",
+            ERROR,
+            "the file is larger than a case or spec file can be",
+            "a case file over 4 MiB",
+            "use the right file",
+        ),
+        Code(
+            "unreadable",
+            ERROR,
+            "the file cannot be read",
+            "no permission to read the file",
+            "fix its permissions",
+        ),
+        Code(
+            "unknown-key",
+            ERROR,
+            "a key the format does not have",
+            "`required_tool: [x]`",
+            "`required_tools: [x]`",
+        ),
+        Code(
+            "missing-key",
+            ERROR,
+            "a required key is missing",
+            "no `question:` line",
+            "`question: Why is checkout slow?`",
+        ),
+        Code(
+            "wrong-type",
+            ERROR,
+            "a value of the wrong type",
+            "`required_tools: mysql_explain`",
+            "`required_tools: [mysql_explain]`",
+        ),
+        Code(
+            "empty-list",
+            ERROR,
+            "a list that must have entries is empty",
+            "`allowed_verdicts: []`",
+            "`allowed_verdicts: [PASS]`",
+        ),
+        Code(
+            "empty-value",
+            ERROR,
+            "a text that must not be empty is empty",
+            '`question: ""`',
+            "`question: Why is checkout slow?`",
+        ),
+        Code(
+            "blank-keyword",
+            ERROR,
+            "a keyword that is empty once spaces and invisible characters are removed",
+            '`forbidden_keywords: [" "]` (only spaces or invisible characters; also in a spec\'s `keywords`)',
+            "write the word, or remove the entry",
+        ),
+        Code(
+            "bad-id",
+            ERROR,
+            "an id with characters ids may not use",
+            "`id: ../Checkout Slow`",
+            "`id: checkout-slow`",
+        ),
+        Code(
+            "bad-value",
+            ERROR,
+            "a value that is not one of the allowed ones",
+            "`report_as: evidence_coverag`",
+            "`report_as: evidence_coverage`",
+        ),
+        Code(
+            "coverage-range",
+            ERROR,
+            "min_keyword_coverage is neither a count nor a share in (0, 1]",
+            "`min_keyword_coverage: 1.5` (or `0`, or `2.0`)",
+            "`min_keyword_coverage: 0.75` (a share) or `2` (a count)",
+        ),
+        Code(
+            "coverage-too-high",
+            ERROR,
+            "min_keyword_coverage asks for more entries than there are",
+            "`min_keyword_coverage: 3` with 2 keyword entries",
+            "`min_keyword_coverage: 2`",
+        ),
+        Code(
+            "verdict-conflict",
+            WARNING,
+            "a verdict is both allowed and forbidden",
+            "`allowed_verdicts: [PASS, REVISE]`, `forbidden_verdicts: [REVISE]`",
+            "remove `REVISE` from one list (forbidden wins)",
+        ),
+        Code(
+            "keyword-conflict",
+            WARNING,
+            "a forbidden keyword is (part of) a root-cause keyword",
+            "root cause `restart the pool`, forbidden `restart`",
+            "a more specific forbidden keyword",
+        ),
+        Code(
+            "duplicate-entry",
+            WARNING,
+            "a list names the same entry twice",
+            "`tags: [a, b, a]`",
+            "`tags: [a, b]`",
+        ),
+        Code(
+            "keyword-markdown",
+            WARNING,
+            "a keyword that Markdown reads differently",
+            '`root_cause_keywords: [__init__]` (Markdown reads it as bold "init")',
+            '`root_cause_keywords: [["__init__", init]]`',
+        ),
+        Code(
+            "unknown-verdict",
+            WARNING,
+            "a verdict spelt almost like one the verifier gives",
+            "`allowed_verdicts: [pass]` (verdicts as `trace-fields` lists them)",
+            "`allowed_verdicts: [PASS]`",
+        ),
+        Code(
+            "id-mismatch",
+            WARNING,
+            "the case id differs from the file name",
+            "`id: checkout-slow` in `slow.yaml`",
+            "rename the file `checkout-slow.yaml`",
+        ),
+        Code(
+            "duplicate-case-id",
+            ERROR,
+            "two case files use one id",
+            "two files with `id: db-slow` (both named)",
+            "give each case its own id",
+        ),
+        Code(
+            "duplicate-spec-id",
+            ERROR,
+            "two spec files in one folder use one id",
+            "two specs with the same id in one folder",
+            "give each spec its own id",
+        ),
+        Code(
+            "unknown-check",
+            ERROR,
+            "checks names a spec that does not exist",
+            "`checks: [verdict-alowed]`",
+            "`checks: [verdict-allowed]`, or pass your spec folder with `--specs`",
+        ),
+        Code(
+            "unknown-predicate",
+            ERROR,
+            "a predicate that is not in the registry",
+            "`predicate: exist`",
+            "`predicate: exists`",
+        ),
+        Code(
+            "unknown-parameter",
+            ERROR,
+            "a parameter the predicate does not take",
+            "`contains-min` with `minimum: 2`",
+            "`min: 2`",
+        ),
+        Code(
+            "missing-parameter",
+            ERROR,
+            "a required parameter of the predicate is missing",
+            "`predicate: in` without `params`",
+            "`params: {values: [PASS]}`",
+        ),
+        Code(
+            "bad-parameter",
+            ERROR,
+            "a parameter value of the wrong type",
+            "`count` with `min: one`",
+            "`min: 1`",
+        ),
+        Code(
+            "bad-binding",
+            ERROR,
+            "a bound parameter ({case: ...} or {trace: ...}) written wrongly",
+            "`keywords: {case: x, trace: $.y}`",
+            "one source: `keywords: {case: root_cause_keywords}`",
+        ),
+        Code(
+            "unknown-case-field",
+            ERROR,
+            "a parameter bound to a case key that cases do not have",
+            "`items: {case: required_tool}`",
+            "`items: {case: required_tools}`",
+        ),
+        Code(
+            "bad-jsonpath",
+            ERROR,
+            "a JSONPath that does not compile",
+            "`query: $.toolInvocations[*.toolName`",
+            "`query: $.toolInvocations[*].toolName`",
+        ),
+        Code(
+            "spec-shape",
+            ERROR,
+            "a spec whose parts do not fit together",
+            "`query`/`predicate` and `clauses` in one spec",
+            "one or the other",
+            also_warning=True,
+        ),
+        Code(
+            "missing-trace-fields",
+            ERROR,
+            "no usable trace-fields spec",
+            "no usable `trace-fields` spec",
+            "restore `specs/trace-fields.yaml` (or reinstall)",
+        ),
+        Code(
+            "no-fixture",
+            WARNING,
+            "a case without a saved trace",
+            "case `redis-memory` without `fixtures/redis-memory.json`",
+            "save its trace there",
+            when="--fixtures",
+        ),
+        Code(
+            "orphan-fixture",
+            WARNING,
+            "a saved trace that matches no case",
+            "`fixtures/redis-memroy.json`",
+            "rename it after its case id",
+            when="--fixtures",
+        ),
+        Code(
+            "ambiguous-fixture",
+            WARNING,
+            "a case with both a single trace file and a folder of runs",
+            "both `fixtures/x.json` and `fixtures/x/`",
+            "keep one",
+            when="--fixtures",
+        ),
+        Code(
+            "spec-not-loaded",
+            WARNING,
+            "a spec file that run does not read",
+            "`specs/more/x.yaml`",
+            "move it up: spec folders are read one level deep",
+        ),
+        Code(
+            "out-of-range",
+            ERROR,
+            "a number outside its allowed bounds",
+            "`min_keyword_coverage: -1`",
+            "a value within the bounds the message names",
+        ),
+        Code(
+            "schema",
+            ERROR,
+            "any other way a file breaks its schema",
+            "a value the schema rejects for another reason",
+            "as the message says",
+        ),
+    )
+}
+
+
+def severity_allowed(code: str, severity: str) -> bool:
+    entry = CODES.get(code)
+    if entry is None:
+        return False
+    return severity == entry.severity or (entry.also_warning and severity == WARNING)
+
+
+def markdown_table() -> str:
+    """The README's table of problem codes."""
+    lines = ["| code | what is wrong | bad | fixed |", "|---|---|---|---|"]
+    for entry in CODES.values():
+        flags = ", ".join(f for f in ("w" if entry.severity == WARNING else "", entry.when) if f)
+        if entry.also_warning:
+            flags = "w in some cases"
+        name = f"`{entry.code}`" + (f" ({flags})" if flags else "")
+        lines.append(f"| {name} | {entry.title} | {entry.bad} | {entry.fixed} |")
+    return "\n".join(lines) + "\n"
