@@ -49,6 +49,7 @@ class Inputs:
     unread: dict[Path, Path] = field(default_factory=dict)  # file -> its spec folder
     folders: list[Path] = field(default_factory=list)
     files: int = 0  # files named by the PATHs plus those of the user's spec folders
+    seen: set[Path] = field(default_factory=set)  # resolved paths already filed
 
 
 def cmd_lint(args: Any) -> int:
@@ -81,20 +82,27 @@ def collect_inputs(paths: list[Path], specs: list[str] | None) -> Inputs:
     loaded = {p.resolve() for folder in folders for p in spec_files(folder)}
     user_specs = {p.resolve() for folder in folders[1:] for p in spec_files(folder)}
     inputs = Inputs(folders=folders, files=len({p.resolve() for p in files} | user_specs))
-    seen: set[Path] = set()
-    for path in files:
-        real = path.resolve()
-        if real in seen:
-            continue
-        seen.add(real)
-        if not is_spec(path, spec_roots):
-            inputs.cases.append(path)
-        elif real not in loaded:  # spec folders are checked with the suite
-            inputs.specs.append(path)
-            root = next((f for f in folders[1:] if real.is_relative_to(f.resolve())), None)
-            if root is not None:
-                inputs.unread[path] = root
+    for path in dict.fromkeys(files, None):
+        _place(inputs, path, spec_roots, loaded, folders)
     return inputs
+
+
+def _place(
+    inputs: Inputs, path: Path, spec_roots: list[Path], loaded: set[Path], folders: list[Path]
+) -> None:
+    """File one named file as a case, or as a spec (checked here unless a folder run reads
+    has it)."""
+    real = path.resolve()
+    if real in inputs.seen:
+        return
+    inputs.seen.add(real)
+    if not is_spec(path, spec_roots):
+        inputs.cases.append(path)
+    elif real not in loaded:  # spec folders are checked with the suite
+        inputs.specs.append(path)
+        root = next((f for f in folders[1:] if real.is_relative_to(f.resolve())), None)
+        if root is not None:
+            inputs.unread[path] = root
 
 
 def _named_files(paths: list[Path]) -> list[Path]:

@@ -108,34 +108,31 @@ def select_cases(suite: Suite, selection: Selection) -> Suite:
     --tag that matches nothing (with the closest id or tag), or a selection left empty."""
     if not selection:
         return suite
+    _each_matches(suite, selection)
+    chosen = {c for c, case in suite.cases.items() if selection.matches(c, case.tags)}
+    if not chosen:
+        parts = (
+            " or ".join(f"--case '{p}'" for p in selection.patterns),
+            " or ".join(f"--tag '{t}'" for t in selection.tags),
+        )
+        asked = " and ".join(part for part in parts if part)
+        raise UsageError(f"no case matches {asked}: each matches some case, but none matches all")
+    return suite.restricted(chosen)
+
+
+def _each_matches(suite: Suite, selection: Selection) -> None:
     ids = list(suite.cases)
-    all_tags = sorted({t for case in suite.cases.values() for t in case.tags})
     for pattern in selection.patterns:
         if not any(fnmatchcase(case_id, pattern) for case_id in ids):
             hint = did_you_mean(pattern, ids) or f"; case ids: {_known(ids)}"
             raise UsageError(f"--case '{pattern}' matches no case{hint}")
+    all_tags = sorted({t for case in suite.cases.values() for t in case.tags})
     for tag in selection.tags:
         if tag not in all_tags:
             hint = did_you_mean(tag, all_tags) or (
                 f"; tags in use: {_known(all_tags)}" if all_tags else "; no case has tags"
             )
             raise UsageError(f"--tag '{tag}' matches no case{hint}")
-    chosen = {
-        case_id: case
-        for case_id, case in suite.cases.items()
-        if selection.matches(case_id, case.tags)
-    }
-    if not chosen:
-        asked = " and ".join(
-            part
-            for part in (
-                " or ".join(f"--case '{p}'" for p in selection.patterns),
-                " or ".join(f"--tag '{t}'" for t in selection.tags),
-            )
-            if part
-        )
-        raise UsageError(f"no case matches {asked}: each matches some case, but none matches all")
-    return suite.restricted(set(chosen))
 
 
 PROGRESS_MIN_TRACES = 200

@@ -114,47 +114,55 @@ def _coverage_problems(doc: YamlDocument) -> list[Problem]:
 
 
 def _conflicts(doc: YamlDocument) -> list[Problem]:
-    data = doc.data
+    return _verdict_conflicts(doc) + _keyword_conflicts(doc)
+
+
+def _verdict_conflicts(doc: YamlDocument) -> list[Problem]:
+    allowed = doc.data.get("allowed_verdicts")
+    forbidden = doc.data.get("forbidden_verdicts")
+    if not (isinstance(allowed, list) and isinstance(forbidden, list)):
+        return []
+    return [
+        doc.problem(
+            ("forbidden_verdicts", i),
+            WARNING,
+            "verdict-conflict",
+            f"verdict '{verdict}' is both allowed and forbidden; forbidden wins,"
+            " so remove it from one of the two lists",
+        )
+        for i, verdict in enumerate(forbidden)
+        if isinstance(verdict, str) and verdict in allowed
+    ]
+
+
+def _keyword_conflicts(doc: YamlDocument) -> list[Problem]:
+    root = doc.data.get("root_cause_keywords")
+    banned = doc.data.get("forbidden_keywords")
+    if not (isinstance(root, list) and isinstance(banned, list)):
+        return []
+    wanted = [(k, _norm(k)) for _, k, _ in keyword_entries(root) if _norm(k)]
     out = []
-    allowed = data.get("allowed_verdicts")
-    forbidden = data.get("forbidden_verdicts")
-    if isinstance(allowed, list) and isinstance(forbidden, list):
-        for i, verdict in enumerate(forbidden):
-            if isinstance(verdict, str) and verdict in allowed:
-                out.append(
-                    doc.problem(
-                        ("forbidden_verdicts", i),
-                        WARNING,
-                        "verdict-conflict",
-                        f"verdict '{verdict}' is both allowed and forbidden; forbidden wins,"
-                        " so remove it from one of the two lists",
-                    )
-                )
-    root = data.get("root_cause_keywords")
-    banned = data.get("forbidden_keywords")
-    if isinstance(root, list) and isinstance(banned, list):
-        wanted = [(k, _norm(k)) for _, k, _ in keyword_entries(root) if _norm(k)]
-        for i, keyword in enumerate(banned):
-            norm = _norm(keyword) if isinstance(keyword, str) else ""
-            if not norm:
-                continue
-            clash, clash_norm = next(((k, n) for k, n in wanted if norm in n), (None, ""))
-            if clash is None:
-                continue
-            if clash_norm == norm:
-                same = "" if clash == keyword else f" ('{clash}')"
-                msg = (
-                    f"'{keyword}' is both a root-cause keyword{same} and a forbidden keyword: an"
-                    " answer that names this root cause fails; remove it from one of the two lists"
-                )
-            else:
-                msg = (
-                    f"forbidden keyword '{keyword}' is part of the root-cause keyword '{clash}':"
-                    " an answer that names this root cause also contains the forbidden words"
-                    " and fails; make the forbidden keyword more specific"
-                )
-            out.append(doc.problem(("forbidden_keywords", i), WARNING, "keyword-conflict", msg))
+    for i, keyword in enumerate(banned):
+        norm = _norm(keyword) if isinstance(keyword, str) else ""
+        clash = next(((k, n) for k, n in wanted if norm in n), None) if norm else None
+        if clash is not None:
+            message = _keyword_conflict(keyword, norm, *clash)
+            out.append(doc.problem(("forbidden_keywords", i), WARNING, "keyword-conflict", message))
     return out
+
+
+def _keyword_conflict(keyword: str, norm: str, clash: str, clash_norm: str) -> str:
+    if clash_norm == norm:
+        same = "" if clash == keyword else f" ('{clash}')"
+        return (
+            f"'{keyword}' is both a root-cause keyword{same} and a forbidden keyword: an"
+            " answer that names this root cause fails; remove it from one of the two lists"
+        )
+    return (
+        f"forbidden keyword '{keyword}' is part of the root-cause keyword '{clash}':"
+        " an answer that names this root cause also contains the forbidden words"
+        " and fails; make the forbidden keyword more specific"
+    )
 
 
 def _verdict_spelling(doc: YamlDocument, known: tuple[str, ...]) -> list[Problem]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -195,84 +196,108 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     return ""
 
 
+Message = tuple[str, str]  # (problem code, message)
+
+
+def _found(value: Any) -> str:
+    return "nothing (null)" if value is None else f"{kind_of(value)} {show(value)}"
+
+
+def _required(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
+    missing = re.findall(r"'([^']+)' is a required property", err.message)
+    name = missing[0] if missing else err.message
+    property_path = [*list(err.absolute_schema_path)[:-1], "properties", name]
+    desc = _subschema(root, property_path).get("description", "")
+    msg = f"missing required key '{name}': add '{name}: ...'"
+    if desc:
+        msg += f" ({desc.rstrip('.')})"
+    return "missing-key", f"{where}: {msg}" if path else msg
+
+
+def _type(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
+    expected = err.validator_value
+    msg = f"{where} must be {_type_words(expected)}, found {_found(err.instance)}"
+    return "wrong-type", msg + _type_hint(path, expected, err.instance)
+
+
+def _min_items(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message | None:
+    if not (isinstance(err.instance, list) and not err.instance):
+        return None
+    msg = f"{where} is empty: list at least one entry"
+    if len(path) == 1 and path[0] not in root.get("required", ()):
+        msg += ", or remove the key"
+    return "empty-list", msg
+
+
+def _min_length(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
+    what = "entry" if path and isinstance(path[-1], int) else "key"
+    return "empty-value", f"{where} is empty text: write a value or remove the {what}"
+
+
+def _pattern(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message | None:
+    if not (path and path[-1] == "id"):
+        return None
+    msg = (
+        f"id {show(err.instance)} may use only lower-case letters, digits, '.', '_' and '-',"
+        f" starting with a letter or digit"
+    )
+    slug = _slug(err.instance)
+    return "bad-id", msg + (f": e.g. '{slug}'" if slug else "")
+
+
+def _enum(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
+    options = [str(o) for o in err.validator_value]
+    hint = did_you_mean(str(err.instance), options)
+    return "bad-value", f"{where} is {show(err.instance)}{hint}; allowed: {', '.join(options)}"
+
+
+def _any_of(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
+    types = [
+        sub.validator_value
+        for sub in err.context or ()
+        if sub.validator == "type" and len(sub.absolute_path) == len(path)
+    ]
+    flat = [t for t in types for t in ([t] if isinstance(t, str) else t)]
+    if flat:
+        msg = f"{where} must be {_type_words(flat)}, found {_found(err.instance)}"
+        msg += _type_hint(path, flat, err.instance)
+    else:
+        msg = f"{where} cannot be {_found(err.instance)}"
+    help_text = _field_help(root, err)
+    return "wrong-type", msg + (f". {help_text}" if help_text else "")
+
+
+def _bound(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
+    help_text = _field_help(root, err)
+    msg = f"{where} is out of range ({err.message})" + (f": {help_text}" if help_text else "")
+    return "out-of-range", msg
+
+
+# jsonschema keyword -> the message for an error it raised; None: the generic message.
+_MESSAGES: dict[str, Callable[[Any, dict[str, Any], PathKey, str], Message | None]] = {
+    "required": _required,
+    "type": _type,
+    "minItems": _min_items,
+    "minLength": _min_length,
+    "pattern": _pattern,
+    "enum": _enum,
+    "anyOf": _any_of,
+    "oneOf": _any_of,
+    "minimum": _bound,
+    "maximum": _bound,
+    "exclusiveMinimum": _bound,
+    "exclusiveMaximum": _bound,
+}
+
+
 def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     path: PathKey = tuple(err.absolute_path)
     where = describe_path(path)
-    kind = err.validator
-    code = "schema"
     at = doc.value_at(path)
-    if kind == "required":
-        missing = re.findall(r"'([^']+)' is a required property", err.message)
-        name = missing[0] if missing else err.message
-        desc = _subschema(root, [*list(err.absolute_schema_path)[:-1], "properties", name]).get(
-            "description", ""
-        )
-        msg = f"missing required key '{name}': add '{name}: ...'"
-        if desc:
-            msg += f" ({desc.rstrip('.')})"
-        if path:
-            msg = f"{where}: {msg}"
-        return Problem(doc.file, at.line, at.column, ERROR, "missing-key", msg)
-    if kind == "type":
-        expected = err.validator_value
-        found = (
-            "nothing (null)"
-            if err.instance is None
-            else f"{kind_of(err.instance)} {show(err.instance)}"
-        )
-        msg = f"{where} must be {_type_words(expected)}, found {found}"
-        msg += _type_hint(path, expected, err.instance)
-        return Problem(doc.file, at.line, at.column, ERROR, "wrong-type", msg)
-    if kind == "minItems" and isinstance(err.instance, list) and not err.instance:
-        msg = f"{where} is empty: list at least one entry"
-        if len(path) == 1 and path[0] not in root.get("required", ()):
-            msg += ", or remove the key"
-        return Problem(doc.file, at.line, at.column, ERROR, "empty-list", msg)
-    if kind == "minLength":
-        msg = f"{where} is empty text: write a value or remove the key"
-        if path and isinstance(path[-1], int):
-            msg = f"{where} is empty text: write a value or remove the entry"
-        return Problem(doc.file, at.line, at.column, ERROR, "empty-value", msg)
-    if kind == "pattern" and path and path[-1] == "id":
-        msg = (
-            f"id {show(err.instance)} may use only lower-case letters, digits, '.', '_' and '-',"
-            f" starting with a letter or digit"
-        )
-        slug = _slug(err.instance)
-        if slug:
-            msg += f": e.g. '{slug}'"
-        return Problem(doc.file, at.line, at.column, ERROR, "bad-id", msg)
-    if kind == "enum":
-        options = [str(o) for o in err.validator_value]
-        hint = did_you_mean(str(err.instance), options)
-        msg = f"{where} is {show(err.instance)}{hint}; allowed: {', '.join(options)}"
-        return Problem(doc.file, at.line, at.column, ERROR, "bad-value", msg)
-    if kind in ("anyOf", "oneOf"):
-        help_text = _field_help(root, err)
-        types = [
-            sub.validator_value
-            for sub in err.context or ()
-            if sub.validator == "type" and len(sub.absolute_path) == len(path)
-        ]
-        flat = [t for t in types for t in ([t] if isinstance(t, str) else t)]
-        found = (
-            "nothing (null)"
-            if err.instance is None
-            else f"{kind_of(err.instance)} {show(err.instance)}"
-        )
-        if flat:
-            msg = f"{where} must be {_type_words(flat)}, found {found}"
-            msg += _type_hint(path, flat, err.instance)
-        else:
-            msg = f"{where} cannot be {found}"
-        if help_text:
-            msg += f". {help_text}"
-        return Problem(doc.file, at.line, at.column, ERROR, "wrong-type", msg)
-    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        help_text = _field_help(root, err)
-        msg = f"{where} is out of range ({err.message})" + (f": {help_text}" if help_text else "")
-        return Problem(doc.file, at.line, at.column, ERROR, "out-of-range", msg)
-    return Problem(doc.file, at.line, at.column, ERROR, code, f"{where}: {err.message}")
+    handler = _MESSAGES.get(err.validator)
+    made = handler(err, root, path, where) if handler is not None else None
+    code, msg = made or ("schema", f"{where}: {err.message}")
+    return Problem(doc.file, at.line, at.column, ERROR, code, msg)
 
 
 def _slug(value: Any) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.params import PARAM_TYPES
-from ..evaluation.predicates import PREDICATES, param_type_error
+from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error
 from ..evaluation.query import QueryError, compile_query
 from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Binding, Clause, Condition, Finder, Spec
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
@@ -122,6 +122,24 @@ class _SpecChecker:
         if "fields" in data:
             self._fields_spec(data)
             return self.out
+        self._misplaced(data)
+        has_single = "query" in data or "predicate" in data
+        self._shape(data, has_single)
+        if has_single:
+            if "clauses" not in data:  # with clauses, the spec-shape problem says what to do
+                self._single_keys(data)
+            self._condition((), data)
+        clauses = data.get("clauses")
+        if isinstance(clauses, list):
+            for i, clause in enumerate(clauses):
+                if isinstance(clause, dict):
+                    self._condition(("clauses", i), clause)
+                    self._guards(("clauses", i), clause)
+        self._guards((), data)
+        return self.out
+
+    def _misplaced(self, data: dict[str, Any]) -> None:
+        """What belongs to the trace-fields spec, written in a check."""
         if "verdicts" in data:
             self._add(
                 ("verdicts",),
@@ -137,8 +155,9 @@ class _SpecChecker:
                 f"the spec '{FIELDS_SPEC_ID}' says where the report reads trace fields: it needs"
                 " 'fields' (case_id, verdict, tool_calls, duration_ms); give a check another id",
             )
-        has_single = "query" in data or "predicate" in data
-        clauses = data.get("clauses")
+
+    def _shape(self, data: dict[str, Any], has_single: bool) -> None:
+        """A check is query/predicate/params, or clauses: one of the two."""
         if has_single and "clauses" in data:
             self._add(
                 ("clauses",),
@@ -163,26 +182,13 @@ class _SpecChecker:
                 "'params' belongs to a 'predicate': move it into each clause that needs it",
                 key=True,
             )
-        if has_single:
-            for key in ("query", "predicate"):
-                if "clauses" in data:
-                    break  # the spec-shape problem above says what to do
-                other = "predicate" if key == "query" else "query"
-                if key not in data and not _misspelling_of(data, key, _spec_keys()):
-                    self._add(
-                        (),
-                        "missing-key",
-                        f"missing required key '{key}' (it goes with '{other}')",
-                    )
-            self._condition((), data)
-        if isinstance(clauses, list):
-            for i, clause in enumerate(clauses):
-                if not isinstance(clause, dict):
-                    continue
-                self._condition(("clauses", i), clause)
-                self._guards(("clauses", i), clause)
-        self._guards((), data)
-        return self.out
+
+    def _single_keys(self, data: dict[str, Any]) -> None:
+        for key, other in (("query", "predicate"), ("predicate", "query")):
+            if key not in data and not _misspelling_of(data, key, _spec_keys()):
+                self._add(
+                    (), "missing-key", f"missing required key '{key}' (it goes with '{other}')"
+                )
 
     def _guards(self, path: PathKey, raw: dict[str, Any]) -> None:
         for guard in ("when", "unless"):
@@ -219,15 +225,10 @@ class _SpecChecker:
         for name, expr in fields.items():
             if isinstance(expr, str) and expr:
                 self._jsonpath(("fields", name), expr)
-        required = [f.name for f in TRACE_FIELDS.values() if f.required]
-        known = tuple(TRACE_FIELDS)
-        missing = [
-            name
-            for name in required
-            if name not in fields
-            and not _misspelling_of(fields, name, known)
-            and TRACE_FIELDS[name].alternative not in fields
-        ]
+        self._field_alternatives(fields)
+        self._fields_missing(fields)
+
+    def _field_alternatives(self, fields: dict[str, Any]) -> None:
         for field in TRACE_FIELDS.values():
             if not field.required and field.name in fields and field.alternative in fields:
                 self._add(
@@ -238,6 +239,16 @@ class _SpecChecker:
                     f" {field.name} is {field.doc}",
                     key=True,
                 )
+
+    def _fields_missing(self, fields: dict[str, Any]) -> None:
+        required = [f.name for f in TRACE_FIELDS.values() if f.required]
+        missing = [
+            name
+            for name in required
+            if name not in fields
+            and not _misspelling_of(fields, name, tuple(TRACE_FIELDS))
+            and TRACE_FIELDS[name].alternative not in fields
+        ]
         if missing:
             self._add(
                 ("fields",),
@@ -261,13 +272,7 @@ class _SpecChecker:
         self.out.append(Problem(self.doc.file, at.line, at.column, severity, code, message, detail))
 
     def _condition(self, path: PathKey, raw: dict[str, Any]) -> None:
-        query = raw.get("query")
-        if isinstance(query, str) and query:
-            self._jsonpath((*path, "query"), query)
-        elif isinstance(query, list):
-            for i, q in enumerate(query):
-                if isinstance(q, str) and q:
-                    self._jsonpath((*path, "query", i), q)
+        self._queries(path, raw.get("query"))
         name = raw.get("predicate")
         params = raw.get("params")
         if not isinstance(params, dict):
@@ -276,50 +281,67 @@ class _SpecChecker:
             return
         pred = PREDICATES.get(name)
         if pred is None:
-            hint = did_you_mean(name, PREDICATES)
-            tail = hint or f"; known predicates: {', '.join(sorted(PREDICATES))}"
-            self._add(
-                (*path, "predicate"), "unknown-predicate", f"unknown predicate '{name}'{tail}"
-            )
-            for pname, value in (params or {}).items():
-                if isinstance(value, dict) and isinstance(value.get("case"), str):
-                    self._case_field((*path, "params", pname), pname, value["case"], None)
+            self._unknown_predicate(path, name, params)
             return
         for pname, value in (params or {}).items():
-            ppath = (*path, "params", pname)
-            param = pred.params.get(pname)
-            if param is None:
-                hint = did_you_mean(pname, pred.params)
-                takes = ", ".join(pred.params) or "no parameters"
-                self._add(
-                    ppath,
-                    "unknown-parameter",
-                    f"predicate '{name}' has no parameter '{pname}'{hint or f'; it takes: {takes}'}",
-                    key=True,
-                )
-                continue
-            if isinstance(value, dict):
-                self._binding(ppath, pname, param, value)
-            else:
-                problem = param_type_error(param, value)
-                if problem:
-                    self._add(ppath, "bad-parameter", f"parameter '{pname}' of '{name}' {problem}")
-                elif param.type == "keywords":
-                    self._blank_keywords(ppath, f"parameter '{pname}'", value)
+            self._param(path, pred, pname, value)
         if "params" in raw and params is None:
             return
+        self._missing_params(path, pred, params)
+
+    def _queries(self, path: PathKey, query: Any) -> None:
+        if isinstance(query, str) and query:
+            self._jsonpath((*path, "query"), query)
+        elif isinstance(query, list):
+            for i, q in enumerate(query):
+                if isinstance(q, str) and q:
+                    self._jsonpath((*path, "query", i), q)
+
+    def _unknown_predicate(self, path: PathKey, name: str, params: dict[str, Any] | None) -> None:
+        hint = did_you_mean(name, PREDICATES)
+        tail = hint or f"; known predicates: {', '.join(sorted(PREDICATES))}"
+        self._add((*path, "predicate"), "unknown-predicate", f"unknown predicate '{name}'{tail}")
+        for pname, value in (params or {}).items():
+            if isinstance(value, dict) and isinstance(value.get("case"), str):
+                self._case_field((*path, "params", pname), pname, value["case"], None)
+
+    def _param(self, path: PathKey, pred: Predicate, pname: str, value: Any) -> None:
+        ppath = (*path, "params", pname)
+        param = pred.params.get(pname)
+        if param is None:
+            hint = did_you_mean(pname, pred.params)
+            takes = ", ".join(pred.params) or "no parameters"
+            self._add(
+                ppath,
+                "unknown-parameter",
+                f"predicate '{pred.name}' has no parameter '{pname}'{hint or f'; it takes: {takes}'}",
+                key=True,
+            )
+        elif isinstance(value, dict):
+            self._binding(ppath, pname, param, value)
+        else:
+            problem = param_type_error(param, value)
+            if problem:
+                self._add(ppath, "bad-parameter", f"parameter '{pname}' of '{pred.name}' {problem}")
+            elif param.type == "keywords":
+                self._blank_keywords(ppath, f"parameter '{pname}'", value)
+
+    def _missing_params(
+        self, path: PathKey, pred: Predicate, params: dict[str, Any] | None
+    ) -> None:
         for pname, param in pred.params.items():
-            if param.required and pname not in (params or {}):
-                if params and _misspelling_of(params, pname, tuple(pred.params)):
-                    continue  # the unknown-parameter problem suggests it
-                where: PathKey = (*path, "params") if params is not None else (*path, "predicate")
-                self._add(
-                    where,
-                    "missing-parameter",
-                    f"predicate '{name}' needs parameter '{pname}' ({param.doc}):"
-                    f" add it under 'params'",
-                    key=True,
-                )
+            if not param.required or pname in (params or {}):
+                continue
+            if params and _misspelling_of(params, pname, tuple(pred.params)):
+                continue  # the unknown-parameter problem suggests it
+            where: PathKey = (*path, "params") if params is not None else (*path, "predicate")
+            self._add(
+                where,
+                "missing-parameter",
+                f"predicate '{pred.name}' needs parameter '{pname}' ({param.doc}):"
+                f" add it under 'params'",
+                key=True,
+            )
 
     def _case_field(self, path: PathKey, pname: str, field: Any, param: Any) -> None:
         if not isinstance(field, str) or field not in self.case_fields:
@@ -343,7 +365,7 @@ class _SpecChecker:
                 " bind it to another case key",
             )
 
-    def _binding(self, path: PathKey, pname: str, param: Any, value: dict[str, Any]) -> None:
+    def _binding(self, path: PathKey, pname: str, param: Param, value: dict[str, Any]) -> None:
         sources = [k for k in ("case", "trace") if k in value]
         extra = [k for k in value if k not in ("case", "trace", "default")]
         if len(sources) != 1 or extra:
@@ -358,25 +380,23 @@ class _SpecChecker:
             return
         if "case" in value:
             self._case_field(path, pname, value["case"], param)
+        elif not isinstance(value["trace"], str) or not value["trace"]:
+            self._add(
+                (*path, "trace"),
+                "bad-binding",
+                f"parameter '{pname}': 'trace' must be a JSONPath text, e.g. $.executorAnswer",
+            )
         else:
-            expr = value["trace"]
-            if not isinstance(expr, str) or not expr:
-                self._add(
-                    (*path, "trace"),
-                    "bad-binding",
-                    f"parameter '{pname}': 'trace' must be a JSONPath text, e.g. $.executorAnswer",
-                )
-            else:
-                self._jsonpath((*path, "trace"), expr)
+            self._jsonpath((*path, "trace"), value["trace"])
         if "default" in value and param.type != "values":
-            problem = param_type_error(param, value["default"])
-            if problem:
-                self._add(
-                    (*path, "default"), "bad-parameter", f"default of parameter '{pname}' {problem}"
-                )
-            elif param.type == "keywords":
-                where = f"the default of parameter '{pname}'"
-                self._blank_keywords((*path, "default"), where, value["default"])
+            self._binding_default((*path, "default"), pname, param, value["default"])
+
+    def _binding_default(self, path: PathKey, pname: str, param: Param, default: Any) -> None:
+        problem = param_type_error(param, default)
+        if problem:
+            self._add(path, "bad-parameter", f"default of parameter '{pname}' {problem}")
+        elif param.type == "keywords":
+            self._blank_keywords(path, f"the default of parameter '{pname}'", default)
 
     def _blank_keywords(self, path: PathKey, where: str, keywords: list[Any]) -> None:
         for index, keyword in blank_entries(keywords):

@@ -190,27 +190,37 @@ def _compose(text: str, name: str) -> Any:
     try:
         return composer().compose(text)
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
-        hint = next((h for key, h in _HINTS if key in what), "")
-        if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
-            hint = "this is a tab character: YAML indents with spaces only; replace it with spaces"
-        opened = exc.context_mark
-        if (
-            hint
-            and opened is not None
-            and mark is not None
-            and any(w in what for w in ("quoted scalar", "flow sequence", "flow mapping"))
-            and (opened.line, opened.column) != (mark.line, mark.column)
-        ):
-            hint += f" (the one opened at line {opened.line + 1}, column {opened.column + 1})"
-        msg = f"YAML syntax error: {what}" + (f" — {hint}" if hint else "")
-        raise ProblemsFound([_problem(name, line, col, "yaml-syntax", msg)]) from None
+        raise ProblemsFound([_syntax_problem(exc, text, name)]) from None
     except (YAMLError, ValueError, RecursionError) as exc:
         raise ProblemsFound(
             [_problem(name, 1, 1, "yaml-syntax", f"YAML syntax error: {exc}")]
         ) from None
+
+
+def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
+    """A parser error, placed where the parser noticed it, with a hint for common mistakes."""
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
+    hint = _hint(what, text, mark, exc.context_mark)
+    msg = f"YAML syntax error: {what}" + (f" — {hint}" if hint else "")
+    return _problem(name, line, col, "yaml-syntax", msg)
+
+
+def _hint(what: str, text: str, mark: Any, opened: Any) -> str:
+    hint = next((h for key, h in _HINTS if key in what), "")
+    if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+        return "this is a tab character: YAML indents with spaces only; replace it with spaces"
+    unclosed = any(w in what for w in ("quoted scalar", "flow sequence", "flow mapping"))
+    if (
+        hint
+        and unclosed
+        and opened is not None
+        and mark is not None
+        and (opened.line, opened.column) != (mark.line, mark.column)
+    ):
+        hint += f" (the one opened at line {opened.line + 1}, column {opened.column + 1})"
+    return hint
 
 
 class _Abandon(Exception):

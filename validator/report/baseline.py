@@ -112,6 +112,21 @@ def _change(after: float | None, before: float | None, digits: int) -> float | N
     return round(after - before, digits)
 
 
+def _changes(
+    before: dict[str, dict[str, Any]], now: dict[str, dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Regressions (passed before, not now) and fixes (did not pass before, pass now)."""
+    regressions, fixes = [], []
+    for case_id in sorted(set(before) & set(now)):
+        old, new = before[case_id]["status"], now[case_id]["status"]
+        item = {"case_id": case_id, "before": old, "after": new}
+        if old == PASS and new != PASS:
+            regressions.append({**item, "reason": now[case_id].get("reason")})
+        elif old != PASS and new == PASS:
+            fixes.append(item)
+    return regressions, fixes
+
+
 def compare(
     summary: dict[str, Any],
     rows: list[dict[str, Any]],
@@ -129,14 +144,7 @@ def compare(
     before_cases = [c for c in baseline["cases"] if keep is None or keep(c)]
     before = {c["case_id"]: c for c in before_cases}
     now = {c["case_id"]: c for c in rows}
-    regressions, fixes = [], []
-    for case_id in sorted(set(before) & set(now)):
-        old, new = before[case_id]["status"], now[case_id]["status"]
-        item = {"case_id": case_id, "before": old, "after": new}
-        if old == PASS and new != PASS:
-            regressions.append({**item, "reason": now[case_id].get("reason")})
-        elif old != PASS and new == PASS:
-            fixes.append(item)
+    regressions, fixes = _changes(before, now)
     full = summarize(baseline_cases(before_cases))
     base = {k: full[k] for k in ("total", "passed", *_COMPARED)}
     return {

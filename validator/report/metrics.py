@@ -35,7 +35,7 @@ class CaseLike(Protocol):
     def flaky(self) -> bool: ...
 
 
-def average(values: list[float]) -> float | None:
+def average(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
@@ -49,7 +49,6 @@ def summarize(cases: Sequence[CaseLike]) -> dict[str, Any]:
     statuses = Counter(c.status for c in cases)
     runs = [r for c in cases for r in c.runs]
     evaluated = [r for r in runs if r.status in (PASS, FAIL)]
-    verdicts = Counter(r.verdict_key or "MISSING" for r in evaluated)
     return {
         "total": total,
         "passed": statuses[PASS],
@@ -57,19 +56,25 @@ def summarize(cases: Sequence[CaseLike]) -> dict[str, Any]:
         "not_run": statuses[NOT_RUN],
         "errored": statuses[ERROR],
         "pass_rate": _share(statuses[PASS], total),
+        **_run_figures(runs, evaluated),
+        "pass_hat_k": _share(statuses[PASS], total),
+        "pass_at_k": _share(sum(c.passed_runs > 0 for c in cases if c.runs), total),
+        "flaky_cases": sum(c.flaky for c in cases),
+    }
+
+
+def _run_figures(runs: list[RunLike], evaluated: list[RunLike]) -> dict[str, Any]:
+    verdicts = Counter(r.verdict_key or "MISSING" for r in evaluated)
+    calls = [r.tool_call_count for r in evaluated if r.tool_call_count is not None]
+    return {
         "verdict_distribution": dict(sorted(verdicts.items())),
-        "avg_tool_calls": average(
-            [r.tool_call_count for r in evaluated if r.tool_call_count is not None]
-        ),
+        "avg_tool_calls": average(calls),
         "avg_duration_ms": average([r.duration_ms for r in evaluated if r.duration_ms is not None]),
         "runs": {
             "total": len(runs),
             "evaluated": len(evaluated),
             "passed": sum(r.status == PASS for r in runs),
         },
-        "pass_hat_k": _share(statuses[PASS], total),
-        "pass_at_k": _share(sum(c.passed_runs > 0 for c in cases if c.runs), total),
-        "flaky_cases": sum(c.flaky for c in cases),
     }
 
 
