@@ -1,0 +1,31 @@
+"""No function in validator/ is more branchy than a reader can hold in mind (radon's
+cyclomatic complexity 15), unless a comment `# complexity: <why>` on its `def` line's
+preceding line says why the algorithm needs it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+radon = pytest.importorskip("radon.complexity", reason="radon is in the test extra")
+
+PACKAGE = Path(__file__).resolve().parents[1] / "validator"
+LIMIT = 15
+
+
+def test_no_function_is_too_complex() -> None:
+    over = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = path.read_text("utf-8")
+        lines = source.splitlines()
+        for block in radon.cc_visit(source):
+            if block.complexity <= LIMIT:
+                continue
+            before = lines[block.lineno - 2] if block.lineno >= 2 else ""
+            if "# complexity:" in before:
+                continue
+            over.append(
+                f"{path.relative_to(PACKAGE.parent)}:{block.lineno} {block.name} ({block.complexity})"
+            )
+    assert not over, "split these, or say why on the line above the def:\n" + "\n".join(over)
