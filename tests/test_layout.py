@@ -16,7 +16,8 @@ LAYERS = {
     "validator.version": (),
     "validator.model": (),
     "validator.codes": (),
-    "validator.problems": ("validator.codes",),
+    "validator.display": (),
+    "validator.problems": ("validator.codes", "validator.display"),
     "validator.results": (),
     "validator.inputs": ("validator.problems",),
     "validator.traces": ("validator.problems",),
@@ -37,6 +38,7 @@ LAYERS = {
     ),
     "validator.report": (
         "validator.report",
+        "validator.display",
         "validator.results",
         "validator.problems",
         "validator.version",

@@ -211,6 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when the pass rate is below F (0.9 or 90%%), whatever --fail-on says",
     )
     run.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read traces through symbolic links that lead outside the fixtures folder"
+        " (refused by default, so a link cannot make a run read and report other files)",
+    )
+    run.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
     )
 
@@ -358,5 +364,6 @@ def cmd_run(args: Any) -> int:
         min_pass_rate=args.min_pass_rate,
         case_patterns=list(args.case_patterns),
         tags=list(args.tags),
+        follow_symlinks=args.follow_symlinks,
     )
     return execute_run(options)

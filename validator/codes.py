@@ -328,6 +328,14 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "fixture-outside",
+            WARNING,
+            "a case's trace folder is a link to a folder outside the fixtures folder",
+            "`fixtures/c1 -> /home/me/secrets`",
+            "copy the traces into `fixtures/c1/`, or run with `--follow-symlinks`",
+            when="--fixtures",
+        ),
+        Code(
             "spec-not-loaded",
             WARNING,
             "a spec file that run does not read",

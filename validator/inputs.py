@@ -114,6 +114,7 @@ class Job:
 
 
 AMBIGUOUS = "ambiguous"  # both <id>.json and <id>/ exist
+OUTSIDE = "outside"  # <id>/ is a link to a folder outside the fixtures folder
 NO_TRACE = "none"  # neither exists
 EMPTY_FOLDER = "empty-folder"  # <id>/ holds no *.json
 
@@ -156,23 +157,37 @@ class Plan:
             )
         if kind == EMPTY_FOLDER:
             return f"no trace fixture: {shown}/{case_id}/ holds no *.json file"
+        if kind == OUTSIDE:
+            return (
+                f"{shown}/{case_id}/ is a symbolic link to a folder outside {shown}: refused;"
+                " copy the traces in, or pass --follow-symlinks to read them"
+            )
         return f"no trace fixture: looked for {shown}/{case_id}.json and {shown}/{case_id}/*.json"
 
 
 def plan_fixtures(
-    case_ids: Collection[str], fixtures: Path, shown: str, known: Collection[str] | None = None
+    case_ids: Collection[str],
+    fixtures: Path,
+    shown: str,
+    known: Collection[str] | None = None,
+    follow_links: bool = False,
 ) -> Plan:
     """`FIXTURES/<id>.json` (one run) or `FIXTURES/<id>/*.json` (several runs) per case.
 
     `known` is every case id of the suite before a --case/--tag selection: fixtures of cases
-    left out on purpose are not orphans."""
+    left out on purpose are not orphans. A case folder that is a link to a folder outside
+    the fixtures folder is refused unless `follow_links` (single trace files are checked
+    when they are read, see `traces.read_trace_file`)."""
     plan = Plan(fixtures, shown)
+    root = fixtures.resolve()
     for case_id in case_ids:
         has_single = os.path.lexists(fixtures / f"{case_id}{TRACE_SUFFIX}")
         folder = fixtures / case_id
         has_folder = folder.is_dir()
         if has_single and has_folder:
             plan.missing[case_id] = AMBIGUOUS
+        elif has_folder and not follow_links and not _inside(folder, root):
+            plan.missing[case_id] = OUTSIDE
         elif has_single:
             plan.sources.append((case_id, None))
         elif not has_folder:
@@ -192,6 +207,10 @@ def plan_fixtures(
         if (is_trace or entry.is_dir()) and stem not in claimed:
             plan.orphans.append((entry.name, stem))
     return plan
+
+
+def _inside(folder: Path, root: Path) -> bool:
+    return not folder.is_symlink() or folder.resolve().is_relative_to(root)
 
 
 _DIGITS = re.compile(r"(\d+)")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .codes import ERROR as ERROR
 from .codes import WARNING as WARNING
 from .codes import severity_allowed
+from .display import one_line
 
 
 @dataclass(frozen=True, order=True)
@@ -39,9 +40,10 @@ class Problem:
     def format(self) -> str:
         """`path:line:column: severity: message [code]`, plus indented detail lines."""
         head = (
-            f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message} [{self.code}]"
+            f"{one_line(self.file)}:{self.line}:{self.column}: {self.severity}:"
+            f" {one_line(self.message)} [{self.code}]"
         )
-        return "\n".join([head, *("    " + d for d in self.detail)])
+        return "\n".join([head, *("    " + one_line(d) for d in self.detail)])
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -97,7 +99,9 @@ class UsageError(Exception):
         self.hint = hint
 
     def cli_text(self) -> str:
-        return f"{self.message}: {self.hint}" if self.hint else self.message
+        """The message as the command line prints it: one safe line, with the hint."""
+        text = f"{self.message}: {self.hint}" if self.hint else self.message
+        return one_line(text)
 
 
 def closest(name: str, candidates: Iterable[str]) -> str | None:

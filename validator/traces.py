@@ -116,7 +116,8 @@ def read_trace_file(
             target = Path(path).resolve()
             if root is not None and not target.is_relative_to(root.resolve()):
                 raise TraceError(
-                    f"a symbolic link to {target}, outside the fixtures folder: refused; copy the file in instead"
+                    f"a symbolic link to {target}, outside the fixtures folder: refused; copy"
+                    " the file in instead, or pass --follow-symlinks to read it"
                 )
             info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):

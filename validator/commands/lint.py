@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..display import one_line
 from ..inputs import (
     AMBIGUOUS,
     EMPTY_FOLDER,
+    OUTSIDE,
     display_path,
     is_jsonl,
     iter_jsonl,
@@ -202,7 +204,13 @@ def fixture_problems(fixtures: Path, case_ids: dict[str, tuple[str, Position]]) 
 
 def _missing_problem(kind: str, case_id: str, shown: str, where: tuple[str, Position]) -> Problem:
     file, at = where
-    if kind == AMBIGUOUS:
+    if kind == OUTSIDE:
+        code = "fixture-outside"
+        msg = (
+            f"case '{case_id}': {shown}/{case_id}/ is a symbolic link to a folder outside"
+            f" {shown}; run refuses to read it (error) unless given --follow-symlinks"
+        )
+    elif kind == AMBIGUOUS:
         code = "ambiguous-fixture"
         msg = (
             f"case '{case_id}' has two fixtures, {shown}/{case_id}.json and"
@@ -302,9 +310,9 @@ def _escape_property(text: str) -> str:
 def github_annotation(problem: Problem) -> str:
     """A GitHub Actions workflow command: `::error file=F,line=L,col=C,title=CODE::message`."""
     level = "error" if problem.severity == ERROR else "warning"
-    message = "\n".join([problem.message, *problem.detail])
+    message = "\n".join(one_line(part) for part in (problem.message, *problem.detail))
     return (
-        f"::{level} file={_escape_property(problem.file)},line={problem.line},"
+        f"::{level} file={_escape_property(one_line(problem.file))},line={problem.line},"
         f"col={problem.column},title={_escape_property(problem.code)}::{_escape_data(message)}"
     )
 

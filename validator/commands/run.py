@@ -12,6 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..display import one_line
 from ..evaluation.runner import evaluate_all, group_results
 from ..inputs import (
     Job,
@@ -49,6 +50,7 @@ class RunOptions:
     min_pass_rate: Fraction | None = None
     case_patterns: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    follow_symlinks: bool = False
 
 
 def load_checked(case_paths: list[Path], folders: list[Path]) -> Suite:
@@ -209,10 +211,16 @@ def find_traces(options: RunOptions, suite: Suite, known: Iterable[str]) -> Trac
             iter_jsonl(fixtures, shown), shown, total=count_lines(fixtures) if wanted else None
         )
     if fixtures.is_dir():
-        plan = plan_fixtures(list(suite.cases), fixtures, shown, known=set(known))
+        plan = plan_fixtures(
+            list(suite.cases), fixtures, shown, set(known), options.follow_symlinks
+        )
         for name, _ in plan.orphans:
-            print(f"warning: {shown}/{name}: matches no case id, not evaluated", file=sys.stderr)
-        return Traces(plan.jobs(), shown, plan, fixtures, plan.job_count)
+            print(
+                f"warning: {one_line(shown)}/{one_line(name)}: matches no case id, not evaluated",
+                file=sys.stderr,
+            )
+        root = None if options.follow_symlinks else fixtures
+        return Traces(plan.jobs(), shown, plan, root, plan.job_count)
     raise UsageError(
         f"fixtures {fixtures} is neither a folder nor a .jsonl file",
         "pass --fixtures with the folder of saved traces",
@@ -289,12 +297,12 @@ def _print_comparison(report: Report) -> None:
         return
     change = comp["delta"]["pass_rate"]
     print(
-        f"compared with {comp['baseline']}: {len(comp['regressions'])} regression(s),"
+        f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
         f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
         f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
     )
     for item in comp["regressions"]:
-        print(f"{'REGRESSED':9} {item['case_id']}: {item['before']} -> {item['after']}")
+        print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
 
 
 def _print_summary(report: Report, written: list[Path], quiet: bool) -> None:
@@ -302,13 +310,14 @@ def _print_summary(report: Report, written: list[Path], quiet: bool) -> None:
     if not quiet:
         for case in report.rows:
             if case["status"] != "pass":
-                print(f"{case['status'].upper():8} {case['case_id']}: {case['reason']}")
+                line = f"{case['case_id']}: {case['reason']}"
+                print(f"{case['status'].upper():8} {one_line(line)}")
         for trace in report.unmatched:
-            print(f"{'UNMATCHED':8} {trace['fixture']}: {trace['reason']}")
+            print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
     print(
         f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
     )
     if not quiet:
         _print_comparison(report)
-        print("reports: " + ", ".join(display_path(p) for p in written))
+        print("reports: " + ", ".join(one_line(display_path(p)) for p in written))

@@ -153,10 +153,24 @@ def _duration(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
     if not durations or durations[0] is None:
         return
     value = durations[0]
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        run.duration_ms = value
+    where = query.expression if query else "duration_ms"
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        run.notes.append(f"{where} is {kind_of(value)}, not a number: duration not counted")
+    elif not _finite(value) or value > MAX_DURATION_MS:
+        run.notes.append(f"{where} is {show(value)}, too large to be a duration: not counted")
+    elif value < 0:
+        run.notes.append(f"{where} is {show(value)}, a negative duration: not counted")
     else:
-        run.notes.append(
-            f"{query.expression if query else 'duration_ms'} is {kind_of(value)}, not a number:"
-            " duration not counted"
-        )
+        run.duration_ms = value
+
+
+# A century in milliseconds: any larger "duration" is a broken clock or a hostile trace,
+# and averaging it would overflow or drown every real figure.
+MAX_DURATION_MS = 100 * 365.25 * 24 * 3600 * 1000
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False

@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
-from ..inputs import AMBIGUOUS, Job, Plan
+from ..inputs import AMBIGUOUS, OUTSIDE, Job, Plan
 from ..model import Suite
 from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, parse_trace, read_trace_file
@@ -230,7 +230,8 @@ def group_results(
     for case_id, case in suite.cases.items():
         result = CaseResult(case_id, by_case[case_id], case.file, case.tags)
         if plan is not None and case_id in plan.missing:
-            result.status_override = ERROR if plan.missing[case_id] == AMBIGUOUS else NOT_RUN
+            kind = plan.missing[case_id]
+            result.status_override = ERROR if kind in (AMBIGUOUS, OUTSIDE) else NOT_RUN
             result.reason_override = plan.missing_reason(case_id)
         elif not result.runs:
             result.status_override = NOT_RUN

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..display import inert, one_line
 from .document import Report
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>()#+!|~])")
@@ -22,8 +23,8 @@ def escape(value: Any) -> str:
     if value is None:
         return "—"
     text = str(value).replace("\r\n", "\n").replace("\r", "\n")
-    text = " ".join(text.split("\n"))
-    return _SPECIAL.sub(r"\\\1", text).strip() or "—"
+    text = one_line(" ".join(text.split("\n")))
+    return inert(_SPECIAL.sub(r"\\\1", text)).strip() or "—"
 
 
 def _pct(value: float | None) -> str:

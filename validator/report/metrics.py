@@ -36,7 +36,12 @@ class CaseLike(Protocol):
 
 
 def average(values: Sequence[float]) -> float | None:
-    return round(sum(values) / len(values), 3) if values else None
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    if not math.isfinite(mean):  # the sum overflowed: divide first (each value is finite)
+        mean = sum(v / len(values) for v in values)
+    return round(mean, 3) if math.isfinite(mean) else None
 
 
 def _share(count: int, total: int) -> float:
