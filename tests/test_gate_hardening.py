@@ -182,3 +182,66 @@ def test_a_baseline_that_is_not_a_file_is_refused_at_once(ws: Workspace, special
         os.mkfifo(path)
     result = ws.run("--baseline", path)
     assert result.code == 2 and "not a regular file" in result.err, result.err
+
+
+# --------------------------------------------------------------------------------------------
+# Messages that named the wrong thing
+
+
+def test_a_pipe_given_as_cases_or_to_lint_is_named_as_such(ws: Workspace) -> None:
+    from conftest import run_cli
+
+    fifo = ws.root / "cases.fifo"
+    os.mkfifo(fifo)
+    for args in (("run", "--cases", str(fifo)), ("lint", str(fifo))):
+        result = run_cli(*args, cwd=ws.root)
+        assert result.code == 2 and "not a regular file or folder" in result.err, result.err
+
+
+def test_a_nul_in_a_case_file_is_placed_where_it_is(ws: Workspace) -> None:
+    from conftest import run_cli
+
+    (ws.cases / "nul.yaml").write_bytes(b"id: nul\nquestion: why\x00 now\n")
+    result = run_cli("lint", "cases/nul.yaml", cwd=ws.root)
+    assert "cases/nul.yaml:2:14: error: file holds a NUL character" in result.out, result.out
+
+
+def test_a_line_separator_in_a_quoted_value_does_not_shift_later_positions(ws: Workspace) -> None:
+    from conftest import run_cli
+
+    text = 'id: sep\nquestion: "a\u2028b"\nroot_cause_keywords: [x]\nrequired_tool: []\n'
+    (ws.cases / "sep.yaml").write_text(text, "utf-8")
+    result = run_cli("lint", "cases/sep.yaml", cwd=ws.root)
+    assert "cases/sep.yaml:4:1: error: unknown key 'required_tool'" in result.out, result.out
+
+
+def test_a_broken_json_lines_entry_with_an_escaped_case_id_errs_its_case(ws: Workspace) -> None:
+    ws.case(dict(GOOD_CASE, id="c2"))
+    lines = '{"caseId": "c\\u0032", "finalAnswer": "unterminated\n'
+    (ws.root / "t.jsonl").write_text(lines, "utf-8")
+    result = ws.run("--fixtures", str(ws.root / "t.jsonl"))
+    _no_traceback(result)
+    assert ws.case_result("c2")["status"] == "error"
+
+
+def test_running_out_of_memory_on_one_trace_is_that_trace_s_error(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from validator.evaluation import runner
+
+    real = runner.read_trace_file
+
+    def hungry(path, root, max_bytes):  # type: ignore[no-untyped-def]
+        if "db-slow" in str(path):
+            raise MemoryError()
+        return real(path, root, max_bytes)
+
+    monkeypatch.setattr(runner, "read_trace_file", hungry)
+    ws.case()
+    ws.case(dict(GOOD_CASE, id="other"))
+    ws.trace("db-slow", good_trace())
+    ws.trace("other", good_trace("other"))
+    result = ws.run()
+    _no_traceback(result)
+    assert "not enough memory" in ws.case_result()["reason"]
+    assert ws.case_result("other")["status"] == "pass"

@@ -90,6 +90,11 @@ def find_case_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
+        if path.exists():
+            raise UsageError(
+                f"{path} is not a regular file or folder (a device, pipe or socket)",
+                "pass --cases with the folder of your case files",
+            )
         raise UsageError(
             f"cases folder {path} does not exist", "pass --cases with the folder of your case files"
         )
@@ -228,6 +233,13 @@ def run_order(name: str) -> tuple[tuple[int | str, ...], str]:
 
 def is_jsonl(path: Path) -> bool:
     return path.suffix in JSONL_SUFFIXES and path.is_file()
+
+
+def not_a_file(path: Path) -> str:
+    """Why a path that is neither a regular file nor a folder cannot be read."""
+    if path.exists():
+        return f"{path}: not a regular file or folder (a device, pipe or socket)"
+    return f"{path}: no such file or folder"
 
 
 def iter_jsonl(path: Path, shown: str) -> Iterator[Job]:

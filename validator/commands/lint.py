@@ -26,6 +26,7 @@ from ..inputs import (
     display_path,
     is_jsonl,
     iter_jsonl,
+    not_a_file,
     plan_fixtures,
     spec_files,
     spec_folders,
@@ -126,7 +127,7 @@ def _named_files(paths: list[Path]) -> list[Path]:
                 raise UsageError(f"{path}: no *.yaml or *.yml file in this folder")
             files += found
         else:
-            raise UsageError(f"{path}: no such file or folder")
+            raise UsageError(not_a_file(path))
     return files
 
 

@@ -36,6 +36,9 @@ class Evaluator:
         """Evaluate one parsed trace. Never raises: an internal error marks this run `error`."""
         try:
             return self._evaluate(trace, case_id, fixture)
+        except MemoryError:
+            reason = "not enough memory to evaluate this trace: raise the memory limit"
+            return RunResult(case_id or "?", ERROR, reason, fixture)
         except Exception as exc:  # one broken trace must not stop the others
             reason = (
                 f"internal error while evaluating this trace (please report it as a bug): {exc!r}"

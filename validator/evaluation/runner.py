@@ -6,6 +6,7 @@ with the number of traces; only the small per-run result rows are kept.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -19,9 +20,16 @@ from .evaluator import Evaluator
 
 
 def guess_case_id(job: Job) -> str | None:
-    """For a JSON Lines trace that cannot be parsed: the caseId it seems to name, if any."""
+    """For a JSON Lines trace that cannot be parsed: the caseId it seems to name, if any
+    (JSON escapes decoded, so `"c\\u0032"` names case c2, as a parsed line would)."""
     match = _CASE_ID.search(job.text or "")
-    return match.group(1) if match else None
+    if match is None:
+        return None
+    try:
+        found = json.loads(f'"{match.group(1)}"')
+    except ValueError:
+        return match.group(1)
+    return found if isinstance(found, str) else None
 
 
 _CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -56,6 +64,9 @@ class Worker:
         except TraceError as exc:
             case_id = job.case_id or guess_case_id(job) or "?"
             return RunResult(case_id, ERROR, str(exc), job.fixture)
+        except MemoryError:
+            reason = "not enough memory to read and parse this trace: raise the memory limit, or split the trace"
+            return RunResult(job.case_id or guess_case_id(job) or "?", ERROR, reason, job.fixture)
         except Exception as exc:  # a bug must cost one trace, not the run
             reason = f"internal error while reading this trace (please report it as a bug): {exc!r}"
             return RunResult(job.case_id or "?", ERROR, reason, job.fixture)

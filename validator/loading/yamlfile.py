@@ -12,7 +12,9 @@ from it ourselves. Doing the construction here, rather than in ruamel's construc
 
 from __future__ import annotations
 
+import bisect
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -132,6 +134,10 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
 def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
     """Like `load_yaml`, from bytes or text already in memory."""
     if isinstance(raw, bytes):
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise ProblemsFound(
+                [_problem(name, 1, 1, "not-utf8", "file is UTF-16 text: save it as UTF-8")]
+            )
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -149,6 +155,25 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
             ) from None
     else:
         text = raw
+    if "\x00" in text:
+        line, col = _line_col_text(text, text.index("\x00"))
+        utf16 = (
+            " (every other byte is zero: is it UTF-16? save it as UTF-8)"
+            if text.count("\x00") * 3 > len(text)
+            else ""
+        )
+        raise ProblemsFound(
+            [
+                _problem(
+                    name,
+                    line,
+                    col,
+                    "not-utf8",
+                    f"file holds a NUL character (a zero byte) at line {line}, column {col}:"
+                    f" case and spec files are plain text{utf16}",
+                )
+            ]
+        )
     if not text.strip() or all(
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):
@@ -160,7 +185,7 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
         raise ProblemsFound(
             [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
         )
-    builder = _Builder(name, composer().scalars)
+    builder = _Builder(name, composer().scalars, text)
     try:
         data = builder.build(node, (), 0)
     except _Abandon:
@@ -199,15 +224,24 @@ def _compose(text: str, name: str) -> Any:
 
 def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     """A parser error, placed where the parser noticed it, with a hint for common mistakes."""
+    starts = _line_starts(text) if _ODD_BREAKS.search(text) else None
     mark = exc.problem_mark or exc.context_mark
-    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    line, col = _mark_position(mark, starts) if mark is not None else (1, 1)
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
-    hint = _hint(what, text, mark, exc.context_mark)
+    hint = _hint(what, text, mark, exc.context_mark, starts)
     msg = f"YAML syntax error: {what}" + (f" — {hint}" if hint else "")
     return _problem(name, line, col, "yaml-syntax", msg)
 
 
-def _hint(what: str, text: str, mark: Any, opened: Any) -> str:
+def _mark_position(mark: Any, starts: list[int] | None) -> tuple[int, int]:
+    """A parser mark as the 1-based line and column an editor shows (see `_Builder._pos`)."""
+    if starts is None:
+        return mark.line + 1, mark.column + 1
+    line = bisect.bisect_right(starts, mark.index)
+    return line, mark.index - starts[line - 1] + 1
+
+
+def _hint(what: str, text: str, mark: Any, opened: Any, starts: list[int] | None) -> str:
     hint = next((h for key, h in _HINTS if key in what), "")
     if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
         return "this is a tab character: YAML indents with spaces only; replace it with spaces"
@@ -219,7 +253,8 @@ def _hint(what: str, text: str, mark: Any, opened: Any) -> str:
         and mark is not None
         and (opened.line, opened.column) != (mark.line, mark.column)
     ):
-        hint += f" (the one opened at line {opened.line + 1}, column {opened.column + 1})"
+        line, col = _mark_position(opened, starts)
+        hint += f" (the one opened at line {line}, column {col})"
     return hint
 
 
@@ -230,8 +265,12 @@ class _Abandon(Exception):
 class _Builder:
     """Turns composed nodes into plain data, recording positions and problems."""
 
-    def __init__(self, name: str, scalars: Any) -> None:
+    def __init__(self, name: str, scalars: Any, text: str = "") -> None:
         self.name = name
+        # YAML parsers count NEL, U+2028 and U+2029 as line breaks; editors do not. In a file
+        # that has one, positions are computed from the character offset instead, so every
+        # later line is still reported where the author sees it.
+        self._lines = _line_starts(text) if _ODD_BREAKS.search(text) else None
         self.values: dict[PathKey, Position] = {}
         self.keys: dict[PathKey, Position] = {}
         self.problems: list[Problem] = []  # the file cannot be used
@@ -240,7 +279,7 @@ class _Builder:
         self._scalars = scalars  # ruamel's own rules for YAML 1.2 ints, floats, bools
 
     def _add(self, node: Any, code: str, message: str) -> None:
-        pos = _pos(node)
+        pos = self._pos(node)
         self.problems.append(_problem(self.name, pos.line, pos.column, code, message))
 
     def build(self, node: Any, path: PathKey, depth: int) -> Any:
@@ -261,7 +300,7 @@ class _Builder:
                     f"values are nested more than {MAX_DEPTH} levels deep: write them out flatter",
                 )
             return None
-        self.values.setdefault(path, _pos(node))
+        self.values.setdefault(path, self._pos(node))
         tag = node.tag or ""  # a property that builds a new string: read it once
         kind = node.id
         if kind == "mapping":
@@ -293,7 +332,7 @@ class _Builder:
             child = (*path, key)
             if key in out:
                 first = self.keys[child]
-                pos = _pos(key_node)
+                pos = self._pos(key_node)
                 self.soft.append(
                     _problem(
                         self.name,
@@ -304,7 +343,7 @@ class _Builder:
                     )
                 )
                 continue
-            self.keys[child] = _pos(key_node)
+            self.keys[child] = self._pos(key_node)
             out[key] = self.build(value_node, child, depth + 1)
         return out
 
@@ -342,10 +381,20 @@ class _Builder:
         )
         return None
 
+    def _pos(self, node: Any) -> Position:
+        mark = node.start_mark
+        if self._lines is None:  # the common case, kept cheap
+            return Position(mark.line + 1, mark.column + 1)
+        return Position(*_mark_position(mark, self._lines))
 
-def _pos(node: Any) -> Position:
-    mark = node.start_mark
-    return Position(mark.line + 1, mark.column + 1)
+
+_ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    return starts
 
 
 def _char_at(text: str, line: int, column: int) -> str:
@@ -354,6 +403,11 @@ def _char_at(text: str, line: int, column: int) -> str:
     if 0 <= line < len(lines) and 0 <= column < len(lines[line]):
         return lines[line][column]
     return ""
+
+
+def _line_col_text(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
