@@ -176,6 +176,29 @@ class TraceFields:
 
 
 # --------------------------------------------------------------------------------------------
+# How traces are found and matched to cases (the suite config's `traces:` section)
+
+TRACE_FORMATS = ("json", "jsonl", "otlp-json")
+
+
+@dataclass(frozen=True)
+class TraceSettings:
+    """Which files under the fixtures folder are traces, how they are read, and which case
+    each belongs to. The defaults are the reference layout: `<case-id>.json` or
+    `<case-id>/*.json`, and JSON Lines files whose entries name their case in `caseId`."""
+
+    pattern: tuple[str, ...] = ("*.json", "*.jsonl")  # globs, relative to the fixtures folder
+    format: str | None = None  # json | jsonl | otlp-json; None: by file suffix
+    split: str | None = None  # a JSONPath: each match is one trace ($[*], $.samples[*])
+    # A JSONPath read from each trace, or a template joining {file_stem}, {file_name} and
+    # {$.json.path} values; None: the trace-fields spec's case_id, then the file name.
+    case_id: str | None = None
+    view: str | None = None  # the adapter that makes $.view; None: detected per trace
+    messages: str | None = None  # openai-messages: where the message list is (a JSONPath)
+    allow_unmatched: bool = False  # a trace that matches no case does not fail the run
+
+
+# --------------------------------------------------------------------------------------------
 # The suite
 
 
