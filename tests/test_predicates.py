@@ -186,3 +186,15 @@ def test_spec_schema_and_readme_name_every_predicate() -> None:
     for name in PREDICATES:
         assert name in described, f"add '{name}' to the predicate description in spec.schema.json"
         assert f"| `{name}` |" in readme, f"document '{name}' in the README's predicate table"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(st.text(), st.text(alphabet=st.sampled_from('ab"\\\n\t\x7f\u2028中 ')), st.none()),
+    st.sampled_from([5, 60, 200]),
+)
+def test_fast_show_renders_as_problems_show(value: Any, limit: int) -> None:
+    from validator.predicates import show as fast_show
+    from validator.problems import show
+
+    assert fast_show(value, limit) == show(value, limit)
