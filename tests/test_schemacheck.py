@@ -588,6 +588,10 @@ SYNTHETIC: list[Any] = [
     {"items": False},
     {"items": True},
     {"type": "array", "minItems": 1, "items": {"anyOf": [{"type": "string"}, {"items": {}}]}},
+    # a keyword for another type than the schema's own is ignored, as jsonschema ignores it
+    {"type": "string", "minItems": 1, "maxItems": 0, "required": ["a"], "items": False},
+    {"type": "array", "minLength": 1, "pattern": "a", "properties": {"a": False}},
+    {"type": ["string", "array"], "minLength": 2, "minItems": 2},
     {"required": ["a"]},
     {"required": ["a", "b"], "type": "object"},
     {"properties": {"a": {"type": "string"}, "b": {"minimum": 2}}},

@@ -202,9 +202,20 @@ class _Compiler:
 
 # --------------------------------------------------------------------------------------------
 # Keywords: each returns the check for its value (None: nothing to check) or raises _NotSure.
-# A keyword applies only to values of its type, as in jsonschema (minLength ignores a list).
 
 Keyword = Callable[[_Compiler, Any, dict[str, Any]], Check | None]
+
+_PY_TYPES = {"string": str, "array": list, "object": dict}
+
+
+def _only(schema: dict[str, Any], name: str, check: Check) -> Check:
+    """`check`, written for values of type `name`, applied as jsonschema applies the keyword:
+    to those values only (minLength ignores a list)."""
+    if schema.get("type") == name:
+        # no second isinstance per value: _Compiler.compile runs "type" first and stops there
+        return check
+    py_type = _PY_TYPES[name]
+    return lambda v: not isinstance(v, py_type) or check(v)
 
 
 def _count(value: Any) -> int:
@@ -258,24 +269,24 @@ def _const(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
     return lambda v: _equal(v, value)
 
 
-def _min_length(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
+def _min_length(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
     least = _count(value)
-    return lambda v: not isinstance(v, str) or len(v) >= least
+    return _only(schema, "string", lambda v: len(v) >= least)
 
 
-def _max_length(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
+def _max_length(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
     most = _count(value)
-    return lambda v: not isinstance(v, str) or len(v) <= most
+    return _only(schema, "string", lambda v: len(v) <= most)
 
 
-def _pattern(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
+def _pattern(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
     if not isinstance(value, str):
         raise _NotSure
     try:
         search = re.compile(value).search  # jsonschema: re.search, so not anchored
     except re.error:
         raise _NotSure from None
-    return lambda v: not isinstance(v, str) or search(v) is not None
+    return _only(schema, "string", lambda v: search(v) is not None)
 
 
 def _minimum(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
@@ -299,30 +310,30 @@ def _exclusive_maximum(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Ch
     return lambda v: not _range_applies(v) or not v >= most
 
 
-def _min_items(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
+def _min_items(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
     least = _count(value)
-    return lambda v: not isinstance(v, list) or len(v) >= least
+    return _only(schema, "array", lambda v: len(v) >= least)
 
 
-def _max_items(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
+def _max_items(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
     most = _count(value)
-    return lambda v: not isinstance(v, list) or len(v) <= most
+    return _only(schema, "array", lambda v: len(v) <= most)
 
 
-def _items(c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check | None:
+def _items(c: _Compiler, value: Any, schema: dict[str, Any]) -> Check | None:
     if not isinstance(value, (dict, bool)):
         raise _NotSure  # the array form belongs to older drafts (prefixItems now)
     each = c.compile(value)
     if each is _valid:
         return None
-    return lambda v: not isinstance(v, list) or all(map(each, v))
+    return _only(schema, "array", lambda v: all(map(each, v)))
 
 
-def _required(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:
+def _required(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
     if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
         raise _NotSure
     names = frozenset(value)
-    return lambda v: not isinstance(v, dict) or v.keys() >= names
+    return _only(schema, "object", lambda v: v.keys() >= names)
 
 
 def _property_schemas(schema: dict[str, Any]) -> dict[str, Any]:
@@ -338,16 +349,14 @@ def _properties(c: _Compiler, _value: Any, schema: dict[str, Any]) -> Check | No
         return None  # one walk over the mapping checks both (see _additional_properties)
     checks = {name: c.compile(sub) for name, sub in properties.items()}
 
-    def check(v: Any) -> bool:
-        if not isinstance(v, dict):
-            return True
+    def check(v: dict[Any, Any]) -> bool:
         for key, item in v.items():
             each = checks.get(key)
             if each is not None and not each(item):
                 return False
         return True
 
-    return check
+    return _only(schema, "object", check)
 
 
 def _additional_properties(c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
@@ -358,16 +367,14 @@ def _additional_properties(c: _Compiler, value: Any, schema: dict[str, Any]) -> 
     # would change which keys those are; it is not in KEYWORDS, so never gets here)
     other = c.compile(value)
 
-    def check(v: Any) -> bool:
-        if not isinstance(v, dict):
-            return True
+    def check(v: dict[Any, Any]) -> bool:
         # a loop, not all() over a generator: this runs for every file, and is ~20% faster
         for key, item in v.items():  # noqa: SIM110
             if not checks.get(key, other)(item):
                 return False
         return True
 
-    return check
+    return _only(schema, "object", check)
 
 
 def _subschemas(c: _Compiler, value: Any) -> list[Check]:
