@@ -614,6 +614,8 @@ SYNTHETIC: list[Any] = [
     {"$defs": {"x y": {"type": "integer"}}, "items": {"$ref": "#/$defs/x%20y"}},
     {"properties": {"a": {"type": "integer"}}, "items": {"$ref": "#/properties/a"}},
     {"anyOf": [{"type": "null"}, {"minimum": 3}], "items": {"$ref": "#/anyOf/1"}},
+    {"anyOf": [{"type": "null"}, {"minimum": 3}], "items": {"$ref": "#/anyOf/-1"}},
+    {"$defs": {"a": {"b": {"type": "integer"}}}, "items": {"$ref": "#/$defs/a%2Fb"}},
     {"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "minLength": 2},  # both apply
     {
         "$defs": {"tree": {"type": "array", "items": {"$ref": "#/$defs/tree"}}},
@@ -786,6 +788,9 @@ NOT_SURE: list[Any] = [
     {"$ref": "https://example.invalid/other.schema.json"},
     {"$ref": "#anchor"},
     {"$ref": "#/$defs/missing"},
+    {"anyOf": [{}], "$ref": "#/anyOf/x"},
+    {"anyOf": [{}], "$ref": "#/anyOf/1"},
+    {"$ref": "#/type/0", "type": "string"},
     {"$defs": {"x": {"$id": "x.json", "type": "string"}}, "$ref": "#/$defs/x"},
     # through another resource: refs inside the target would resolve against x.json
     {"$defs": {"x": {"$id": "x.json", "$defs": {"y": {}}}}, "$ref": "#/$defs/x/$defs/y"},
@@ -832,3 +837,12 @@ def test_nan_and_infinities_are_judged_as_jsonschema_judges_them() -> None:
     for number in (NAN, INF, -INF, math.nextafter(0.0, 1.0), 1.0, 1.0000000000000002):
         _agrees_on(schema, [number])
         _agrees_on({"enum": [number]}, [number, NAN, float(number)])
+
+
+def test_a_ref_loop_or_a_schema_too_deep_to_compile_is_not_sure() -> None:
+    loop = {"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}
+    assert not compile_schema(loop)(1)
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"items": deep}
+    assert not compile_schema(deep)([])

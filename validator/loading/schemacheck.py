@@ -42,7 +42,10 @@ def compile_schema(schema: Schema) -> Check:
     """A function that is True only if a document is valid under `schema` (any 2020-12 schema
     dict); False means invalid or "not sure". The schema is read now; later edits to the dict
     are not seen."""
-    check = _Compiler(schema).compile(schema)
+    try:
+        check = _Compiler(schema).compile(schema)
+    except RecursionError:  # nested deeper than Python recurses: jsonschema's problem then
+        check = _not_sure
 
     def is_valid(instance: Any) -> bool:
         try:
@@ -174,27 +177,29 @@ class _Compiler:
         return _all(checks)
 
     def compile_ref(self, ref: str) -> Check:
-        if ref in self.refs:
-            done = self.refs[ref]
-            return done if done is not None else (lambda v: self.refs[ref](v))  # type: ignore[misc]
-        target = self.resolve(ref)
-        self.refs[ref] = None
-        check = self.refs[ref] = self.compile(target)
-        return check
+        if ref not in self.refs:
+            target = self.resolve(ref)
+            self.refs[ref] = None
+            self.refs[ref] = self.compile(target)
+        done = self.refs[ref]
+        if done is None:  # a $ref inside its own target: the check exists once it is called
+            return lambda v: self.refs[ref](v)
+        return done
 
     def resolve(self, ref: str) -> Any:
         """The subschema a "#/..." JSON pointer names; anything else is not ours to resolve."""
         if ref != "#" and not ref.startswith("#/"):
             raise _NotSure  # other documents, anchors: jsonschema's referencing resolves them
         node: Any = self.root
-        for part in ref[2:].split("/") if ref != "#" else ():
-            part = unquote(part).replace("~1", "/").replace("~0", "~")
-            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            elif isinstance(node, dict) and part in node:
-                node = node[part]
-            else:
-                raise _NotSure
+        # read as the referencing library reads it: unquoted whole, then split (so %2F splits)
+        for part in unquote(ref[2:]).split("/") if ref != "#" else ():
+            try:
+                if isinstance(node, list):
+                    node = node[int(part)]
+                else:
+                    node = node[part.replace("~1", "/").replace("~0", "~")]
+            except (LookupError, TypeError, ValueError):
+                raise _NotSure from None
             if isinstance(node, dict) and "$id" in node:
                 raise _NotSure  # a nested resource: refs inside it resolve against its own $id
         return node
