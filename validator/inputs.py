@@ -186,25 +186,11 @@ def plan_fixtures(
     plan = Plan(fixtures, shown)
     root = fixtures.resolve()
     for case_id in case_ids:
-        has_single = os.path.lexists(fixtures / f"{case_id}{TRACE_SUFFIX}")
-        folder = fixtures / case_id
-        has_folder = folder.is_dir()
-        if has_single and has_folder:
-            plan.missing[case_id] = AMBIGUOUS
-        elif has_folder and not follow_links and not _inside(folder, root):
-            plan.missing[case_id] = OUTSIDE
-        elif has_single:
-            plan.sources.append((case_id, None))
-        elif not has_folder:
-            plan.missing[case_id] = NO_TRACE
+        found = _case_traces(fixtures, case_id, root, follow_links)
+        if isinstance(found, str):
+            plan.missing[case_id] = found
         else:
-            runs = sorted(
-                (n for n in os.listdir(folder) if n.endswith(TRACE_SUFFIX)), key=run_order
-            )
-            if runs:
-                plan.sources.append((case_id, runs))
-            else:
-                plan.missing[case_id] = EMPTY_FOLDER
+            plan.sources.append((case_id, found))
     claimed = set(case_ids if known is None else known)
     for entry in sorted(fixtures.iterdir()):
         is_trace = entry.name.endswith(TRACE_SUFFIX)
@@ -212,6 +198,23 @@ def plan_fixtures(
         if (is_trace or entry.is_dir()) and stem not in claimed:
             plan.orphans.append((entry.name, stem))
     return plan
+
+
+def _case_traces(
+    fixtures: Path, case_id: str, root: Path, follow_links: bool
+) -> list[str] | str | None:
+    """A case's run files (None: the single file <id>.json), or why it has none."""
+    has_single = os.path.lexists(fixtures / f"{case_id}{TRACE_SUFFIX}")
+    folder = fixtures / case_id
+    has_folder = folder.is_dir()
+    if has_single:
+        return AMBIGUOUS if has_folder else None
+    if not has_folder:
+        return NO_TRACE
+    if not follow_links and not _inside(folder, root):
+        return OUTSIDE
+    runs = sorted((n for n in os.listdir(folder) if n.endswith(TRACE_SUFFIX)), key=run_order)
+    return runs or EMPTY_FOLDER
 
 
 def _inside(folder: Path, root: Path) -> bool:

@@ -2,7 +2,8 @@
 
 The shipped schemas are the single description of the case and spec formats: editors use them
 for completion, and every message a user sees about a file's shape comes from jsonschema here.
-jsonschema is imported only when a file actually needs validating with messages.
+jsonschema is imported only when a file actually needs validating with messages: a check
+compiled from the same schema (schemacheck.py) first says whether there is anything to report.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
+from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
 
 SCHEMA_NAMES = ("case", "spec", "trace", "report")
@@ -29,27 +31,39 @@ def load_schema(name: str) -> dict[str, Any]:
     return json.loads(path.read_text("utf-8"))
 
 
-@cache
-def _validator(name: str) -> Any:
+def build_validator(schema: dict[str, Any]) -> Any:
+    """A jsonschema validator for any schema dict, with this project's types."""
     import jsonschema
 
     base = jsonschema.Draft202012Validator
-    # YAML tells 2 from 2.0; JSON Schema's "integer" would accept 2.0. A case author who wrote
-    # `min_keyword_coverage: 2.0` meant a share, not a count, so "integer" means a real int here.
-    checker = base.TYPE_CHECKER.redefine(
-        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
-    )
+    # YAML tells 2 from 2.0; JSON Schema's "integer" would accept 2.0. The compiled fast check
+    # must agree on every type, so both take "integer" from the same function.
+    checker = base.TYPE_CHECKER.redefine("integer", lambda _checker, value: is_integer(value))
     cls = jsonschema.validators.extend(base, type_checker=checker)
-    return cls(load_schema(name))
+    return cls(schema)
+
+
+@cache
+def _validator(name: str) -> Any:
+    return build_validator(load_schema(name))
+
+
+@cache
+def _fast_check(name: str) -> Callable[[Any], bool]:
+    # compiled at first use: a command that reads no spec file never compiles the spec schema
+    return compile_schema(load_schema(name))
+
+
+def is_valid_fast(name: str, data: Any) -> bool:
+    """True only if `data` is valid under the named shipped schema; False means invalid or
+    "not sure" (ask jsonschema)."""
+    return _fast_check(name)(data)
 
 
 def schema_problems(doc: YamlDocument, schema: str) -> list[Problem]:
     """Every way `doc` breaks the named schema, as positioned, actionable problems."""
-    if schema in ("case", "spec"):  # valid files skip jsonschema (see fastcheck.py)
-        from .fastcheck import case_is_valid_fast, spec_is_valid_fast
-
-        if (case_is_valid_fast if schema == "case" else spec_is_valid_fast)(doc.data):
-            return []
+    if is_valid_fast(schema, doc.data):  # valid files skip importing and running jsonschema
+        return []
     validator = _validator(schema)
     problems: set[Problem] = set()
     for err in validator.iter_errors(doc.data):
