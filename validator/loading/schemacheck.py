@@ -183,8 +183,13 @@ class _Compiler:
             self.refs[ref] = self.compile(target)
         done = self.refs[ref]
         if done is None:  # a $ref inside its own target: the check exists once it is called
-            return lambda v: self.refs[ref](v)
+            return lambda v: self._later(ref)(v)
         return done
+
+    def _later(self, ref: str) -> Check:
+        check = self.refs[ref]
+        assert check is not None, "a recursive $ref is compiled before it is called"
+        return check
 
     def resolve(self, ref: str) -> Any:
         """The subschema a "#/..." JSON pointer names; anything else is not ours to resolve."""
