@@ -25,3 +25,14 @@ def test_every_registered_code_and_predicate_has_a_readme_row() -> None:
     readme = (REPO / "README.md").read_text("utf-8")
     for name in [*CODES, *PREDICATES]:
         assert f"| `{name}`" in readme, name
+
+
+def test_the_shipped_case_schema_is_the_one_the_standard_specs_make(tmp_path: Path) -> None:
+    # Editors read validator/schemas/case.schema.json; `schema case` makes it from the specs'
+    # inputs. Regenerate with: python -m validator schema case > validator/schemas/case.schema.json
+    import json
+
+    from validator.api import case_schema
+
+    shipped = json.loads((REPO / "validator" / "schemas" / "case.schema.json").read_text("utf-8"))
+    assert case_schema([]) == shipped

@@ -479,6 +479,13 @@ SPEC_OPTIONAL = {
     "clauses": mostly(st.lists(CLAUSE, max_size=3)),
     "fields": mostly(mapping({}, {name: mostly(PATH) for name in FIELDS})),
     "verdicts": mostly(st.lists(TEXT, max_size=3)),
+    "inputs": mostly(
+        st.dictionaries(
+            st.sampled_from(["max_turns", "tools", "Bad Name"]),
+            st.one_of(ODD, st.just({"type": "integer", "default": 3})),
+            max_size=2,
+        )
+    ),
 }
 assert sorted({**SPEC_REQUIRED, **SPEC_OPTIONAL}) == SPEC_KEYS
 SPEC = mapping(SPEC_REQUIRED, SPEC_OPTIONAL)

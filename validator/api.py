@@ -16,13 +16,22 @@ from typing import Any
 from .evaluation.evaluator import Evaluator, evaluate_trace
 from .evaluation.runner import Compactor, group_results
 from .inputs import find_case_files, spec_folders
+from .loading.schema import load_schema
 from .loading.suite import load_suite as _load_suite
-from .model import Suite
+from .loading.suite import read_specs as _load_specs
+from .model import Suite, default_plan
 from .problems import ERROR, ProblemsFound
 from .report.document import build_report
 from .results import RunResult
 
-__all__ = ["Suite", "evaluate_partition", "evaluate_trace", "load_suite", "report_from_runs"]
+__all__ = [
+    "Suite",
+    "case_schema",
+    "evaluate_partition",
+    "evaluate_trace",
+    "load_suite",
+    "report_from_runs",
+]
 
 
 def load_suite(cases: str | Path, specs: str | Path | list[str | Path] | None = None) -> Suite:
@@ -37,6 +46,20 @@ def load_suite(cases: str | Path, specs: str | Path | list[str | Path] | None = 
     if loaded.suite is None:
         raise ProblemsFound([p for p in loaded.problems if p.severity == ERROR])
     return loaded.suite
+
+
+def case_schema(specs: list[Path] | None = None) -> dict[str, Any]:
+    """The JSON Schema of a case file for the standard specs plus `specs` folders (None: the
+    working folder's specs/ when there is one): the core keys, every input the specs
+    declare, and as required what a case with no `checks` needs."""
+    loaded = _load_specs(spec_folders(specs))
+    if loaded.problems and any(p.severity == ERROR for p in loaded.problems):
+        raise ProblemsFound([p for p in loaded.problems if p.severity == ERROR])
+    schema = loaded.format.full(default_plan(loaded.specs))
+    schema.update(
+        {k: v for k, v in load_schema("case").items() if k in ("$id", "title", "description")}
+    )
+    return schema
 
 
 def evaluate_partition(suite: Suite, traces: Iterable[Any]) -> list[RunResult]:

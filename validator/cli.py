@@ -271,9 +271,19 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser(
         "schema",
         help="print a JSON Schema (for editors and other tools)",
-        description="Print the JSON Schema of a case file, a spec file, a trace or report.json.",
+        description="Print the JSON Schema of a case file, a spec file, a trace or report.json."
+        " A case's keys come from the specs in use (their 'inputs'), so `schema case` reads the"
+        " spec folders as run does.",
     )
     schema.add_argument("which", choices=SCHEMA_NAMES)
+    schema.add_argument(
+        "--specs",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="spec folder whose inputs a case may use, as given to run; repeatable"
+        " (default: specs/ when it exists)",
+    )
     return parser
 
 
@@ -338,7 +348,13 @@ def cmd_schema(args: Any) -> int:
 
     from .loading.schema import load_schema
 
-    print(json.dumps(load_schema(args.which), indent=2, ensure_ascii=False))
+    if args.which == "case":
+        from .api import case_schema
+
+        schema = case_schema([Path(s) for s in args.specs] if args.specs else None)
+    else:
+        schema = load_schema(args.which)
+    print(json.dumps(schema, indent=2, ensure_ascii=False))
     return EXIT_OK
 
 

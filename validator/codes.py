@@ -328,6 +328,20 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "bad-input",
+            ERROR,
+            "a spec input with a name a case key cannot have, or a default that does not fit",
+            "`inputs: {Max-Turns: {type: integer}}`",
+            "`inputs: {max_turns: {type: integer, minimum: 1, default: 20}}`",
+        ),
+        Code(
+            "input-conflict",
+            ERROR,
+            "two specs declare one case key with different schemas",
+            "`max_turns: {type: integer}` in one spec, `{type: string}` in another",
+            "one schema for the key, or two names",
+        ),
+        Code(
             "fixture-outside",
             WARNING,
             "a case's trace folder is a link to a folder outside the fixtures folder",

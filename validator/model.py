@@ -111,6 +111,10 @@ class Spec:
     when: Condition | None = None
     unless: Condition | None = None
     skip_reason: str | None = None
+    # The case keys this check declares (name -> its JSON Schema, with an optional default)
+    # and every case key its parameters read ({case: NAME}), declared here or elsewhere.
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reads: tuple[str, ...] = ()
     fields: dict[str, Finder] | None = None  # only for the trace-fields spec
     # The trace-fields spec may list the verdicts the verifier gives (for lint's spelling
     # check of case verdicts); None: not listed, so no spelling check.
@@ -202,6 +206,20 @@ class TraceSettings:
 # The suite
 
 
+def default_plan(specs: dict[str, Spec]) -> tuple[Spec, ...]:
+    """The checks of a case that names none: every default check spec, by id."""
+    return tuple(s for s in sorted(specs.values(), key=lambda s: s.id) if s.default and s.is_check)
+
+
+def plan_of(
+    checks: list[str] | None, specs: dict[str, Spec], default: tuple[Spec, ...]
+) -> tuple[Spec, ...]:
+    """A case's checks: the specs its `checks` names (unknown names left out), or `default`."""
+    if not checks:
+        return default
+    return tuple(specs[n] for n in checks if n in specs and specs[n].is_check)
+
+
 @dataclass
 class Suite:
     """Validated cases plus compiled specs: everything evaluation needs, picklable."""
@@ -214,12 +232,9 @@ class Suite:
     plans: dict[str, tuple[Spec, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        default = tuple(
-            s for s in sorted(self.specs.values(), key=lambda s: s.id) if s.default and s.is_check
-        )
+        default = default_plan(self.specs)
         self.plans = {
-            case.id: tuple(self.specs[n] for n in case.checks) if case.checks else default
-            for case in self.cases.values()
+            case.id: plan_of(case.checks, self.specs, default) for case in self.cases.values()
         }
 
     def checks_for(self, case: Case) -> tuple[Spec, ...]:

@@ -32,7 +32,7 @@ from ..inputs import (
     spec_folders,
     yaml_files,
 )
-from ..loading.specs import case_field_names, spec_file_problems
+from ..loading.specs import spec_file_problems
 from ..loading.suite import load_suite
 from ..loading.yamlfile import Position, load_yaml
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError, did_you_mean
@@ -154,7 +154,6 @@ def lint(inputs: Inputs, fixtures: Path | None = None) -> tuple[list[Problem], i
     """Every problem in the inputs (sorted) and the number of files checked."""
     loaded = load_suite(inputs.cases, inputs.folders)
     problems = set(loaded.problems)
-    fields = case_field_names()
     for path in inputs.specs:
         name = display_path(path)
         if path in inputs.unread:
@@ -175,7 +174,7 @@ def lint(inputs: Inputs, fixtures: Path | None = None) -> tuple[list[Problem], i
         except ProblemsFound as exc:
             problems.update(exc.problems)
             continue
-        problems.update(spec_file_problems(doc, fields))
+        problems.update(spec_file_problems(doc, loaded.format))
     if fixtures is not None:
         problems.update(fixture_problems(fixtures, loaded.case_ids))
     return sorted(problems), inputs.files

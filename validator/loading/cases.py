@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -11,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..evaluation.text import normalize_markdown, normalize_plain
-from ..model import Case
+from ..model import Case, Spec
 from ..problems import ERROR, WARNING, Problem, closest, show
+from .caseformat import CaseFormat
 from .schema import schema_problems
 from .yamlfile import YamlDocument
 
@@ -26,14 +28,22 @@ _LIST_FIELDS = (
 )
 
 
-def case_problems(doc: YamlDocument, verdicts: tuple[str, ...] | None = None) -> list[Problem]:
+def case_problems(
+    doc: YamlDocument,
+    fmt: CaseFormat,
+    plan: tuple[Spec, ...],
+    verdicts: tuple[str, ...] | None = None,
+) -> list[Problem]:
     """Schema errors plus the cross-field logic a schema cannot express.
 
-    `verdicts`: the verdicts the verifier gives (the trace-fields spec's list), to warn about
-    a case verdict spelt almost like one; None: no such check."""
+    `fmt` and `plan`: the suite's case keys and the specs this case applies (they decide
+    which keys it may and must write). `verdicts`: the verdicts the verifier gives (the
+    trace-fields spec's list), to warn about a case verdict spelt almost like one; None: no
+    such check."""
     data = doc.data
     problems = list(doc.problems)
-    problems += [p for p in schema_problems(doc, "case") if not _coverage_handled_here(doc, p)]
+    found = schema_problems(doc, fmt.schema(plan))
+    problems += [_named(p, fmt, plan) for p in found if not _coverage_handled_here(doc, p)]
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
     problems += _blank_keywords(doc)
@@ -56,9 +66,27 @@ def case_problems(doc: YamlDocument, verdicts: tuple[str, ...] | None = None) ->
     return sorted(problems)
 
 
-def build_case(doc: YamlDocument) -> Case:
-    """A Case from a document already known to have no errors."""
-    return Case(id=doc.data["id"], file=doc.file, fields=dict(doc.data))
+def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
+    """A Case from a document already known to have no errors; the inputs of its plan that
+    it does not write get their declared defaults."""
+    fields = dict(doc.data)
+    for spec in plan:
+        for name, schema in spec.inputs.items():
+            if name not in fields and schema.get("default") is not None:
+                fields[name] = schema["default"]
+    return Case(id=doc.data["id"], file=doc.file, fields=fields)
+
+
+def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem:
+    """A missing required input says which spec needs it."""
+    if problem.code != "missing-key":
+        return problem
+    match = re.search(r"missing required key '([^']+)'", problem.message)
+    needs = fmt.requirers(match.group(1), plan) if match else []
+    if not needs:
+        return problem
+    message = f"{problem.message} (needed by {', '.join(needs)})"
+    return dataclasses.replace(problem, message=message)
 
 
 def _coverage_handled_here(doc: YamlDocument, problem: Problem) -> bool:

@@ -19,7 +19,7 @@ from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
 from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
 
-SCHEMA_NAMES = ("case", "spec", "trace", "report")
+SCHEMA_NAMES = ("case", "spec", "trace", "report")  # what `python -m validator schema` prints
 
 
 @cache
@@ -54,17 +54,33 @@ def _fast_check(name: str) -> Callable[[Any], bool]:
     return compile_schema(load_schema(name))
 
 
+class CompiledSchema:
+    """A schema made at run time (a case's, from the specs it applies), compiled once."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self.fast = compile_schema(schema)
+        self._validator: Any = None
+
+    def validator(self) -> Any:
+        if self._validator is None:
+            self._validator = build_validator(self.schema)
+        return self._validator
+
+
 def is_valid_fast(name: str, data: Any) -> bool:
     """True only if `data` is valid under the named shipped schema; False means invalid or
     "not sure" (ask jsonschema)."""
     return _fast_check(name)(data)
 
 
-def schema_problems(doc: YamlDocument, schema: str) -> list[Problem]:
-    """Every way `doc` breaks the named schema, as positioned, actionable problems."""
-    if is_valid_fast(schema, doc.data):  # valid files skip importing and running jsonschema
+def schema_problems(doc: YamlDocument, schema: str | CompiledSchema) -> list[Problem]:
+    """Every way `doc` breaks a schema (a shipped one by name, or a schema made at run time,
+    such as a case's: see caseformat.py), as positioned, actionable problems."""
+    valid = is_valid_fast(schema, doc.data) if isinstance(schema, str) else schema.fast(doc.data)
+    if valid:  # valid files skip importing and running jsonschema
         return []
-    validator = _validator(schema)
+    validator = _validator(schema) if isinstance(schema, str) else schema.validator()
     problems: set[Problem] = set()
     for err in validator.iter_errors(doc.data):
         problems.update(_to_problems(doc, err, validator.schema))

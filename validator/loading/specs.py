@@ -7,6 +7,7 @@ compiled here, once per run; evaluation never parses an expression.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ..evaluation.interpreter import compile_condition
@@ -15,12 +16,14 @@ from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_err
 from ..evaluation.query import QueryError, compile_query
 from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Binding, Clause, Condition, Finder, Spec
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
+from .caseformat import INPUT_NAME, CaseFormat
 from .cases import blank_entries, blank_keyword_message
-from .schema import TYPE_WORDS, describe_path, load_schema, schema_problems
+from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
+from .schemacheck import compile_schema
 from .yamlfile import PathKey, YamlDocument
 
 
-def spec_file_problems(doc: YamlDocument, case_fields: set[str]) -> list[Problem]:
+def spec_file_problems(doc: YamlDocument, fmt: CaseFormat) -> list[Problem]:
     """Everything wrong with one spec file (schema, predicates, parameters, JSONPath).
 
     The checks beyond the schema run even when the schema found errors, on the parts that
@@ -28,7 +31,7 @@ def spec_file_problems(doc: YamlDocument, case_fields: set[str]) -> list[Problem
     """
     problems = set(doc.problems)
     problems.update(schema_problems(doc, "spec"))
-    problems.update(_SpecChecker(doc, case_fields).problems())
+    problems.update(_SpecChecker(doc, fmt).problems())
     return sorted(problems)
 
 
@@ -57,12 +60,34 @@ def compile_spec(doc: YamlDocument) -> Spec:
         description=data["description"],
         file=doc.file,
         default=bool(data.get("default", False)),
+        inputs=dict(data.get("inputs") or {}),
+        reads=tuple(dict.fromkeys(_bound_case_keys(data))),
         report_as=data.get("report_as"),
         clauses=clauses,
         when=_condition(data["when"]) if "when" in data else None,
         unless=_condition(data["unless"]) if "unless" in data else None,
         skip_reason=data.get("skip_reason"),
     )
+
+
+def _bound_case_keys(node: Any) -> Iterator[str]:
+    """Every case key a spec's parameters read ({case: NAME}), wherever they are."""
+    if isinstance(node, dict):
+        if isinstance(node.get("case"), str) and set(node) <= {"case", "default"}:
+            yield node["case"]
+        for value in node.values():
+            yield from _bound_case_keys(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _bound_case_keys(value)
+
+
+def declared_inputs(doc: YamlDocument) -> dict[str, dict[str, Any]]:
+    """The inputs a spec file declares, as far as they have the right shape."""
+    inputs = doc.data.get("inputs")
+    if not isinstance(inputs, dict):
+        return {}
+    return {k: v for k, v in inputs.items() if isinstance(v, dict) and INPUT_NAME.match(k)}
 
 
 def _queries(raw: str | list[str]) -> tuple[Finder, ...]:
@@ -86,16 +111,6 @@ _CONDITION_KEYS = ("query", "predicate", "params")
 _CHECK_KEYS = ("query", "predicate", "params", "clauses", "when", "unless")
 
 
-def _case_field_types(name: str) -> set[str]:
-    schema = load_schema("case")["properties"].get(name, {})
-    branches = schema.get("anyOf", [schema])
-    out: set[str] = set()
-    for branch in branches:
-        kind = branch.get("type")
-        out.update([kind] if isinstance(kind, str) else kind or [])
-    return out
-
-
 def _misspelling_of(mapping: dict[str, Any], name: str, allowed: tuple[str, ...]) -> bool:
     """True when `mapping` has an unknown key that looks like a misspelt `name`."""
     return any(key not in allowed and closest(key, allowed) == name for key in mapping)
@@ -112,9 +127,10 @@ class _SpecChecker:
     type is already reported by the schema, and must not be reported twice.
     """
 
-    def __init__(self, doc: YamlDocument, case_fields: set[str]) -> None:
+    def __init__(self, doc: YamlDocument, fmt: CaseFormat) -> None:
         self.doc = doc
-        self.case_fields = case_fields
+        self.fmt = fmt
+        self.case_fields = set(fmt.keys)
         self.out: list[Problem] = []
 
     def problems(self) -> list[Problem]:
@@ -123,6 +139,7 @@ class _SpecChecker:
             self._fields_spec(data)
             return self.out
         self._misplaced(data)
+        self._inputs(data.get("inputs"))
         has_single = "query" in data or "predicate" in data
         self._shape(data, has_single)
         if has_single:
@@ -137,6 +154,35 @@ class _SpecChecker:
                     self._guards(("clauses", i), clause)
         self._guards((), data)
         return self.out
+
+    def _inputs(self, inputs: Any) -> None:
+        """Each input: a name a case key can have, a schema, a default that fits it."""
+        if not isinstance(inputs, dict):
+            return
+        for name, schema in inputs.items():
+            if not INPUT_NAME.match(name):
+                self._add(
+                    ("inputs", name),
+                    "bad-input",
+                    f"input '{name}' is not a case key name: use lower-case letters, digits and"
+                    " '_', starting with a letter (e.g. max_turns)",
+                    key=True,
+                )
+            elif isinstance(schema, dict) and "default" in schema:
+                self._input_default(name, schema)
+
+    def _input_default(self, name: str, schema: dict[str, Any]) -> None:
+        default = schema["default"]
+        if default is None:
+            return  # null: optional, with no value to fill in
+        rules = {k: v for k, v in schema.items() if k not in ("default", "description")}
+        if not compile_schema(rules)(default) and _invalid(rules, default):
+            self._add(
+                ("inputs", name, "default"),
+                "bad-input",
+                f"the default of input '{name}' does not fit its own schema: fix the default"
+                " or the schema",
+            )
 
     def _misplaced(self, data: dict[str, Any]) -> None:
         """What belongs to the trace-fields spec, written in a check."""
@@ -354,7 +400,7 @@ class _SpecChecker:
             )
             return
         accepts = PARAM_TYPES[param.type].accepts if param is not None else None
-        types = _case_field_types(field)
+        types = self.fmt.types_of(field)
         if accepts is not None and types and not (types & accepts):
             words = PARAM_TYPES[param.type].words
             self._add(
@@ -415,6 +461,6 @@ class _SpecChecker:
             )
 
 
-def case_field_names() -> set[str]:
-    """The keys a case file may have; spec parameters may be bound to these."""
-    return set(load_schema("case")["properties"])
+def _invalid(schema: dict[str, Any], value: Any) -> bool:
+    """jsonschema's verdict, asked only when the fast check was not sure."""
+    return any(True for _ in build_validator(schema).iter_errors(value))

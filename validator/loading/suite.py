@@ -10,10 +10,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..inputs import display_path, spec_files
-from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Case, Spec, Suite, TraceFields
+from ..model import (
+    FIELDS_SPEC_ID,
+    TRACE_FIELDS,
+    Case,
+    Spec,
+    Suite,
+    TraceFields,
+    default_plan,
+    plan_of,
+)
 from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, processing
+from .caseformat import CaseFormat, validation_part
 from .cases import ID_PATTERN, build_case, case_problems
-from .specs import case_field_names, compile_spec, spec_file_problems
+from .schema import load_schema
+from .specs import compile_spec, declared_inputs, spec_file_problems
 from .yamlfile import Position, YamlDocument, load_yaml
 
 
@@ -23,16 +34,18 @@ class LoadResult:
 
     suite: Suite | None
     problems: list[Problem] = field(default_factory=list)
+    format: CaseFormat = field(default_factory=CaseFormat)  # the case keys of this suite
     # Every valid case id written in a readable case file (even one with other errors) ->
     # the file and where the id is written (the first file, when two use it).
     case_ids: dict[str, tuple[str, Position]] = field(default_factory=dict)
 
 
 @dataclass
-class _Specs:
+class Specs:
     specs: dict[str, Spec] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     broken: set[str] = field(default_factory=set)  # ids of spec files with errors
+    format: CaseFormat = field(default_factory=CaseFormat)  # the case keys the specs declare
 
 
 def _written_id(doc: YamlDocument) -> str | None:
@@ -52,48 +65,99 @@ def _load(path: Path, problems: list[Problem]) -> tuple[str, YamlDocument | None
         return name, None
 
 
-def _read_specs(folders: list[Path]) -> _Specs:
-    out = _Specs()
-    fields = case_field_names()
+def read_specs(folders: list[Path]) -> Specs:
+    """Every spec of every folder, later folders overriding earlier ones by id.
+
+    Two passes: the inputs all specs declare make the case format that bindings are checked
+    against, so every file is read before any is checked."""
+    out = Specs()
+    docs: list[tuple[str, YamlDocument]] = []
     for folder in folders:
         seen_here: dict[str, tuple[str, int]] = {}
         for path in spec_files(folder):
             name, doc = _load(path, out.problems)
-            if doc is None:
-                continue
-            with processing(name):
-                found = spec_file_problems(doc, fields)
-            out.problems.extend(found)
-            spec_id = _written_id(doc)
-            if spec_id is not None and spec_id in seen_here:
-                other, line = seen_here[spec_id]
-                out.problems.append(
-                    doc.problem(
-                        ("id",),
-                        ERROR,
-                        "duplicate-spec-id",
-                        f"spec id '{spec_id}' is used by both {other} (line {line}) and {name}:"
-                        " give each spec its own id",
-                    )
-                )
-                continue
+            if doc is not None and not _duplicate_id(doc, name, seen_here, out.problems):
+                docs.append((name, doc))
+    out.format, conflicts = _format_of(docs)
+    out.problems.extend(conflicts)
+    for name, doc in docs:
+        with processing(name):
+            found = spec_file_problems(doc, out.format)
+        out.problems.extend(found)
+        spec_id = _written_id(doc)
+        if has_errors(found):
             if spec_id is not None:
-                seen_here[spec_id] = (name, doc.value_at(("id",)).line)
-            if has_errors(found):
-                if spec_id is not None:
-                    out.broken.add(spec_id)
-                continue
-            spec = compile_spec(doc)
-            out.specs[spec.id] = spec
-            out.broken.discard(spec.id)
+                out.broken.add(spec_id)
+            continue
+        spec = compile_spec(doc)
+        out.specs[spec.id] = spec
+        out.broken.discard(spec.id)
     return out
+
+
+def _duplicate_id(
+    doc: YamlDocument, name: str, seen: dict[str, tuple[str, int]], problems: list[Problem]
+) -> bool:
+    spec_id = _written_id(doc)
+    if spec_id is None:
+        return False
+    if spec_id in seen:
+        other, line = seen[spec_id]
+        message = (
+            f"spec id '{spec_id}' is used by both {other} (line {line}) and {name}:"
+            " give each spec its own id"
+        )
+        problems.append(doc.problem(("id",), ERROR, "duplicate-spec-id", message))
+        return True
+    seen[spec_id] = (name, doc.value_at(("id",)).line)
+    return False
+
+
+def _format_of(docs: list[tuple[str, YamlDocument]]) -> tuple[CaseFormat, list[Problem]]:
+    """The inputs every spec file declares, and the conflicts between them: one key with two
+    different schemas (a spec that overrides another by id replaces its inputs)."""
+    latest: dict[str, YamlDocument] = {}
+    for _, doc in docs:
+        latest[_written_id(doc) or doc.file] = doc
+    fmt = CaseFormat()
+    first: dict[str, tuple[str, YamlDocument]] = {}
+    problems = []
+    core = load_schema("case-core")["properties"]
+    for spec_id, doc in latest.items():
+        for name, schema in declared_inputs(doc).items():
+            if name in core and validation_part(schema) != validation_part(core[name]):
+                problems.append(_conflict(doc, name, "the core case key of that name"))
+            elif name in first and validation_part(schema) != validation_part(fmt.inputs[name]):
+                other_id, other = first[name]
+                where = (
+                    f"spec '{other_id}' ({other.file} line {other.key_at(('inputs', name)).line})"
+                )
+                problems.append(_conflict(doc, name, where))
+            else:
+                first.setdefault(name, (spec_id, doc))
+                fmt.inputs.setdefault(name, schema)
+                fmt.declared_by.setdefault(name, []).append(spec_id)
+    # A spec replaced by id still says what its keys are: a team's override that reads
+    # required_tools without declaring it keeps the standard meaning of the key.
+    for _, doc in docs:
+        for name, schema in declared_inputs(doc).items():
+            fmt.inputs.setdefault(name, schema)
+    return fmt, problems
+
+
+def _conflict(doc: YamlDocument, name: str, other: str) -> Problem:
+    message = (
+        f"input '{name}' is declared here with another schema than by {other}: a case key has"
+        " one meaning in a suite; use the same schema, or another name"
+    )
+    return doc.problem(("inputs", name), ERROR, "input-conflict", message, key=True)
 
 
 def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
     """The specs of spec folders (later folders overriding earlier ones by id) and their
     problems, without any case: for tools that build cases in memory rather than from files
     (`Suite(cases, specs, fields_of(specs))`), such as the differential tests."""
-    loaded = _read_specs(folders)
+    loaded = read_specs(folders)
     return loaded.specs, loaded.problems
 
 
@@ -105,15 +169,18 @@ class _Cases:
     problems: list[Problem] = field(default_factory=list)
 
 
-def _read_cases(paths: list[Path], verdicts: tuple[str, ...] | None = None) -> _Cases:
+def _read_cases(paths: list[Path], specs: Specs, verdicts: tuple[str, ...] | None = None) -> _Cases:
     out = _Cases()
+    default = default_plan(specs.specs)
     for path in paths:
         name, doc = _load(path, out.problems)
         if doc is None:
             continue
         out.all_docs.append(doc)
         with processing(name):
-            found = case_problems(doc, verdicts)
+            checks = doc.data.get("checks")
+            plan = plan_of(checks if _names(checks) else None, specs.specs, default)
+            found = case_problems(doc, specs.format, plan, verdicts)
         out.problems.extend(found)
         case_id = _written_id(doc)
         if case_id is not None and case_id in out.ids:
@@ -132,7 +199,7 @@ def _read_cases(paths: list[Path], verdicts: tuple[str, ...] | None = None) -> _
             out.ids[case_id] = (name, doc.value_at(("id",)))
         if has_errors(found):
             continue
-        case = build_case(doc)
+        case = build_case(doc, plan)
         out.cases[case.id] = case
     out.cases = dict(sorted(out.cases.items()))
     return out
@@ -171,6 +238,10 @@ def reference_problems(
     return problems
 
 
+def _names(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
 def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
     """The trace fields of the trace-fields spec; None when it is missing or incomplete."""
     spec = specs.get(FIELDS_SPEC_ID)
@@ -185,9 +256,9 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
 
 def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
     """Load case files and spec folders (the standard folder first, then the user's)."""
-    specs = _read_specs(spec_folders)
+    specs = read_specs(spec_folders)
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
-    loaded = _read_cases(cases, fields_spec.verdicts if fields_spec else None)
+    loaded = _read_cases(cases, specs, fields_spec.verdicts if fields_spec else None)
     problems = specs.problems + loaded.problems
     problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
     fields = fields_of(specs.specs)
@@ -206,5 +277,6 @@ def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
         )
     problems = sorted(set(problems))
     if has_errors(problems) or fields is None:
-        return LoadResult(None, problems, loaded.ids)
-    return LoadResult(Suite(loaded.cases, specs.specs, fields), problems, loaded.ids)
+        return LoadResult(None, problems, specs.format, loaded.ids)
+    suite = Suite(loaded.cases, specs.specs, fields)
+    return LoadResult(suite, problems, specs.format, loaded.ids)

@@ -1,0 +1,91 @@
+"""The case format of a suite: the core keys plus the inputs its check specs declare.
+
+A spec says which case keys it reads (`inputs:`, each with a JSON Schema and an optional
+default). A case may write the core keys (`case-core.schema.json`) and every input some
+loaded spec declares; it must write the inputs without a default of the specs it applies
+(its `checks`, or the default plan). The JSON Schema a case is validated against is made
+here, per plan, and cached: a suite has a handful of distinct plans.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Spec
+from .schema import CompiledSchema, load_schema
+
+CORE_KEYS = tuple(load_schema("case-core")["properties"])
+INPUT_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+_ANNOTATIONS = ("description", "default", "title", "examples", "$comment")
+
+
+def validation_part(schema: dict[str, Any]) -> str:
+    """What of an input's schema decides validity (annotations left out), as comparable text."""
+    rules = {k: v for k, v in schema.items() if k not in _ANNOTATIONS}
+    return json.dumps(rules, sort_keys=True, ensure_ascii=False)
+
+
+@dataclass
+class CaseFormat:
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> its schema
+    declared_by: dict[str, list[str]] = field(default_factory=dict)  # name -> spec ids
+    _schemas: dict[tuple[str, ...], CompiledSchema] = field(default_factory=dict, repr=False)
+
+    @property
+    def keys(self) -> list[str]:
+        """Every key a case may write: the core keys, then the inputs."""
+        return [*CORE_KEYS, *(k for k in self.inputs if k not in CORE_KEYS)]
+
+    def types_of(self, name: str) -> set[str]:
+        """The JSON Schema types a key's value may have (for checking a binding's type)."""
+        schema = self.inputs.get(name) or load_schema("case-core")["properties"].get(name, {})
+        out: set[str] = set()
+        for branch in schema.get("anyOf", [schema]):
+            kind = branch.get("type")
+            out.update([kind] if isinstance(kind, str) else kind or [])
+        return out
+
+    def schema(self, plan: Iterable[Spec]) -> CompiledSchema:
+        """The JSON Schema of a case that applies `plan`, compiled once per plan."""
+        specs = tuple(plan)
+        key = tuple(s.id for s in specs)
+        made = self._schemas.get(key)
+        if made is None:
+            made = self._schemas[key] = CompiledSchema(self.full(specs))
+        return made
+
+    def full(self, plan: tuple[Spec, ...]) -> dict[str, Any]:
+        """The case schema: the core keys and every input, requiring those `plan` needs."""
+        schema = copy.deepcopy(load_schema("case-core"))
+        for name, input_schema in self.inputs.items():
+            if name not in CORE_KEYS:
+                schema["properties"][name] = input_schema
+        required = list(schema["required"])
+        for spec in plan:
+            for name, input_schema in spec.inputs.items():
+                if "default" not in input_schema and name not in required:
+                    required.append(name)
+        schema["required"] = required
+        return schema
+
+    def requirers(self, name: str, plan: Iterable[Spec]) -> list[str]:
+        """The specs of a plan that need `name` (declare it without a default)."""
+        return [s.id for s in plan if name in s.inputs and "default" not in s.inputs[name]]
+
+    def readers(self, name: str, specs: Iterable[Spec]) -> list[str]:
+        return [s.id for s in specs if name in s.inputs or name in s.reads]
+
+
+def case_format(specs: Iterable[Spec]) -> CaseFormat:
+    """The format made by these specs' inputs (conflicts are reported by the spec loader)."""
+    out = CaseFormat()
+    for spec in specs:
+        for name, schema in spec.inputs.items():
+            out.inputs.setdefault(name, schema)
+            out.declared_by.setdefault(name, []).append(spec.id)
+    return out
