@@ -351,7 +351,7 @@ class _Builder:
         c = self._scalars
         try:
             if tag == _STD + "str":
-                return str(node.value)
+                return self._text(node)
             if tag == _STD + "int":
                 return c.construct_yaml_int(node)
             if tag == _STD + "float":
@@ -371,6 +371,18 @@ class _Builder:
             return None
         return self._bad_tag(node)
 
+    def _text(self, node: Any) -> str | None:
+        value = str(node.value)
+        if not _SURROGATE.search(value):
+            return value
+        self._add(
+            node,
+            "not-utf8",
+            "this text holds half of a character pair (a lone surrogate escape such as"
+            " \\ud800), which no file or report can hold: write the character itself",
+        )
+        return None
+
     def _bad_tag(self, node: Any) -> None:
         tag = str(node.tag)
         shown = "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
@@ -389,6 +401,7 @@ class _Builder:
 
 
 _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _line_starts(text: str) -> list[int]:
