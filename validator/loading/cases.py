@@ -16,6 +16,7 @@ from ..model import Case, Spec
 from ..problems import ERROR, WARNING, Problem, closest, show
 from .caseformat import CaseFormat
 from .schema import schema_problems
+from .slips import looks_like_list, typographic_quotes
 from .yamlfile import YamlDocument
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -46,6 +47,7 @@ def case_problems(
     problems += [_named(p, fmt, plan) for p in found if not _coverage_handled_here(doc, p)]
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
+    problems += _slips(doc)
     problems += _blank_keywords(doc)
     problems += _markdown_keywords(doc)
     if verdicts:
@@ -193,6 +195,57 @@ def _keyword_conflict(keyword: str, norm: str, clash: str, clash_norm: str) -> s
     )
 
 
+# Lists of names (tools, verdicts, tags): an entry never holds a separator or spaces around it.
+_NAME_LISTS = ("required_tools", "allowed_verdicts", "forbidden_verdicts", "tags", "checks")
+
+
+def _string_entries(doc: YamlDocument) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
+    """(path, text, key) of every text entry of a list field, synonyms included."""
+    for key, value in doc.data.items():
+        if key in _TEXT_LISTS:
+            for index, keyword, _ in keyword_entries(value):
+                yield (key, *index), keyword, key
+        elif isinstance(value, list):
+            for i, entry in enumerate(value):
+                if isinstance(entry, str):
+                    yield (key, i), entry, key
+
+
+def _slips(doc: YamlDocument) -> list[Problem]:
+    """Entries that can never match as written: a list inside one entry, typographic quotes."""
+    out = []
+    for path, text, key in _string_entries(doc):
+        quotes = typographic_quotes(text)
+        if quotes is not None:
+            inner = text.strip()[1:-1]
+            message = (
+                f"{key} has {text}: the {quotes[0]}{quotes[1]} quotes are typographic, so YAML"
+                f" keeps them as part of the text and it never matches: write {inner}"
+                " (or use ASCII quotes)"
+            )
+            out.append(doc.problem(path, ERROR, "typographic-quotes", message))
+            continue
+        parts = looks_like_list(text) if key in _TEXT_LISTS else _name_list(text, key)
+        if parts:
+            at = doc.char_at(path, ",，、;；")
+            shown = ", ".join(parts)
+            message = (
+                f"{key} has one entry '{text}', which reads as {len(parts)}: the separator"
+                f" keeps them one text that must occur whole; write a YAML list, [{shown}]"
+            )
+            out.append(
+                Problem(doc.file, at.line, at.column, ERROR, "keyword-looks-like-list", message)
+            )
+    return out
+
+
+def _name_list(text: str, key: str) -> list[str] | None:
+    if key not in _NAME_LISTS:
+        return None
+    parts = [p.strip() for p in re.split(r"[,，、;；]", text)]
+    return parts if len(parts) > 1 and all(parts) else None
+
+
 def _verdict_spelling(doc: YamlDocument, known: tuple[str, ...]) -> list[Problem]:
     """A verdict that looks like a misspelt known one (`pass`, `PASSED`) can never match:
     verdicts are compared exactly, upper case included. `known`: the verdicts the
@@ -203,8 +256,8 @@ def _verdict_spelling(doc: YamlDocument, known: tuple[str, ...]) -> list[Problem
         if not isinstance(values, list):
             continue
         for i, verdict in enumerate(values):
-            if not isinstance(verdict, str) or verdict in known:
-                continue
+            if not isinstance(verdict, str) or verdict in known or typographic_quotes(verdict):
+                continue  # (typographic quotes get their own problem)
             upper = verdict.strip().upper()
             close = upper if upper in known else closest(upper, known)
             if close is None:

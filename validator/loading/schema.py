@@ -221,6 +221,8 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     if "string" in types and isinstance(value, (bool, int, float)):
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return f": put it in quotes, e.g. '{text}'"
+    if "array" in types and isinstance(value, str) and value.startswith("-"):
+        return ": list entries need a space after the '-' (e.g. '- mysql_explain'), one per line"
     if "array" in types and isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return f": write a list, e.g. [{value}]"
     return ""

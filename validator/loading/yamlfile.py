@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..problems import ERROR, Problem, ProblemsFound
+from ..problems import ERROR, WARNING, Problem, ProblemsFound
+from .slips import comment_cuts, syntax_slips
 from .yamlfast import composer
 
 # A case or spec file has a few dozen values; these bounds only stop hostile files.
@@ -49,6 +50,7 @@ class YamlDocument:
     # Problems found while reading that do not stop the file from being checked further
     # (a duplicate key: the first value is kept). Validators report them with their own.
     problems: list[Problem] = field(default_factory=list)
+    source: str = field(default="", repr=False)  # the text, for placing a character in a value
 
     def value_at(self, path: PathKey) -> Position:
         """Where the value at `path` is written, or its nearest written ancestor."""
@@ -60,6 +62,18 @@ class YamlDocument:
         """A problem placed on the value at `path` (or on its key, with `key=True`)."""
         at = self.key_at(path) if key else self.value_at(path)
         return Problem(self.file, at.line, at.column, severity, code, message)
+
+    def char_at(self, path: PathKey, chars: str) -> Position:
+        """Where the first of `chars` stands in the value at `path` (a value on one line),
+        else where the value starts."""
+        at = self.value_at(path)
+        lines = self.source.split("\n")
+        if 0 < at.line <= len(lines):
+            line = lines[at.line - 1]
+            found = [i for i in (line.find(c, at.column - 1) for c in chars) if i >= 0]
+            if found:
+                return Position(at.line, min(found) + 1)
+        return at
 
     def key_at(self, path: PathKey) -> Position:
         """Where the key of the entry at `path` is written (falls back to the value)."""
@@ -180,7 +194,16 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
         raise ProblemsFound(
             [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
         )
-    node = _compose(text, name)
+    slips = [_problem(name, s.line, s.column, s.code, s.message) for s in syntax_slips(text)]
+    try:
+        node = _compose(text, name)
+    except ProblemsFound as exc:
+        # The parser notices a slip later than where it is (often on the next line): the
+        # slip, at its character, says what to type instead.
+        first = exc.problems[0]
+        if slips and slips[0].line <= first.line:
+            raise ProblemsFound(slips) from None
+        raise
     if node is None:
         raise ProblemsFound(
             [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
@@ -190,8 +213,8 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
         data = builder.build(node, (), 0)
     except _Abandon:
         data = None
-    if builder.problems:
-        raise ProblemsFound(builder.problems)
+    if builder.problems or slips:
+        raise ProblemsFound([*slips, *builder.problems])
     if not isinstance(data, dict):
         pos = builder.values[()]
         kind = "a list" if isinstance(data, list) else "a single value"
@@ -206,7 +229,8 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
                 )
             ]
         )
-    return YamlDocument(name, data, builder.values, builder.keys, builder.soft)
+    cuts = [Problem(name, s.line, s.column, WARNING, s.code, s.message) for s in comment_cuts(text)]
+    return YamlDocument(name, data, builder.values, builder.keys, [*builder.soft, *cuts], text)
 
 
 def _compose(text: str, name: str) -> Any:

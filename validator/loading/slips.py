@@ -1,0 +1,139 @@
+"""Authoring slips: what a person typed meaning YAML syntax or a list, that YAML reads
+as something else, so a check could never be met. Each is found at the character at fault.
+
+- Full-width punctuation from a Chinese input method where YAML syntax was meant: `id：x`
+  (a full-width colon after a key), `－ item` (a full-width dash as a list marker).
+- A list written as one entry: `- rebalance storm, consumer lag, offset reset`.
+- Typographic quotes around a value: `- “payments-consumer”` (YAML keeps the quotes).
+- An unquoted value cut short by ` #` where the rest does not look like a comment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# A key (or a list entry's key) followed by a full-width colon, at the start of a line.
+_FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")
+_FULL_DASH = re.compile(r"^(\s*)(－|—|–)(\s*)")
+_ASCII_FOR = {"：": ":", "，": ",", "－": "-", "—": "-", "–": "-"}
+
+
+@dataclass(frozen=True)
+class Slip:
+    line: int  # 1-based
+    column: int  # 1-based
+    code: str
+    message: str
+
+
+def syntax_slips(text: str) -> list[Slip]:
+    """Full-width punctuation where YAML syntax was meant, each at its character."""
+    if not any(mark in text for mark in ("：", "－", "—", "–")):
+        return []  # the common case: nothing to look for
+    return list(_line_slips(text))
+
+
+def _line_slips(text: str) -> Iterator[Slip]:
+    block_indent: int | None = None  # inside a | or > block: text, not syntax
+    for number, line in enumerate(text.split("\n"), start=1):
+        indent = len(line) - len(line.lstrip(" "))
+        if block_indent is not None and (not line.strip() or indent > block_indent):
+            continue
+        block_indent = None
+        if line.rstrip().endswith(("|", ">", "|-", ">-", "|+", ">+")):
+            block_indent = indent
+        colon = _FULL_COLON.match(line)
+        if colon:
+            column = colon.start(3) + 1
+            key = colon.group(2)
+            yield Slip(
+                number,
+                column,
+                "full-width-syntax",
+                f"'：' after '{key}' is a full-width colon (a Chinese input method types it):"
+                f" YAML needs the ASCII ':' followed by a space, '{key}: ...'",
+            )
+            continue
+        dash = _FULL_DASH.match(line)
+        if dash and line.strip() not in ("—", "–"):
+            yield Slip(
+                number,
+                dash.start(2) + 1,
+                "full-width-syntax",
+                f"'{dash.group(2)}' is not a list dash: YAML lists start with the ASCII '-'"
+                " followed by a space, '- item'",
+            )
+
+
+# --------------------------------------------------------------------------------------------
+# Values
+
+_SEPARATORS = re.compile(r",\s+|，\s*|、\s*|;\s+|；\s*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_QUOTES = (("“", "”"), ("‘", "’"), ("„", "“"), ("«", "»"), ("「", "」"), ("『", "』"), ("〝", "〞"))
+
+
+def _short(part: str) -> bool:
+    """A part that reads as a keyword of its own: a few words (or a few Chinese
+    characters), not a clause of a sentence."""
+    part = part.strip()
+    if not part:
+        return False
+    cjk = len(_CJK.findall(part))
+    return cjk <= 6 if cjk else len(part.split()) <= 3
+
+
+def looks_like_list(value: str) -> list[str] | None:
+    """The entries `value` seems to list (`a, b, c`), or None when it reads as one phrase.
+
+    A phrase such as `1,000 connections` (no space after the comma) or `Lock wait timeout
+    exceeded; try restarting transaction` (a clause of several words on a side) is not a list:
+    every part must be short for the value to read as several keywords."""
+    if not _SEPARATORS.search(value):
+        return None
+    parts = [p.strip() for p in _SEPARATORS.split(value)]
+    if len(parts) >= 2 and all(_short(p) for p in parts):
+        return parts
+    return None
+
+
+def typographic_quotes(value: str) -> tuple[str, str] | None:
+    """The quote pair wrapping `value`, when it is wrapped in typographic quotes."""
+    text = value.strip()
+    for opening, closing in _QUOTES:
+        if len(text) >= 2 and text.startswith(opening) and text.endswith(closing):
+            return opening, closing
+    return None
+
+
+def ascii_for(mark: str) -> str:
+    return _ASCII_FOR.get(mark, mark)
+
+
+_CUT = re.compile(r"^\s*(?:-\s+)?[A-Za-z_][\w.-]*:\s+([^\s'\"\[{|>&*!#][^#]*?)\s#(\S.*)$")
+
+
+def comment_cuts(text: str) -> list[Slip]:
+    """Unquoted values cut by ` #` where the text after it does not read as a comment:
+    `question: why did build #42 fail?` means the question, but YAML reads `why did build`."""
+    if " #" not in text:
+        return []
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        match = _CUT.match(line)
+        if match is None or match.group(2).startswith("#"):
+            continue
+        kept = match.group(1)
+        cut = "#" + match.group(2)
+        out.append(
+            Slip(
+                number,
+                match.start(2),
+                "comment-in-value",
+                f"YAML reads ' {cut}' as a comment, so the value is only '{kept}':"
+                " put the whole value in quotes if the '#' belongs to it",
+            )
+        )
+    return out
