@@ -191,6 +191,11 @@ def _first_present(mapping: dict[str, Any], keys: Iterable[str]) -> Any:
     return None
 
 
+def _one_of(value: Any, names: frozenset[str]) -> bool:
+    """`value in names` for any JSON value (a list or object is unhashable, and never a name)."""
+    return isinstance(value, str) and value in names
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -282,7 +287,7 @@ def _part_text(part: Any) -> str | None:
     if not isinstance(part, dict):
         return None
     kind = part.get("type")
-    if kind is not None and kind not in _TEXT_PART_TYPES:
+    if kind is not None and not _one_of(kind, _TEXT_PART_TYPES):
         return None  # tool calls, images, reasoning: not what the user was told
     text = part.get("text", part.get("content"))
     return text if isinstance(text, str) else None
@@ -306,13 +311,13 @@ def _content_text(content: Any, depth: int) -> Any:
 def _is_tool_item(item: Any) -> bool:
     if not isinstance(item, dict):
         return False
-    return item.get("type") in _TOOL_MARKS or any(k in item for k in _TOOL_KEYS)
+    return _one_of(item.get("type"), _TOOL_MARKS) or any(k in item for k in _TOOL_KEYS)
 
 
 def _messages_text(messages: list[Any], depth: int) -> Any:
     """The text of the last assistant message that has text."""
     for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") in _ASSISTANT_ROLES:
+        if isinstance(message, dict) and _one_of(message.get("role"), _ASSISTANT_ROLES):
             text = _message_text(message, depth)
             if isinstance(text, str):
                 return text
@@ -333,7 +338,7 @@ def _list_text(value: list[Any], depth: int) -> Any:
         return _messages_text(value, depth)
     if all(_is_tool_item(item) for item in value):
         return None  # only tool calls were produced: no answer text
-    if isinstance(first, dict) and first.get("type") in _TEXT_PART_TYPES:
+    if isinstance(first, dict) and _one_of(first.get("type"), _TEXT_PART_TYPES):
         return _parts_text(value)
     return _UNKNOWN
 
@@ -812,7 +817,6 @@ def _raw_spans(trace: Any, builder: _Builder) -> list[tuple[Any, str]]:
 _LLM_OPERATIONS = frozenset(
     {"chat", "text_completion", "generate_content", "completion", "call_llm"}
 )
-_OTHER_OPERATIONS = frozenset({"execute_tool", "invoke_agent", "create_agent", "embeddings"})
 _INPUT_TOKENS = (
     "gen_ai.usage.input_tokens",
     "gen_ai.usage.prompt_tokens",
@@ -836,7 +840,7 @@ def _span_kind(attrs: dict[str, Any]) -> str:
         return "tool"
     if operation in ("invoke_agent", "create_agent") or inference == "AGENT":
         return "agent"
-    if operation in _LLM_OPERATIONS or inference == "LLM":
+    if _one_of(operation, _LLM_OPERATIONS) or inference == "LLM":
         return "llm"
     if operation is None and inference is None:
         # Spans that name no operation but are model calls: OpenLLMetry's openai.chat
@@ -1577,7 +1581,7 @@ def _build_messages(trace: Any, options: ViewOptions) -> View:
         if not isinstance(message, dict):
             builder.error(f"cannot read message: it is {kind_of(message)}, not an object", where)
             continue
-        if message.get("role") not in _ASSISTANT_ROLES:
+        if not _one_of(message.get("role"), _ASSISTANT_ROLES):
             continue  # user-side tool calls (tau2 telecom) and the user simulator's usage are left out
         _message_tools(builder, message, where, position, results)
         usage = message.get("usage")
