@@ -168,6 +168,11 @@ def _number(value: Any) -> int | float | None:
     return None
 
 
+def _json_number(value: Any) -> int | float | None:
+    """A finite JSON number (not text, not true/false): formats that define a number field."""
+    return None if isinstance(value, str) else _number(value)
+
+
 def _first_number(mapping: dict[str, Any], keys: Iterable[str]) -> int | float | None:
     for key in keys:
         number = _number(mapping.get(key))
@@ -403,12 +408,13 @@ def _answer(value: Any) -> str | None:
 
 # --------------------------------------------------------------------------- the builder
 
-Order = tuple[int, int, int]
+Order = tuple[int, int, int, int]
 
 
-def _order(start_ns: int | None, position: int) -> Order:
-    """Start time first (unknown start times last), then position in the file."""
-    return (0, start_ns, position) if start_ns is not None else (1, 0, position)
+def _order(start_ns: int | None, position: int, within: int = 0) -> Order:
+    """Start time first (unknown start times last), then position in the file, then the
+    position inside that item (the n-th tool call of one message or span)."""
+    return (0, start_ns, position, within) if start_ns is not None else (1, 0, position, within)
 
 
 class _Builder:
@@ -498,20 +504,27 @@ def _not_an_object(builder: _Builder, trace: Any, expected: str) -> View:
     return builder.finish()
 
 
-def _innermost(nodes: list[tuple[str | None, str | None, bool]]) -> set[str]:
-    """Ids of model-call nodes that contain another model-call node.
+Node = tuple[str | None, str | None, str]  # id, parent id, "llm" | "barrier" | ""
+
+
+def _wrappers(nodes: list[Node]) -> set[str]:
+    """Ids of the nodes that contain a model call: the model-call nodes among them are
+    wrappers of that call, not calls of their own.
 
     One model call is often recorded at several levels (an agent framework's `call_llm`
     span around the provider library's `openai.chat` span); counting each would multiply
-    calls and tokens, so only the innermost is kept. `nodes` are (id, parent id, is a model
-    call). Each ancestor is marked once, so this is linear in the number of nodes."""
+    calls and tokens, so only the innermost is kept. The search upwards stops at a tool or
+    agent node (a "barrier"): a model call made inside a tool (a sub-agent) is a call of its
+    own, and so is the model call around that tool. Each node is marked once, so this is
+    linear in the number of nodes, and safe on cyclic parent links."""
     parent_of = {node: parent for node, parent, _ in nodes if node is not None}
+    barriers = {node for node, _, role in nodes if node is not None and role == "barrier"}
     marked: set[str] = set()
-    for node, parent, is_llm in nodes:
-        if not is_llm or node is None:
+    for node, parent, role in nodes:
+        if role != "llm" or node is None:
             continue
         current = parent
-        while current is not None and current not in marked:
+        while current is not None and current not in marked and current not in barriers:
             marked.add(current)
             current = parent_of.get(current)
     return marked
@@ -548,7 +561,7 @@ def _reference_tool(builder: _Builder, item: Any, index: int) -> None:
         arguments=item.get("arguments"),
         result=_first_present(item, ("result", "output")),
         failed=failed,
-        duration_ms=_number(item.get("durationMs")),
+        duration_ms=_json_number(item.get("durationMs")),
         call_id=item.get("id"),
     )
 
@@ -579,7 +592,7 @@ def _build_reference(trace: Any, options: ViewOptions) -> View:
         builder, verifier, "verdict", str, "$.selfEvaluation.verifier_evaluation.verdict"
     )
     duration = trace.get("durationMs")
-    builder.duration_ms = _number(duration) if not isinstance(duration, str) else None
+    builder.duration_ms = _json_number(duration)
     if duration is not None and builder.duration_ms is None:
         builder.error(f"durationMs is {show(duration)}, not a finite number", "$.durationMs")
     return builder.finish()
@@ -1039,7 +1052,7 @@ def _add_requested(builder: _Builder, llms: list[_Span]) -> None:
     for span in llms:
         for number, call in enumerate(_requested_calls(span.attrs)):
             builder.tool(
-                (*_order(span.start, span.position)[:2], span.position * 1000 + number),
+                _order(span.start, span.position, number),
                 name=call.get("name"),
                 arguments=call.get("arguments"),
                 result=None,
@@ -1047,11 +1060,15 @@ def _add_requested(builder: _Builder, llms: list[_Span]) -> None:
             )
 
 
+def _role(kind: str) -> str:
+    return "barrier" if kind in ("tool", "agent") else kind
+
+
 def _classify(spans: list[_Span]) -> tuple[list[_Span], list[_Span], list[_Span]]:
     """(model calls without the wrappers around them, tool spans, agent spans)."""
     kinds = [_span_kind(s.attrs) for s in spans]
     pairs = list(zip(spans, kinds, strict=True))
-    wrappers = _innermost([(s.span_id, s.parent_id, k == "llm") for s, k in pairs])
+    wrappers = _wrappers([(s.span_id, s.parent_id, _role(k)) for s, k in pairs])
     llms = [s for s, k in pairs if k == "llm" and s.span_id not in wrappers]
     return llms, [s for s, k in pairs if k == "tool"], [s for s, k in pairs if k == "agent"]
 
@@ -1195,6 +1212,9 @@ def _observation_failed(builder: _Builder, obs: dict[str, Any], where: str) -> b
     return True
 
 
+_LANGFUSE_ROLES = {"GENERATION": "llm", "TOOL": "barrier", "AGENT": "barrier"}
+
+
 def _build_langfuse(trace: Any, options: ViewOptions) -> View:
     builder = _Builder("langfuse", options)
     if not isinstance(trace, dict):
@@ -1202,12 +1222,12 @@ def _build_langfuse(trace: Any, options: ViewOptions) -> View:
     head = _dict(trace.get("trace"))
     found, path = _observations(trace, builder)
     items = _sorted_observations(found, path, builder)
-    wrappers = _innermost(
+    wrappers = _wrappers(
         [
             (
                 _id_text(o.get("id")),
                 _id_text(o.get("parentObservationId")),
-                o.get("type") == "GENERATION",
+                _LANGFUSE_ROLES.get(str(o.get("type")), ""),
             )
             for _, o in items
         ]
@@ -1368,7 +1388,7 @@ def _run_requested(
                 continue
             name, arguments, call_id = _openai_call(call)
             builder.tool(
-                (order[0], order[1], order[2] * 1000 + number),
+                (*order[:3], number),
                 name=name,
                 arguments=arguments,
                 result=results.get(_id_text(call_id) or ""),
@@ -1396,6 +1416,46 @@ def _langsmith_answer(
     return next((t for t in texts if t is not None), None)
 
 
+_LANGSMITH_ROLES = {"llm": "llm", "tool": "barrier"}
+
+
+def _langsmith_calls(
+    builder: _Builder, ordered: list[tuple[Order, _Run]]
+) -> list[tuple[Order, _Run]]:
+    """Add the tool runs and the model runs (innermost only); return the model runs."""
+    wrappers = _wrappers(
+        [
+            (
+                _id_text(r.data.get("id")),
+                _id_text(r.data.get("parent_run_id")),
+                _LANGSMITH_ROLES.get(str(r.data.get("run_type")), ""),
+            )
+            for _, r in ordered
+        ]
+    )
+    llm_runs: list[tuple[Order, _Run]] = []
+    has_tool_runs = False
+    for order, run in ordered:
+        failed = _run_error(builder, run)
+        kind = run.data.get("run_type")
+        if kind == "tool":
+            has_tool_runs = True
+            builder.tool(
+                order,
+                name=run.data.get("name"),
+                arguments=run.data.get("inputs"),
+                result=run.data.get("outputs"),
+                failed=failed,
+                duration_ms=_duration_ms(*_run_times(run)),
+            )
+        elif kind == "llm" and _id_text(run.data.get("id")) not in wrappers:
+            _run_llm(builder, run, order)
+            llm_runs.append((order, run))
+    if not has_tool_runs:  # then the calls the model asked for are the trace's tool calls
+        _run_requested(builder, llm_runs, [r for _, r in ordered])
+    return llm_runs
+
+
 def _build_langsmith(trace: Any, options: ViewOptions) -> View:
     builder = _Builder("langsmith", options)
     if not isinstance(trace, dict):
@@ -1403,36 +1463,7 @@ def _build_langsmith(trace: Any, options: ViewOptions) -> View:
     is_ingest = "post" in trace or "patch" in trace
     runs = _ingest_runs(trace, builder) if is_ingest else _tree_runs(trace)
     ordered = sorted(((_order(_run_times(r)[0], r.position), r) for r in runs), key=lambda p: p[0])
-    nodes = [
-        (
-            _id_text(r.data.get("id")),
-            _id_text(r.data.get("parent_run_id")),
-            r.data.get("run_type") == "llm",
-        )
-        for _, r in ordered
-    ]
-    wrappers = _innermost(nodes)
-    llm_runs: list[tuple[Order, _Run]] = []
-    tool_runs = 0
-    for order, run in ordered:
-        failed = _run_error(builder, run)
-        kind = run.data.get("run_type")
-        if kind == "tool":
-            tool_runs += 1
-            start, end = _run_times(run)
-            builder.tool(
-                order,
-                name=run.data.get("name"),
-                arguments=run.data.get("inputs"),
-                result=run.data.get("outputs"),
-                failed=failed,
-                duration_ms=_duration_ms(start, end),
-            )
-        elif kind == "llm" and _id_text(run.data.get("id")) not in wrappers:
-            _run_llm(builder, run, order)
-            llm_runs.append((order, run))
-    if not tool_runs:
-        _run_requested(builder, llm_runs, [r for _, r in ordered])
+    llm_runs = _langsmith_calls(builder, ordered)
     builder.final_answer = _langsmith_answer(ordered, llm_runs)
     root = next((run for _, run in ordered if run.data.get("parent_run_id") is None), None)
     if root is not None:
@@ -1564,7 +1595,7 @@ def _message_tools(
         if failure is not None:
             builder.error(failure, _at(answer_where, "error"))
         builder.tool(
-            (1, 0, position * 1000 + number),
+            _order(None, position, number),
             name=name,
             arguments=arguments,
             result=answer.get("content") if answer is not None else None,
@@ -1587,7 +1618,7 @@ def _build_messages(trace: Any, options: ViewOptions) -> View:
         usage = message.get("usage")
         if isinstance(usage, dict):
             builder.llm(
-                (1, 0, position),
+                _order(None, position),
                 model=message.get("model"),
                 input_tokens=_first_number(usage, ("prompt_tokens", "input_tokens")),
                 output_tokens=_first_number(usage, ("completion_tokens", "output_tokens")),
