@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import good_trace
+from tests.conftest import good_trace, markdown_table
 from validator.evaluation.view import (
     ADAPTERS,
     DETECTION_ORDER,
@@ -1228,3 +1228,14 @@ def test_real_traces_with_random_damage_never_break_an_adapter() -> None:
         for adapter in (None, rng.choice(list(ADAPTERS))):
             view = view_of(trace, adapter)
             assert not any("could not read this trace" in e["message"] for e in view["errors"])
+
+
+def test_the_user_doc_follows_the_registry_and_the_schema() -> None:
+    doc = (REPO / "docs" / "VIEW.md").read_text("utf-8")
+    rows = markdown_table(doc, "order")[1:]
+    assert [row[1].strip("`") for row in rows] == list(DETECTION_ORDER)
+    for name in ADAPTERS:
+        assert f"## {name}\n" in doc, f"docs/VIEW.md has no section for the {name} adapter"
+    for field in VIEW_FIELDS:
+        leaf = field.rsplit(".", 1)[-1].removesuffix("[*]")
+        assert f"`{leaf}" in doc or f".{leaf}`" in doc, f"docs/VIEW.md does not mention {field}"
