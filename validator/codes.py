@@ -289,6 +289,13 @@ CODES: dict[str, Code] = {
             "`query: $.toolInvocations[*].toolName`",
         ),
         Code(
+            "unknown-view-field",
+            ERROR,
+            "a $.view query names a field the normalized view does not have",
+            "`query: $.view.tool_call[*].name`",
+            "`query: $.view.tool_calls[*].name`",
+        ),
+        Code(
             "spec-shape",
             ERROR,
             "a spec whose parts do not fit together",

@@ -227,6 +227,7 @@ class Suite:
     cases: dict[str, Case]
     specs: dict[str, Spec]
     fields: TraceFields
+    traces: TraceSettings = field(default_factory=TraceSettings)
     # Each case's checks, in the order they run: its `checks`, else the default plan (one
     # tuple shared by every case that names no checks). Derived, so never out of step.
     plans: dict[str, tuple[Spec, ...]] = field(init=False, repr=False)
@@ -244,4 +245,4 @@ class Suite:
     def restricted(self, case_ids: set[str]) -> Suite:
         """The same suite with only the given cases (a --case/--tag selection)."""
         chosen = {k: v for k, v in self.cases.items() if k in case_ids}
-        return Suite(chosen, self.specs, self.fields)
+        return Suite(chosen, self.specs, self.fields, self.traces)

@@ -87,12 +87,18 @@ class Evaluator:
     def _run(self, case: Case, trace: dict[str, Any], fixture: str | None) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
-        ctx = TraceContext(trace)
+        settings = self.suite.traces
+        ctx = TraceContext(trace, settings.view, settings.messages)
         run = RunResult(case.id, PASS, None, fixture)
-        read_metrics(self.suite, trace, run)
+        read_metrics(self.suite, ctx, run)
         run.checks = [self._check(spec, ctx) for spec in self.suite.checks_for(case)]
         if any(c.status == FAIL for c in run.checks):
             run.status = FAIL
+        if ctx.view_adapter is not None:
+            how = "configured" if settings.view else "detected"
+            run.notes.append(
+                f"the trace view ($.view) was made by the {ctx.view_adapter} adapter ({how})"
+            )
         return run
 
     def _check(self, spec: Any, ctx: TraceContext) -> CheckResult:
@@ -113,15 +119,15 @@ def evaluate_trace(
 # The report's metrics of a run: verdict, tool calls, duration
 
 
-def read_metrics(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
-    _verdict(suite, trace, run)
-    _tool_calls(suite, trace, run)
-    _duration(suite, trace, run)
+def read_metrics(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
+    _verdict(suite, ctx, run)
+    _tool_calls(suite, ctx, run)
+    _duration(suite, ctx, run)
 
 
-def _verdict(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
+def _verdict(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
     query = suite.fields.query("verdict")
-    verdicts = [v for v in query.find(trace) if v is not None] if query else []
+    verdicts = [v for v in ctx.find(query) if v is not None] if query else []
     if not verdicts:
         run.verdict_key = MISSING
     elif isinstance(verdicts[0], str):
@@ -131,15 +137,15 @@ def _verdict(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
         run.verdict_key = INVALID
 
 
-def _tool_calls(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
+def _tool_calls(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
     matches = suite.fields.query("tool_call_matches")
     if matches is not None:
-        run.tool_call_count = len(matches.find(trace))
+        run.tool_call_count = len(ctx.find(matches))
         return
     listed = suite.fields.query("tool_calls")
     if listed is None:
         return
-    calls = listed.find(trace)
+    calls = ctx.find(listed)
     if not calls or calls[0] is None:
         run.tool_call_count = 0
     elif isinstance(calls[0], list):
@@ -150,9 +156,9 @@ def _tool_calls(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
         )
 
 
-def _duration(suite: Suite, trace: dict[str, Any], run: RunResult) -> None:
+def _duration(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
     query = suite.fields.query("duration_ms")
-    durations = query.find(trace) if query else []
+    durations = ctx.find(query) if query else []
     if not durations or durations[0] is None:
         return
     value = durations[0]

@@ -111,14 +111,13 @@ def run_predicate(name: str, values: list[Any], args: Arguments, ctx: TraceConte
 
 
 def _run(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Outcome:
-    trace = ctx.trace
     queries = condition.queries
     if len(queries) == 1:
-        values = queries[0].find(trace)
+        values = ctx.find(queries[0])
     else:
         values = []
         for query in queries:
-            values.extend(query.find(trace))
+            values.extend(ctx.find(query))
     return _apply(condition, values, case, ctx)
 
 
@@ -142,7 +141,7 @@ def _arguments(
     no value or a value of the wrong type."""
     args = dict(condition.fixed)
     for param in condition.unbound:
-        value = _resolve(param.raw, case_fields, ctx.trace)
+        value = _resolve(param.raw, case_fields, ctx)
         if value is None and param.default is not None:
             value = _ABSENT  # null (e.g. an empty case field) means "not set"
         if value is _ABSENT:
@@ -156,11 +155,11 @@ def _arguments(
     return args
 
 
-def _resolve(raw: Any, case_fields: dict[str, Any], trace: Any) -> Any:
+def _resolve(raw: Any, case_fields: dict[str, Any], ctx: TraceContext) -> Any:
     if not isinstance(raw, Binding):
         return raw
     if raw.trace is not None:
-        return raw.trace.find(trace)
+        return ctx.find(raw.trace)
     resolved = case_fields.get(raw.case) if raw.case else None
     return raw.default if resolved is None else resolved
 

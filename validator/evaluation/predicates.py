@@ -25,12 +25,15 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
+from ..model import Finder
 from ..problems import kind_of
 from ..problems import show as _show_any
 from .params import PARAM_TYPES, type_error
 from .text import normalize_markdown, normalize_plain, shared_run
+from .view import ViewOptions, make_view
 
 
 def show(value: Any, limit: int = 60) -> str:
@@ -68,12 +71,42 @@ _SHARED_MAX = 50_000
 _shared_plain: dict[str, str] = {}
 
 
-class TraceContext:
-    """Per-trace state shared by all checks: the document and its normalized texts."""
+@lru_cache(maxsize=4096)
+def reads_view(expression: str) -> bool:
+    """Whether a JSONPath reads the normalized view (`$.view...`) rather than the raw trace."""
+    return expression == "$.view" or expression.startswith(("$.view.", "$.view["))
 
-    def __init__(self, trace: Any) -> None:
+
+class TraceContext:
+    """Per-trace state shared by all checks: the document, its normalized texts, and the
+    normalized view (`$.view`), made once and only when a query reads it."""
+
+    def __init__(
+        self, trace: Any, view: str | None = None, messages: str | None = None, parent: Any = None
+    ) -> None:
         self.trace = trace
         self._texts: dict[tuple[str, bool], str] = {}
+        self._view_settings = (view, messages)
+        self.parent = parent
+        self._view_document: dict[str, Any] | None = None
+        self.view_adapter: str | None = None  # the adapter that made the view, once made
+
+    def document(self, query: Finder) -> Any:
+        """The document `query` reads: the view's for `$.view...`, else the trace."""
+        if reads_view(query.expression):
+            return self.view_document()
+        return self.trace
+
+    def find(self, query: Finder) -> list[Any]:
+        return query.find(self.document(query))
+
+    def view_document(self) -> dict[str, Any]:
+        if self._view_document is None:
+            adapter, messages = self._view_settings
+            options = ViewOptions(messages=messages, parent=self.parent)
+            view, self.view_adapter = make_view(self.trace, adapter, options)
+            self._view_document = {"view": view}
+        return self._view_document
 
     def text(self, value: str, markdown: bool) -> str:
         """`value` normalized for matching (Markdown rendered first when asked), cached."""

@@ -7,13 +7,15 @@ compiled here, once per run; evaluation never parses an expression.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.params import PARAM_TYPES
-from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error
+from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import QueryError, compile_query
+from ..evaluation.view import view_field_problem
 from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Binding, Clause, Condition, Finder, Spec
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
 from .caseformat import INPUT_NAME, CaseFormat
@@ -459,6 +461,30 @@ class _SpecChecker:
                 f" {exc.message}",
                 detail=tuple(exc.caret_lines()),
             )
+            return
+        steps = view_steps(expr) if reads_view(expr) else None
+        problem = view_field_problem(steps) if steps is not None else None
+        if problem is not None:
+            self._add(path, "unknown-view-field", f"{describe_path(path)}: {problem}")
+
+
+_VIEW_STEP = re.compile(r"\.\.|\.([A-Za-z_][\w-]*|\*)|\['([^']*)'\]|\[[^\]]*\]")
+
+
+def view_steps(expr: str) -> list[str] | None:
+    """The steps of a `$.view...` path after `view` (names, `*`, bracket text, `..`), or
+    None when the path is written in a way this simple reading does not follow."""
+    rest, steps, at = expr[len("$.view") :], [], 0
+    while at < len(rest):
+        match = _VIEW_STEP.match(rest, at)
+        if match is None:
+            return None
+        text = match.group()
+        if text == "..":  # anything may match below a recursive descent: stop reading here
+            return [*steps, ".."]
+        steps.append(match.group(1) or match.group(2) or text)
+        at = match.end()
+    return steps
 
 
 def _invalid(schema: dict[str, Any], value: Any) -> bool:
