@@ -474,7 +474,8 @@ _VIEW_STEP = re.compile(r"\.\.|\.([A-Za-z_][\w-]*|\*)|\['([^']*)'\]|\[[^\]]*\]")
 def view_steps(expr: str) -> list[str] | None:
     """The steps of a `$.view...` path after `view` (names, `*`, bracket text, `..`), or
     None when the path is written in a way this simple reading does not follow."""
-    rest, steps, at = expr[len("$.view") :], [], 0
+    rest, at = expr[len("$.view") :], 0
+    steps: list[str] = []
     while at < len(rest):
         match = _VIEW_STEP.match(rest, at)
         if match is None:
