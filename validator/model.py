@@ -69,6 +69,7 @@ class Unbound:
     required: bool
     default: Any
     type: str  # a parameter type's name (evaluation.params)
+    choices: tuple[str, ...] = ()  # the only values allowed, when any
 
 
 @dataclass(frozen=True, eq=False)

@@ -149,8 +149,9 @@ def _arguments(
                 return Outcome(False, f"parameter '{param.name}' has no value")
             value = param.default
         kind = PARAM_TYPES[param.type]
-        if not kind.check(value):
-            return Outcome(False, f"parameter '{param.name}' {type_error(param.type, value)}")
+        if not kind.check(value) or (param.choices and value not in param.choices):
+            problem = type_error(param.type, value) or f"must be one of {', '.join(param.choices)}"
+            return Outcome(False, f"parameter '{param.name}' {problem}")
         args[param.name] = value
     return args
 
@@ -189,7 +190,7 @@ def compile_condition(
         if known is not _ABSENT and param_type_error(param, known) is None:
             fixed[name] = known
             continue
-        unbound.append(Unbound(name, raw, param.required, param.default, param.type))
+        unbound.append(Unbound(name, raw, param.required, param.default, param.type, param.choices))
     per_case = not any(isinstance(p.raw, Binding) and p.raw.trace is not None for p in unbound)
     where = ", ".join(q.expression for q in queries)
     return Condition(queries, predicate, params, pred.fn, fixed, tuple(unbound), per_case, where)

@@ -9,6 +9,7 @@ the spec loader, lint and the interpreter all read this table.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,34 @@ def _is_count_or_share(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value) and 0 < value <= 1
 
 
+def _is_quantifier(value: Any) -> bool:
+    if value in ("any", "all", "none"):
+        return True
+    if not isinstance(value, dict) or not value or set(value) - {"min", "max"}:
+        return False
+    return all(type(v) is int and v >= 0 for v in value.values())
+
+
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*\Z")
+UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
+
+
+def duration_ms(value: Any) -> float | None:
+    """A duration written with a unit (`30s`, `500ms`, `2m`, `1h`) in milliseconds."""
+    match = _DURATION.match(value) if isinstance(value, str) else None
+    return float(match.group(1)) * UNIT_MS[match.group(2)] if match else None
+
+
+def _is_amount(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return duration_ms(value) is not None
+
+
 def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
@@ -56,6 +85,13 @@ PARAM_TYPES: dict[str, ParamType] = {
     t.name: t
     for t in (
         _type("text", "text", lambda v: isinstance(v, str), "string"),
+        _type(
+            "optional-text",
+            "text or null",
+            lambda v: v is None or isinstance(v, str),
+            "string",
+            "null",
+        ),
         _type("bool", "true or false", lambda v: isinstance(v, bool), "boolean"),
         _type(
             "count", "a whole number (0 or more)", lambda v: type(v) is int and v >= 0, "integer"
@@ -101,6 +137,35 @@ PARAM_TYPES: dict[str, ParamType] = {
             "keywords", "a list whose entries are text or lists of synonyms", _is_keywords, "array"
         ),
         _type("values", "any JSON values (read from the trace)", lambda v: isinstance(v, list)),
+        _type(
+            "names",
+            "a list of names or globs (text, numbers or true/false)",
+            lambda v: isinstance(v, list) and all(_is_scalar(x) and x is not None for x in v),
+            "array",
+        ),
+        _type(
+            "mapping", "a mapping of 'key: value' entries", lambda v: isinstance(v, dict), "object"
+        ),
+        _type(
+            "quantifier", "any, all, none, or {min: N, max: N}", _is_quantifier, "string", "object"
+        ),
+        _type(
+            "amount",
+            "a number, or a duration with a unit such as 30s, 500ms or 2m",
+            _is_amount,
+            "integer",
+            "number",
+            "string",
+        ),
+        _type(
+            "optional-amount",
+            "a number, a duration such as 30s, or null",
+            lambda v: v is None or _is_amount(v),
+            "integer",
+            "number",
+            "string",
+            "null",
+        ),
     )
 }
 

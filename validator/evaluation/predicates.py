@@ -21,17 +21,19 @@ A predicate's docstring is user documentation: it states what zero, one and seve
 from __future__ import annotations
 
 import inspect
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from ..model import Finder
-from ..problems import kind_of
+from ..problems import did_you_mean, kind_of
 from ..problems import show as _show_any
-from .params import PARAM_TYPES, type_error
+from .params import PARAM_TYPES, UNIT_MS, duration_ms, type_error
 from .text import normalize_markdown, normalize_plain, shared_run
 from .view import ViewOptions, make_view
 
@@ -135,6 +137,7 @@ class Param:
     required: bool = False
     default: Any = None
     doc: str = ""
+    choices: tuple[str, ...] = ()  # the only values allowed (a mode), when any
 
 
 PredicateFn = Callable[[list[Any], dict[str, Any], TraceContext], Outcome]
@@ -173,7 +176,11 @@ def predicate(name: str, *, zero: str, **params: Param) -> Callable[[PredicateFn
 
 def param_type_error(param: Param, value: Any) -> str | None:
     """Why `value` does not fit `param`, in words, or None when it fits."""
-    return type_error(param.type, value)
+    problem = type_error(param.type, value)
+    if problem is None and param.choices and value not in param.choices:
+        hint = did_you_mean(str(value), param.choices)
+        return f"must be one of {', '.join(param.choices)}, found {show(value)}{hint}"
+    return problem
 
 
 # --------------------------------------------------------------------------------------------
@@ -480,3 +487,399 @@ def no_shared_run(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
             {"shared": run},
         )
     return Outcome(True, f"no shared run of {args['min_length']} characters")
+
+
+# --------------------------------------------------------------------------------------------
+# Trajectories: which tools ran, in which order, with which arguments
+
+
+def _items(values: list[Any]) -> list[Any]:
+    """The ordered list a trajectory predicate reads: one matched list is that list (as
+    `$.toolInvocations` gives), several matches are the list (as `$.view.tool_calls[*]`)."""
+    if len(values) == 1 and isinstance(values[0], list):
+        return list(values[0])
+    return list(values)
+
+
+def _is_glob(step: Any) -> bool:
+    return isinstance(step, str) and any(c in step for c in "*?[")
+
+
+def _step_matches(step: Any, item: Any, key: str | None) -> bool:
+    """A step names an item: equal as typed JSON values, or a case-sensitive glob for text."""
+    if key is not None:
+        item = item.get(key) if isinstance(item, dict) else None
+    if _is_glob(step):
+        return isinstance(item, str) and fnmatchcase(item, step)
+    return _same(step, item)
+
+
+def _label_of(item: Any, key: str | None) -> Any:
+    return item.get(key) if key is not None and isinstance(item, dict) else item
+
+
+def _matching(steps: list[Any], items: list[Any], key: str | None) -> list[int | None]:
+    """A maximum matching of steps to distinct items (augmenting paths), so the result never
+    depends on the order of the steps, globs included: each entry is the index of the item
+    a step uses, or None when the step is left unmatched."""
+    can = [[i for i, item in enumerate(items) if _step_matches(s, item, key)] for s in steps]
+    owner: dict[int, int] = {}  # item index -> step index
+
+    def place(step: int, seen: set[int]) -> bool:
+        for i in can[step]:
+            if i in seen:
+                continue
+            seen.add(i)
+            if i not in owner or place(owner[i], seen):
+                owner[i] = step
+                return True
+        return False
+
+    for step in sorted(range(len(steps)), key=lambda s: len(can[s])):
+        place(step, set())
+    used = {step: i for i, step in owner.items()}
+    return [used.get(s) for s in range(len(steps))]
+
+
+def _in_order(steps: list[Any], items: list[Any], key: str | None) -> int:
+    """How many leading steps occur in order (each at a later item than the one before).
+    Taking the earliest item that fits each step
+    is optimal for a subsequence, globs included."""
+    at = 0
+    for done, step in enumerate(steps):
+        while at < len(items) and not _step_matches(step, items[at], key):
+            at += 1
+        if at == len(items):
+            return done
+        at += 1
+    return len(steps)
+
+
+def _shown_steps(steps: list[Any]) -> str:
+    return ", ".join(str(s) for s in steps) or "none"
+
+
+@predicate(
+    "sequence",
+    zero="exact and in-order fail unless steps is empty; contains fails; only passes",
+    steps=Param("names", required=True, doc="the expected items, in order: names or globs"),
+    mode=Param(
+        "text",
+        default="in-order",
+        doc="exact, in-order, contains or only",
+        choices=("exact", "in-order", "contains", "only"),
+    ),
+    key=Param("optional-text", doc="read this field of each item (e.g. name for call objects)"),
+)
+def sequence(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
+    """Passes when the ordered list the query gives fits `steps` as `mode` says.
+
+    `exact`: the list is exactly the steps, one item per step. `in-order`: the steps occur in
+    this order, other items may sit between them. `contains`: every step occurs, in any
+    order; each step uses an item of its own, so steps `[a, a]` need two `a` calls (multiset
+    inclusion). `only`: every item is one of the steps (an allow-list). A step is a typed JSON
+    value (`1` is not `"1"`) or, for text, a case-sensitive glob (`mysql_*`); the unordered
+    modes use a maximum matching, so their result never depends on the order of `steps`. The
+    list is the one matched list, or the matches themselves (`$.view.tool_calls[*].name`).
+    Zero items: `only` passes, `exact` and `in-order` pass only for empty steps, `contains`
+    fails unless steps is empty.
+    """
+    steps, key, mode = list(args["steps"]), args["key"], args["mode"]
+    items = _items(values)
+    labels = [_label_of(i, key) for i in items]
+    if mode == "only":
+        bad = [
+            (i, x) for i, x in enumerate(items) if not any(_step_matches(s, x, key) for s in steps)
+        ]
+        if bad:
+            index, item = bad[0]
+            return Outcome(
+                False,
+                f"item {index} is {show(_label_of(item, key))}, which is not one of the allowed"
+                f" steps ({_shown_steps(steps)})",
+                {"index": index, "items": labels},
+            )
+        return Outcome(True, f"all {len(items)} items are allowed", {"items": labels})
+    if mode == "contains":
+        used = _matching(steps, items, key)
+        missing = [s for s, i in zip(steps, used, strict=True) if i is None]
+        if missing:
+            return Outcome(
+                False,
+                f"missing {_shown_steps(missing)} (each step needs an item of its own); found:"
+                f" {show(labels, 200)}",
+                {"missing": missing, "items": labels},
+            )
+        return Outcome(True, f"all {len(steps)} steps occur", {"items": labels})
+    done = _in_order(steps, items, key)
+    if mode == "exact":
+        ok = len(items) == len(steps) and all(
+            _step_matches(s, x, key) for s, x in zip(steps, items, strict=True)
+        )
+        if not ok:
+            first = next(
+                (
+                    i
+                    for i, (s, x) in enumerate(zip(steps, items, strict=False))
+                    if not _step_matches(s, x, key)
+                ),
+                min(len(steps), len(items)),
+            )
+            return Outcome(
+                False,
+                f"expected exactly {_shown_steps(steps)}; found {show(labels, 200)} (the first"
+                f" {first} agree; they differ at item {first})",
+                {"index": first, "items": labels},
+            )
+        return Outcome(True, f"exactly {_shown_steps(steps)}", {"items": labels})
+    if done < len(steps):
+        return Outcome(
+            False,
+            f"the first {done} step(s) ({_shown_steps(steps[:done])}) occur in order, but"
+            f" {show(steps[done])} does not occur after them; found {show(labels, 200)}",
+            {"satisfied": done, "items": labels},
+        )
+    return Outcome(True, f"{_shown_steps(steps)} occur in order", {"items": labels})
+
+
+@predicate(
+    "precedes",
+    zero="`then` never occurring: passes, or fails with missing: fail",
+    first=Param("text", required=True, doc="the name (or glob) that must come first"),
+    then=Param("text", required=True, doc="the name (or glob) that must come after it"),
+    key=Param("optional-text", doc="read this field of each item (e.g. name for call objects)"),
+    missing=Param(
+        "text",
+        default="pass",
+        doc="pass or fail when `then` never occurs",
+        choices=("pass", "fail"),
+    ),
+)
+def precedes(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
+    """Passes when every occurrence of `then` has a `first` somewhere before it.
+
+    The list is read as for `sequence`. When `then` never occurs there is nothing to order:
+    it passes, saying so, or fails with `missing: fail`. Names are typed values or globs, as
+    for `sequence`.
+    """
+    items, key = _items(values), args["key"]
+    seen_first = False
+    seen_then = False
+    for index, item in enumerate(items):
+        if _step_matches(args["then"], item, key):
+            seen_then = True
+            if not seen_first:
+                return Outcome(
+                    False,
+                    f"{show(args['then'])} ran at item {index} before any {show(args['first'])}",
+                    {"index": index},
+                )
+        if _step_matches(args["first"], item, key):
+            seen_first = True
+    if not seen_then:
+        message = f"{show(args['then'])} never ran, so there is nothing to order"
+        return Outcome(args["missing"] == "pass", message)
+    return Outcome(True, f"every {show(args['then'])} comes after a {show(args['first'])}")
+
+
+def _call_key(call: Any, name_key: str, args_key: str) -> str:
+    """A call's identity for repeats: its name and its arguments as canonical JSON."""
+    if not isinstance(call, dict):
+        return json.dumps(call, sort_keys=True, default=str)
+    arguments, _ = parse_arguments(call.get(args_key))
+    return json.dumps([call.get(name_key), arguments], sort_keys=True, default=str)
+
+
+def parse_arguments(value: Any) -> tuple[Any, str | None]:
+    """Arguments as an object: JSON text (OpenAI writes arguments as a string) is parsed;
+    text that does not parse stays text, with the reason."""
+    if not isinstance(value, str):
+        return value, None
+    try:
+        return json.loads(value), None
+    except ValueError as exc:
+        return value, f"the arguments are not JSON ({exc})"
+
+
+@predicate(
+    "no-repeat",
+    zero="pass",
+    max_repeats=Param("positive-count", default=1, doc="how often one call may occur"),
+    name_key=Param("text", default="name", doc="the field holding a call's name"),
+    args_key=Param("text", default="arguments", doc="the field holding a call's arguments"),
+)
+def no_repeat(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
+    """Passes when no call (the same name with the same arguments) occurs more than
+    `max_repeats` times: the loop detector.
+
+    Calls with one name and different arguments are different calls. Arguments written as
+    JSON text are compared as the JSON they hold, so key order and spacing do not matter.
+    The calls are read as for `sequence`; zero calls pass.
+    """
+    counts: dict[str, int] = {}
+    for call in _items(values):
+        key = _call_key(call, args["name_key"], args["args_key"])
+        counts[key] = counts.get(key, 0) + 1
+    worst = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
+    if worst[1] > args["max_repeats"]:
+        name, arguments = (
+            json.loads(worst[0]) if worst[0] and worst[0].startswith("[") else (worst[0], None)
+        )
+        return Outcome(
+            False,
+            f"{show(name)} was called {worst[1]} times with the same arguments {show(arguments, 100)};"
+            f" at most {args['max_repeats']} allowed",
+            {"repeats": worst[1]},
+        )
+    return Outcome(True, f"no call repeats more than {args['max_repeats']} time(s)")
+
+
+# --------------------------------------------------------------------------------------------
+# Budgets: numbers compared with bounds
+
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+}
+_OP_WORDS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "=", "ne": "!="}
+
+
+def _nearest_rank(sorted_values: list[float], share: float) -> float:
+    rank = max(1, math.ceil(share * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+_AGGREGATES: dict[str, Callable[[list[float]], float]] = {
+    "sum": lambda v: math.fsum(v),
+    "min": min,
+    "max": max,
+    "mean": lambda v: math.fsum(v) / len(v),
+    "p50": lambda v: _nearest_rank(sorted(v), 0.50),
+    "p95": lambda v: _nearest_rank(sorted(v), 0.95),
+    "p99": lambda v: _nearest_rank(sorted(v), 0.99),
+}
+
+
+def _bound(value: Any) -> float | None:
+    """A bound as a number; a duration with a unit (`30s`) in milliseconds."""
+    if isinstance(value, str):
+        return duration_ms(value)
+    return None if value is None else float(value)
+
+
+def _numbers(values: list[Any], unit: str | None) -> tuple[list[float], list[Any]]:
+    numbers, bad = [], []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+            bad.append(value)
+        else:
+            numbers.append(float(value) * (UNIT_MS[unit] if unit else 1))
+    return numbers, bad
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+@predicate(
+    "compare",
+    zero="count is 0; any other aggregate fails (missing: pass to opt out)",
+    op=Param(
+        "text",
+        required=True,
+        doc="lt, le, gt, ge, eq, ne or between",
+        choices=("lt", "le", "gt", "ge", "eq", "ne", "between"),
+    ),
+    value=Param("optional-amount", doc="the bound (a number, or a duration such as 30s)"),
+    min=Param("optional-amount", doc="the lower bound, with between (inclusive)"),
+    max=Param("optional-amount", doc="the upper bound, with between (inclusive)"),
+    aggregate=Param(
+        "text",
+        default="each",
+        doc="each, count, sum, min, max, mean, p50, p95 or p99",
+        choices=("each", "count", "sum", "min", "max", "mean", "p50", "p95", "p99"),
+    ),
+    unit=Param(
+        "optional-text", doc="ms, s or m: the unit of the values, for bounds with units", choices=()
+    ),
+    missing=Param(
+        "text", default="fail", doc="fail or pass when there is no number", choices=("fail", "pass")
+    ),
+)
+def compare(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
+    """Passes when the matched numbers (or their aggregate) satisfy `op` against the bound.
+
+    `each` (the default) compares every matched value; `count` the number of matches (0 for
+    none); `sum`, `min`, `max`, `mean` and the nearest-rank percentiles `p50`, `p95`, `p99`
+    one figure. Bounds are inclusive for `le`, `ge` and `between`. A bound may carry a unit
+    (`30s`, `500ms`, `2m`): it is read in milliseconds, as the `$.view` duration fields are;
+    for values in another unit, say so with `unit: s` (or `m`, `h`). A matched value that is not
+    a number fails with its type, and so do zero matches (except for `count`): never a silent
+    pass; `missing: pass` opts out for zero matches.
+    """
+    unit = args["unit"]
+    if unit is not None and unit not in UNIT_MS:
+        return Outcome(False, f"parameter 'unit' must be ms, s, m or h, found {show(unit)}")
+    op, aggregate = args["op"], args["aggregate"]
+    bounds = _bounds(op, args, unit)
+    if isinstance(bounds, str):
+        return Outcome(False, bounds)
+    present = [v for v in values if v is not None]
+    if aggregate == "count":
+        figures: list[float] = [float(len(values))]
+    else:
+        numbers, bad = _numbers(present, unit)
+        if bad:
+            return Outcome(False, f"found {kind_of(bad[0])} {show(bad[0])}; expected a number")
+        if not numbers:
+            passed = args["missing"] == "pass"
+            return Outcome(
+                passed, "no number found" + ("" if passed else "; expected one to compare")
+            )
+        figures = numbers if aggregate == "each" else [_AGGREGATES[aggregate](numbers)]
+    return _judge(figures, op, bounds, aggregate)
+
+
+def _bounds(op: str, args: dict[str, Any], unit: str | None) -> tuple[float, float] | str:
+    if op == "between":
+        low, high = (_bound(args[k]) for k in ("min", "max"))
+        if low is None or high is None:
+            return "op between needs min and max (numbers, or durations such as 30s)"
+        return low, high
+    bound = _bound(args["value"])
+    if bound is None:
+        return f"op {op} needs value (a number, or a duration such as 30s)"
+    return bound, bound
+
+
+def _judge(figures: list[float], op: str, bounds: tuple[float, float], aggregate: str) -> Outcome:
+    low, high = bounds
+    what = "value" if aggregate == "each" else aggregate
+    for index, figure in enumerate(figures):
+        ok = low <= figure <= high if op == "between" else _OPS[op](figure, low)
+        if not ok:
+            expected = (
+                f"between {_num(low)} and {_num(high)}"
+                if op == "between"
+                else f"{_OP_WORDS[op]} {_num(low)}"
+            )
+            where = f" (match {index})" if aggregate == "each" and len(figures) > 1 else ""
+            return Outcome(
+                False,
+                f"the {what} is {_num(figure)}{where}; expected {expected}",
+                {"value": figure},
+            )
+    shown = _num(figures[0]) if len(figures) == 1 else f"all {len(figures)} values"
+    return Outcome(True, f"the {what} {shown} is within bounds", {"value": figures[0]})
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
