@@ -103,6 +103,14 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
         "shares 10+",
     ),
     ("no-shared-run", ["abc"], {"other": [5]}, False, "found a whole number"),
+    ("sequence", ["a", "b"], {"steps": ["a", "b"]}, True, "occur in order"),
+    ("sequence", ["b"], {"steps": ["a"], "mode": "only"}, False, "not one of the allowed"),
+    ("precedes", ["a", "b"], {"first": "a", "then": "b"}, True, "comes after"),
+    ("precedes", ["b"], {"first": "a", "then": "b"}, False, "before any"),
+    ("no-repeat", [[{"name": "q"}, {"name": "q"}]], {}, False, "called 2 times"),
+    ("no-repeat", [], {}, True, "no call repeats"),
+    ("compare", [3], {"op": "le", "value": 2}, False, "expected <= 2"),
+    ("compare", [], {"op": "le", "value": 2}, False, "no number found"),
 ]
 
 

@@ -658,7 +658,8 @@ def sequence(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outc
 def precedes(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when every occurrence of `then` has a `first` somewhere before it.
 
-    The list is read as for `sequence`. When `then` never occurs there is nothing to order:
+    The list is read as for `sequence` (one matched list, or the matches themselves); zero
+    matches mean no call ran. When `then` never occurs there is nothing to order:
     it passes, saying so, or fails with `missing: fail`. Names are typed values or globs, as
     for `sequence`.
     """
@@ -682,12 +683,14 @@ def precedes(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outc
     return Outcome(True, f"every {show(args['then'])} comes after a {show(args['first'])}")
 
 
-def _call_key(call: Any, name_key: str, args_key: str) -> str:
-    """A call's identity for repeats: its name and its arguments as canonical JSON."""
+def _call_key(call: Any, name_key: str, args_key: str) -> tuple[str, Any, Any]:
+    """A call's identity for repeats (its name and its arguments as canonical JSON), with
+    the name and arguments to show."""
     if not isinstance(call, dict):
-        return json.dumps(call, sort_keys=True, default=str)
+        return json.dumps(call, sort_keys=True, default=str), call, None
     arguments, _ = parse_arguments(call.get(args_key))
-    return json.dumps([call.get(name_key), arguments], sort_keys=True, default=str)
+    name = call.get(name_key)
+    return json.dumps([name, arguments], sort_keys=True, default=str), name, arguments
 
 
 def parse_arguments(value: Any) -> tuple[Any, str | None]:
@@ -717,19 +720,19 @@ def no_repeat(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Out
     The calls are read as for `sequence`; zero calls pass.
     """
     counts: dict[str, int] = {}
+    shown: dict[str, tuple[Any, Any]] = {}
     for call in _items(values):
-        key = _call_key(call, args["name_key"], args["args_key"])
+        key, name, arguments = _call_key(call, args["name_key"], args["args_key"])
         counts[key] = counts.get(key, 0) + 1
-    worst = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
-    if worst[1] > args["max_repeats"]:
-        name, arguments = (
-            json.loads(worst[0]) if worst[0] and worst[0].startswith("[") else (worst[0], None)
-        )
+        shown.setdefault(key, (name, arguments))
+    worst, times = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
+    if times > args["max_repeats"]:
+        name, arguments = shown[worst]
         return Outcome(
             False,
-            f"{show(name)} was called {worst[1]} times with the same arguments {show(arguments, 100)};"
-            f" at most {args['max_repeats']} allowed",
-            {"repeats": worst[1]},
+            f"{show(name)} was called {times} times with the same arguments"
+            f" {show(arguments, 100)}; at most {args['max_repeats']} allowed",
+            {"repeats": times},
         )
     return Outcome(True, f"no call repeats more than {args['max_repeats']} time(s)")
 
