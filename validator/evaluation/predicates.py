@@ -717,7 +717,8 @@ def no_repeat(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Out
 
     Calls with one name and different arguments are different calls. Arguments written as
     JSON text are compared as the JSON they hold, so key order and spacing do not matter.
-    The calls are read as for `sequence`; zero calls pass.
+    The calls are read as for `sequence` (one matched list, or the matches themselves); zero
+    matches (no call) pass.
     """
     counts: dict[str, int] = {}
     shown: dict[str, tuple[Any, Any]] = {}
