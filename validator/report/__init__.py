@@ -11,9 +11,12 @@ killed never leaves a half-written report, and the previous reports stay intact 
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
+import stat
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,7 +96,29 @@ def append_step_summary(report: Report, path: Path, written: list[Path] | None =
 
     `written`: the report files just written; when report.md is among them it is copied
     rather than rendered again. Returns False when the file cannot be written (the caller
-    warns; the reports are already in place, so this never fails the run)."""
+    warns; the reports are already in place, so this never fails the run): when it is not a
+    regular file (a FIFO would block the run for good, a device swallow the text), or when it
+    cannot grow (the file is then cut back to the size it had, never left with a fragment)."""
+    data = _summary_text(report, written).encode("utf-8")
+    try:
+        # O_NONBLOCK: opening a FIFO that nobody reads fails at once instead of waiting.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags, 0o666)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        # Earlier steps wrote to it: keep our heading on its own line.
+        return _append(fd, info.st_size, b"\n" + data if info.st_size > 0 else data)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _summary_text(report: Report, written: list[Path] | None) -> str:
     markdown = next((p for p in written or () if p.name == REPORTERS["md"].filename), None)
     try:
         text = markdown.read_text("utf-8") if markdown else "".join(REPORTERS["md"].chunks(report))
@@ -104,11 +129,27 @@ def append_step_summary(report: Report, path: Path, written: list[Path] | None =
         note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"
         keep = data[: STEP_SUMMARY_LIMIT - len(note.encode("utf-8")) - 1]
         text = keep[: keep.rfind(b"\n") + 1].decode("utf-8", errors="ignore") + note
+    return text
+
+
+# Bytes per write(2) of the job summary: a full disk shows up after some of them.
+_APPEND_PIECE = 64 * 1024
+
+
+def _append(fd: int, size: int, data: bytes) -> bool:
+    """Append all of `data` with write(2), continuing short writes; on any failure (or a
+    signal) truncate back to `size`, so the file is exactly as it was."""
+    view = memoryview(data)
     try:
-        with open(path, "a", encoding="utf-8", newline="\n") as handle:
-            if handle.tell() > 0:  # earlier steps wrote to it: keep our heading on its own line
-                handle.write("\n")
-            handle.write(text)
-    except OSError:
-        return False
+        while view:
+            count = os.write(fd, view[:_APPEND_PIECE])
+            if count <= 0:
+                raise OSError(errno.ENOSPC, "the file does not grow")
+            view = view[count:]
+    except BaseException as exc:
+        with suppress(OSError):
+            os.ftruncate(fd, size)
+        if isinstance(exc, OSError):
+            return False
+        raise
     return True
