@@ -21,7 +21,8 @@ import validator.report as report_module
 from validator.api import load_suite
 from validator.evaluation.runner import evaluate_all, group_results
 from validator.inputs import plan_fixtures
-from validator.report import append_step_summary
+from validator.problems import UsageError
+from validator.report import append_step_summary, write_reports
 from validator.report.document import Report, build_report
 
 OLD_FORMATS = ["json", "md", "html"]
@@ -127,6 +128,75 @@ class FailingOs:
             injector = object.__getattribute__(self, "injector")
             return lambda *a, **k: FailingHandle(os.fdopen(*a, **k), injector)
         return object.__getattribute__(self, name)
+
+
+def test_a_failure_at_any_step_leaves_the_old_set_or_the_new_set_and_no_temporary_file(
+    ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _small_suite(ws)
+    old_report = _report(ws, "1700000000", monkeypatch)
+    new_report = _report(ws, "1800000000", monkeypatch)
+    out = tmp_path / "out"
+    write_reports(old_report, out, OLD_FORMATS)
+    old = _state(out)
+    write_reports(new_report, out, NEW_FORMATS)
+    new = _state(out)
+    assert old != new and set(new) == set(old) | {"report.junit.xml"}
+
+    counting = Injector()
+    _restore(out, old)
+    monkeypatch.setattr(report_module, "os", FailingOs(counting))
+    write_reports(new_report, out, NEW_FORMATS)
+    assert _state(out) == new
+    kinds = set(counting.steps)
+    assert {"open", "write", "flush", "fsync", "replace"} <= kinds, kinds
+    assert counting.steps.count("replace") == len(NEW_FORMATS)
+    assert counting.steps.count("write") > 3 * len(NEW_FORMATS)
+
+    outcomes = set()
+    for index, name in enumerate(counting.steps):
+        _restore(out, old)
+        monkeypatch.setattr(report_module, "os", FailingOs(Injector(fail_at=index)))
+        if name == "link":  # no hard link for the backup: it is copied instead
+            write_reports(new_report, out, NEW_FORMATS)
+        else:
+            with pytest.raises(UsageError, match="injected failure"):
+                write_reports(new_report, out, NEW_FORMATS)
+        after = _state(out)
+        temps = [n for n in after if n.startswith(".")]
+        assert not temps, (index, name, temps)
+        assert after in (old, new), f"a mix of old and new after failing step {index} ({name})"
+        outcomes.add((name == "link", "old" if after == old else "new"))
+    assert outcomes == {(False, "old"), (True, "new")}, outcomes
+
+
+def test_a_report_target_that_is_a_folder_stops_before_anything_is_replaced(
+    ws: Workspace,
+) -> None:
+    _small_suite(ws)
+    assert ws.run().code == 1
+    before = (ws.out / "report.json").read_bytes()
+    (ws.out / "report.md").unlink()
+    (ws.out / "report.md").mkdir()
+    ws.trace("gamma", good_trace("gamma"))  # the next report.json would differ
+    result = ws.run()
+    assert result.code == 2
+    assert "report.md is a folder" in result.err, result.err
+    assert "remove it or pass another --out" in result.err, result.err
+    assert (ws.out / "report.json").read_bytes() == before
+    assert sorted(p.name for p in ws.out.iterdir()) == ["report.json", "report.md"]
+
+
+def test_out_that_is_a_file_says_so(ws: Workspace) -> None:
+    _small_suite(ws)
+    ws.out.write_text("not a folder", "utf-8")
+    result = ws.run()
+    assert result.code == 2
+    assert (
+        f"error: --out {ws.out} is a file, not a folder: pass a folder (it is created if missing)"
+        in result.err
+    ), result.err
+    assert ws.out.read_text("utf-8") == "not a folder"
 
 
 # --------------------------------------------------------------------------------------------
