@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -102,13 +101,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m validator",
@@ -154,7 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="worker processes (default: the number of usable cores)",
+        help="processes evaluating traces, this one included (default: the usable cores);"
+        " never more than the usable cores, nor than one per 32 traces: the first N x 32"
+        " traces are read before any process starts, so a JSON Lines file is not counted"
+        " first; a note says when fewer are used",
     )
     run.add_argument(
         "--max-trace-bytes",
@@ -349,7 +344,7 @@ def cmd_run(args: Any) -> int:
         specs=[Path(s) for s in args.specs] if args.specs else None,
         fixtures=Path(args.fixtures),
         out=Path(args.out),
-        jobs=args.jobs or default_jobs(),
+        jobs=args.jobs,  # None: the usable cores (evaluate_all caps an explicit N, with a note)
         max_trace_bytes=args.max_trace_bytes,
         quiet=args.quiet,
         formats=args.formats,
