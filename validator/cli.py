@@ -50,7 +50,9 @@ Lines entries with its caseId; it passes only when every run passes (pass^k).
 
 exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case failed, was not
             run or errored, a regression (--fail-on regression), or a pass rate below
-            --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated)
+            --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated);
+            130 interrupted (Ctrl-C), 143 terminated (SIGTERM): no report written, the
+            previous ones left as they were
 """
 
 FORMATS = tuple(REPORTERS)
@@ -150,9 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="processes evaluating traces, this one included (default: the usable cores);"
-        " never more than the usable cores, nor than one per 32 traces: the first N x 32"
-        " traces are read before any process starts, so a JSON Lines file is not counted"
-        " first; a note says when fewer are used",
+        " never more than the usable cores, nor more than one per 32 traces: up to N x 32"
+        " traces are read before any process starts, which settles the count without"
+        " counting a JSON Lines file first; a note says when N is lowered. A worker that"
+        " dies (out of memory) has its traces evaluated again once; if that worker dies"
+        " too, they are errors",
     )
     run.add_argument(
         "--max-trace-bytes",

@@ -324,8 +324,8 @@ class _Pool:
     def __init__(self, args: tuple[Suite, int, Path | None], notify: Callable[[str], None]):
         import multiprocessing
 
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        self.context: Any = multiprocessing.get_context(method)
+        self.fork = "fork" in multiprocessing.get_all_start_methods()
+        self.context: Any = multiprocessing.get_context("fork" if self.fork else "spawn")
         self.args = args
         self.notify = notify
         self.slots: list[_Slot] = []
@@ -348,28 +348,32 @@ class _Pool:
     def _start_one(self) -> str | None:
         """Fork one worker, first in `slots` (so a chunk sent again prefers it); None, or why
         it could not be started."""
-        tasks_in, tasks = self.context.Pipe(duplex=False)
-        results, results_out = self.context.Pipe(duplex=False)
-        inherited = [end for slot in self.slots for end in (slot.tasks, slot.results)]
-        running = self.context.RawValue("q", -1)
-        process = self.context.Process(
-            target=_serve,
-            args=(tasks_in, results_out, [*inherited, tasks, results], running, *self.args),
-            kwargs={"parent": os.getpid()},
-            daemon=True,  # multiprocessing's exit handler kills any left
-        )
+        ends: list[Connection] = []
         try:
+            tasks_in, tasks = self.context.Pipe(duplex=False)
+            ends += (tasks_in, tasks)
+            results, results_out = self.context.Pipe(duplex=False)
+            ends += (results, results_out)
+            running = self.context.RawValue("q", -1)
+            # A forked child inherits the parent's ends of the other workers' pipes: it
+            # closes them (a spawned one gets nothing it was not given).
+            inherited = [e for s in self.slots for e in (s.tasks, s.results)] if self.fork else []
+            process = self.context.Process(
+                target=_serve,
+                args=(tasks_in, results_out, [*inherited, tasks, results], running, *self.args),
+                kwargs={"parent": os.getpid()},
+                daemon=True,  # multiprocessing's exit handler kills any left
+            )
             # A signal while forking would leave a child this process does not know about.
             with _signals_held():
                 process.start()
                 self.slots.insert(0, _Slot(process, tasks, results, running))
-        except OSError as exc:  # EAGAIN, ENOMEM: a process limit, or no memory to fork
-            tasks.close()
-            results.close()
+        except OSError as exc:  # EAGAIN, ENOMEM, EMFILE: a process or file limit, no memory
+            for end in ends:
+                end.close()
             return exc.strerror or str(exc)
-        finally:
-            tasks_in.close()  # the child's ends: with these closed here, its death is an EOF
-            results_out.close()
+        tasks_in.close()  # the child's ends: with these closed here, its death is an EOF
+        results_out.close()
         return None
 
     def assign(self, chunk: _Chunk) -> None:
@@ -394,7 +398,8 @@ class _Pool:
         assert self.slots, "a chunk is held by a worker, so one is alive"
         ready = set(wait([end for s in self.slots for end in (s.results, s.process.sentinel)]))
         for slot in [s for s in self.slots if {s.results, s.process.sentinel} & ready]:
-            self._collect(slot)
+            if slot in self.slots:  # not found dead meanwhile, sending it another's chunk
+                self._collect(slot)
 
     def _collect(self, slot: _Slot) -> None:
         try:
