@@ -26,9 +26,13 @@ from typing import Any
 import pytest
 from conftest import GOOD_CASE, REPO, Workspace, good_trace
 
+LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
 pytestmark = pytest.mark.skipif(
-    not (sys.platform.startswith("linux") and Path("/proc/self/stat").exists()),
-    reason="worker processes are found and signalled through /proc (Linux)",
+    not LINUX, reason="worker processes are found and signalled through /proc (Linux)"
+)
+two_cores = pytest.mark.skipif(
+    LINUX and len(os.sched_getaffinity(0)) < 2,
+    reason="--jobs 2 needs 2 usable cores (it is lowered to 1 here: no worker to kill)",
 )
 
 ENV = dict(os.environ, PYTHONPATH=str(REPO), SOURCE_DATE_EPOCH="1700000000")
@@ -182,6 +186,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 # The tests
 
 
+@two_cores
 def test_a_chunk_whose_worker_is_killed_twice_becomes_errors_and_the_run_completes(
     corpus: Corpus, start: Any, tmp_path: Path
 ) -> None:
@@ -216,6 +221,7 @@ def test_a_chunk_whose_worker_is_killed_twice_becomes_errors_and_the_run_complet
     assert not [pid for pid in run.seen if _alive(pid)]
 
 
+@two_cores
 @pytest.mark.parametrize(
     ("signum", "code", "message"),
     [
@@ -256,6 +262,7 @@ raise SystemExit(main(sys.argv[1:]))
 """
 
 
+@two_cores
 @pytest.mark.parametrize("prelude", [None, WITHOUT_PDEATHSIG], ids=["pdeathsig", "polling"])
 def test_workers_die_with_a_main_process_that_is_killed(
     start: Any, tmp_path: Path, prelude: str | None
