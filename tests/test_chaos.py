@@ -40,12 +40,31 @@ ENV.pop("GITHUB_STEP_SUMMARY", None)
 CASES, RUNS = 8, 32
 SLOW_CASE = "case-1"
 BUSY_CPU_SECONDS = 0.1  # a worker that used this much is evaluating, not starting
+SLOW_TRACE_SECONDS = 0.06  # CPU time for one trace of the slow case: ~2 s for its chunk
 WAIT = 20.0  # seconds: the most any step may take (they take well under one)
 
 
-def _answer(words: int) -> str:
-    text = "A **slow query** on `orders` lacks an index: missing index on customer_ref. "
-    return " ".join([text] * words)
+def _slow_answer(cases: Path) -> str:
+    """An answer long enough that one trace takes SLOW_TRACE_SECONDS to evaluate here, so a
+    chunk of them takes ~20 times the CPU time that marks a worker busy, however fast the
+    text checks become (the length doubles until it is slow enough)."""
+    from validator.api import load_suite
+    from validator.evaluation.runner import Worker
+    from validator.inputs import Job
+
+    worker = Worker(load_suite(cases))
+    worker(Job(SLOW_CASE, "warm-up", text=json.dumps(good_trace(SLOW_CASE))))  # first-use imports
+    sentence = "A **slow query** on `orders` lacks an index: missing index on customer_ref. "
+    repeats = 250
+    while True:
+        answer = sentence * repeats
+        trace = json.dumps(good_trace(SLOW_CASE, finalAnswer=answer, executorAnswer=answer))
+        job = Job(SLOW_CASE, "probe", text=trace)
+        started = time.process_time()
+        worker(job)
+        if time.process_time() - started >= SLOW_TRACE_SECONDS or repeats >= 64_000:
+            return answer
+        repeats *= 2
 
 
 @dataclass
@@ -70,9 +89,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     for c in range(CASES):
         case_id = f"case-{c}"
         (root / "cases" / f"{case_id}.yaml").write_text(json.dumps(dict(GOOD_CASE, id=case_id)))
+    slow = _slow_answer(root / "cases")
+    for c in range(CASES):
+        case_id = f"case-{c}"
         folder = root / "fixtures" / case_id
         folder.mkdir(parents=True)
-        long = _answer(500) if case_id == SLOW_CASE else None  # ~40 KB of Markdown
+        long = slow if case_id == SLOW_CASE else None
         for r in range(RUNS):
             trace = good_trace(case_id)
             if long:
