@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from .commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
@@ -48,7 +50,9 @@ Lines entries with its caseId; it passes only when every run passes (pass^k).
 
 exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case failed, was not
             run or errored, a regression (--fail-on regression), or a pass rate below
-            --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated)
+            --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated);
+            130 interrupted (Ctrl-C), 143 terminated (SIGTERM): no report written, the
+            previous ones left as they were
 """
 
 FORMATS = tuple(REPORTERS)
@@ -102,13 +106,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m validator",
@@ -154,7 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="worker processes (default: the number of usable cores)",
+        help="processes evaluating traces, this one included (default: the usable cores);"
+        " never more than the usable cores, nor more than one per 32 traces: up to N x 32"
+        " traces are read before any process starts, which settles the count without"
+        " counting a JSON Lines file first; a note says when N is lowered. A worker that"
+        " dies (out of memory) has its traces evaluated again once; if that worker dies"
+        " too, they are errors",
     )
     run.add_argument(
         "--max-trace-bytes",
@@ -307,6 +309,55 @@ def batch_gc() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what CI runners send to cancel a step
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread as KeyboardInterrupt is for SIGINT, so that one
+    cleanup serves both: temporary report files removed (report.write_reports), worker
+    processes killed (evaluation.runner), the previous reports left as they were. Not an
+    Exception, so that no `except Exception` on the way swallows it."""
+
+
+@contextmanager
+def signals_as_exceptions() -> Iterator[None]:
+    """SIGTERM raises Terminated and SIGINT KeyboardInterrupt, once: a second signal while
+    the first one's cleanup runs is ignored, so the cleanup is never cut short (it is bounded
+    in time; SIGKILL still ends everything). A signal ignored when the command started (nohup,
+    a background job) stays ignored; handlers are restored afterwards (the library, tests)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (and only it receives them)
+        return
+    raised = False
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        nonlocal raised
+        if raised:
+            return
+        raised = True
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    previous = {}
+    for number in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            previous[number] = signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old if old is not None else signal.SIG_DFL)
+
+
+def _stop_workers() -> None:
+    """Kill any worker process still running. A run stops its own when its generator is
+    closed; this covers a signal that arrived between two of its results. Workers exist
+    only if the runner was imported, which this does not do for lint or schema."""
+    runner = sys.modules.get("validator.evaluation.runner")
+    if runner is not None:
+        runner.stop_workers()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -314,14 +365,26 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        with batch_gc():
-            if args.command == "run":
-                return cmd_run(args)
-            if args.command == "lint":
-                from .commands.lint import cmd_lint
+        return _dispatch(args)
+    finally:
+        _stop_workers()
 
-                return cmd_lint(args)
-            return cmd_schema(args)
+
+def _command(args: Any) -> int:
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command == "lint":
+        from .commands.lint import cmd_lint
+
+        return cmd_lint(args)
+    return cmd_schema(args)
+
+
+def _dispatch(args: Any) -> int:
+    """The command, its errors turned into exit codes and one line each."""
+    try:
+        with batch_gc(), signals_as_exceptions():
+            return _command(args)
     except UsageError as exc:
         print(f"error: {exc.cli_text()}", file=sys.stderr)
         return EXIT_USAGE
@@ -329,9 +392,14 @@ def main(argv: list[str] | None = None) -> int:
         for problem in exc.problems:
             print(problem.format(), file=sys.stderr)
         return EXIT_USAGE
+    except Terminated:
+        _stop_workers()
+        print("terminated: no report was written", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
+        _stop_workers()
         print("interrupted: no report was written", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_FAILED
     except Exception as exc:  # never a traceback: say it is our bug and where it happened
@@ -371,7 +439,7 @@ def cmd_run(args: Any) -> int:
         specs=[Path(s) for s in args.specs] if args.specs else None,
         fixtures=Path(args.fixtures),
         out=Path(args.out),
-        jobs=args.jobs or default_jobs(),
+        jobs=args.jobs,  # None: the usable cores (evaluate_all caps an explicit N, with a note)
         max_trace_bytes=args.max_trace_bytes,
         quiet=args.quiet,
         formats=args.formats,

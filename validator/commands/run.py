@@ -41,7 +41,7 @@ class RunOptions:
     specs: list[Path] | None
     fixtures: Path
     out: Path
-    jobs: int = 1
+    jobs: int | None = 1  # processes; None: the usable cores (see evaluate_all)
     max_trace_bytes: int = DEFAULT_MAX_TRACE_BYTES
     quiet: bool = False
     formats: tuple[str, ...] = DEFAULT_FORMATS

@@ -7,16 +7,27 @@ with the number of traces; only the small per-run result rows are kept.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..inputs import AMBIGUOUS, OUTSIDE, Job, Plan
 from ..model import Suite
 from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, parse_trace, read_trace_file
 from .evaluator import Evaluator
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 
 def guess_case_id(job: Job) -> str | None:
@@ -81,25 +92,6 @@ class Worker:
         return [compact(self(job)) for job in jobs]
 
 
-# A pool worker's own Worker, set by its initializer (never in the parent process).
-_POOL_WORKER: Worker | None = None
-
-
-def _init_pool_worker(suite: Suite, max_bytes: int, root: Path | None) -> None:
-    global _POOL_WORKER
-    _POOL_WORKER = Worker(suite, max_bytes, root)
-
-
-def _pool_chunk(jobs: list[Job]) -> list[RunResult]:
-    assert _POOL_WORKER is not None, "called outside a pool worker"
-    return _POOL_WORKER.chunk(jobs)
-
-
-# Jobs per chunk sent to a worker: ~30 ms of work for a 20 KB trace, so the pickling and
-# queueing cost per chunk is small, yet a run of a few hundred traces still spreads evenly.
-DEFAULT_CHUNK = 32
-
-
 class Compactor:
     """Drops what the report never shows of runs that cannot represent their case.
 
@@ -129,80 +121,504 @@ class Compactor:
         return run
 
 
+# Jobs per chunk sent to a worker: ~30 ms of work for a 20 KB trace, so the pickling and
+# queueing cost per chunk is small, yet a run of a few hundred traces still spreads evenly.
+DEFAULT_CHUNK = 32
+
+# How many times a chunk is evaluated again after the worker evaluating it died.
+RETRIES = 1
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask, which containers and `taskset`
+    narrow), not the machine's."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def note_on_stderr(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
 def evaluate_all(
     suite: Suite,
     jobs: Iterable[Job],
-    workers: int,
+    workers: int | None,
     *,
     max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
     root: Path | None = None,
     chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
+    notify: Callable[[str], None] = note_on_stderr,
 ) -> Iterator[RunResult]:
     """Evaluate jobs in order, reading each trace only when its turn comes.
 
-    With workers > 1, `workers` processes evaluate: this one and `workers - 1` forked ones.
-    Jobs go out in chunks, every `workers`-th chunk evaluated here, and only a bounded window
-    of chunks is in flight, so a huge JSON Lines file is never all in memory. Results come
-    back in the order of the jobs, identical whatever the number of workers; runs that cannot
-    represent their case are compacted (`Compactor`). When all jobs fit in one chunk, no
-    process is started."""
+    With workers > 1, up to `workers` processes evaluate: this one and forked ones. Never
+    more than the usable cores, nor than one per chunk: the first `workers` chunks are read
+    before any process is started, so the count is known without counting a JSON Lines file
+    first (None: as many as the usable cores, without a note). Jobs go out in chunks, every
+    n-th chunk evaluated here, and only a bounded window of chunks is in flight, so a huge
+    JSON Lines file is never all in memory. Results come back in the order of the jobs,
+    identical whatever the number of workers; runs that cannot represent their case are
+    compacted (`Compactor`). A worker that dies (the out-of-memory killer) costs nothing but
+    time: its chunk is evaluated again in a new worker, and only if that one dies too do its
+    traces become errors (see `_Pool`). `notify` gets one line per such event, and one when
+    fewer processes than `workers` are used."""
+    size = chunk or DEFAULT_CHUNK
+    batches = _chunks(jobs, size)
+    cores = usable_cores()
+    wanted = min(workers or cores, cores)
+    ahead = list(islice(batches, wanted))
+    count = max(1, min(wanted, len(ahead)))
+    if workers is not None and count < workers:
+        notify(_lowered(workers, count, cores, ahead, size))
     compact = Compactor()
-    done = 0
-    batches = _chunks(jobs, chunk or DEFAULT_CHUNK)
-    first = next(batches, None)
-    second = next(batches, None) if workers > 1 and first is not None else None
     here = Worker(suite, max_bytes, root)
-    if second is None:  # one process: a handful of jobs, or --jobs 1
-        for job in _chain(first, batches):
+    everything = chain(ahead, batches)
+    if count > 1:
+        args = (suite, max_bytes, root)
+        runs = _parallel(here, everything, count, args, progress, notify)
+    else:
+        runs = _serial(here, everything, progress)
+    for run in runs:
+        yield compact(run)
+
+
+def _lowered(requested: int, count: int, cores: int, ahead: list[list[Job]], size: int) -> str:
+    reasons = []
+    if cores < requested:
+        reasons.append(f"{cores} usable core{'s' if cores != 1 else ''}")
+    if len(ahead) < min(requested, cores):  # the input ended within the chunks read ahead
+        traces = sum(len(batch) for batch in ahead)
+        reasons.append(f"{traces} trace{'s' if traces != 1 else ''}, up to {size} per process")
+    return f"note: --jobs {requested} lowered to {count} ({'; '.join(reasons)})"
+
+
+def _serial(
+    here: Worker, batches: Iterable[list[Job]], progress: Callable[[int], None] | None
+) -> Iterator[RunResult]:
+    """One process: a handful of jobs, or --jobs 1."""
+    done = 0
+    for batch in batches:
+        for job in batch:
             done += 1
-            yield compact(here(job))
+            yield here(job)
             if progress:
                 progress(done)
+
+
+def _parallel(
+    here: Worker,
+    batches: Iterable[list[Job]],
+    count: int,
+    args: tuple[Suite, int, Path | None],
+    progress: Callable[[int], None] | None,
+    notify: Callable[[str], None],
+) -> Iterator[RunResult]:
+    pool = _Pool(args, notify)
+    finished = False
+    try:
+        processes = pool.start(count - 1) + 1
+        window = _Window(here, pool, progress)
+        for seq, jobs in enumerate(batches):
+            chunk = _Chunk(seq, jobs)
+            window.chunks.append(chunk)
+            if seq % processes:  # every `processes`-th chunk is evaluated here
+                pool.assign(chunk)
+            while len(window.chunks) > processes * 4:
+                yield from window.pop()
+        while window.chunks:
+            yield from window.pop()
+        finished = True
+    finally:
+        # Stopped early (an exception, SIGTERM, a consumer that stops reading): the workers'
+        # results are of no use, so they are killed rather than waited for.
+        pool.close(kill=not finished)
+
+
+class _Window:
+    """The chunks in flight, oldest first."""
+
+    def __init__(self, here: Worker, pool: _Pool, progress: Callable[[int], None] | None) -> None:
+        self.chunks: deque[_Chunk] = deque()
+        self.here = here
+        self.pool = pool
+        self.progress = progress
+        self.done = 0
+
+    def pop(self) -> list[RunResult]:
+        """The results of the oldest chunk, evaluated here if it is this process's (or no
+        worker is left to take it); the chunk leaves the window."""
+        head = self.chunks[0]
+        while head.results is None:
+            if head.remote:
+                self.pool.wait()
+            else:
+                head.results = self.here.chunk(head.jobs)
+        self.chunks.popleft()
+        self.done += len(head.results)
+        if self.progress:
+            self.progress(self.done)
+        return head.results
+
+
+# --------------------------------------------------------------------------------------------
+# Worker processes
+
+
+@dataclass(eq=False)
+class _Chunk:
+    seq: int  # its place in the job order
+    jobs: list[Job]
+    results: list[RunResult] | None = None
+    remote: bool = False  # held by a worker process; else evaluated here when its turn comes
+    deaths: list[str] = field(default_factory=list)  # how each worker evaluating it died
+
+
+@dataclass(eq=False)
+class _Slot:
+    """One worker process: chunks go out on `tasks`, results come back on `results`, both in
+    the order the chunks were sent. `running` (shared memory) holds the `seq` of the chunk
+    it is evaluating, -1 between chunks: written by the worker before and after each, so it
+    is still right when the worker is killed, whatever its results pipe had sent by then."""
+
+    process: BaseProcess
+    tasks: Connection
+    results: Connection
+    running: Any  # multiprocessing.sharedctypes.RawValue("q")
+    held: deque[_Chunk] = field(default_factory=deque)
+
+    def stop(self, kill: bool) -> str:
+        """End the process (`kill`: at once, else once it has read the stop message) and
+        say how it ended."""
+        if kill:
+            self.process.kill()
+        self.process.join(_JOIN_SECONDS)
+        cause = _cause(self.process.exitcode)
+        if self.process.exitcode is None:
+            self.process.kill()
+            self.process.join()
+        for end in (self.tasks, self.results):
+            end.close()
+        return cause
+
+
+# Long enough for a worker told to stop (or killed) to exit, short enough not to hang a run.
+_JOIN_SECONDS = 5.0
+
+# Pools not yet closed, for `stop_workers` (the command line's last word on SIGTERM).
+_LIVE: set[_Pool] = set()
+
+
+def stop_workers() -> None:
+    """Kill every worker process still running. A run's own cleanup does it when its
+    generator is closed; this is for an exception raised between two of its results."""
+    for pool in list(_LIVE):
+        pool.close(kill=True)
+
+
+class _Pool:
+    """Worker processes, each a `_Slot`, each evaluating the chunks sent to it in order.
+
+    Unlike concurrent.futures' pool, where one death fails every pending future, a worker's
+    death is precisely attributed: `_Slot.running` names the chunk it was evaluating. That
+    chunk is sent again, to a worker started in its place (or, if none can be started, to
+    another, or evaluated here); when a chunk has seen RETRIES + 1 workers die evaluating
+    it, its traces become errors. The other chunks it held are simply sent again. A worker
+    that dies between chunks is replaced as long as `spares` lasts (one per worker asked
+    for), so a worker that cannot even start is not restarted for ever. Workers are forked
+    from this process while it runs no other thread (no lock of another thread can be
+    inherited held), and they die with it (see `_serve`)."""
+
+    def __init__(self, args: tuple[Suite, int, Path | None], notify: Callable[[str], None]):
+        import multiprocessing
+
+        self.fork = "fork" in multiprocessing.get_all_start_methods()
+        self.context: Any = multiprocessing.get_context("fork" if self.fork else "spawn")
+        self.args = args
+        self.notify = notify
+        self.slots: list[_Slot] = []
+        self.spares = 0
+        _LIVE.add(self)
+
+    def start(self, count: int) -> int:
+        """Start up to `count` workers; fewer (with a note) when the system refuses more."""
+        self.spares = count
+        for _ in range(count):
+            error = self._start_one()
+            if error:
+                self.notify(
+                    f"note: could start only {len(self.slots)} of {count} worker processes"
+                    f" ({error}); continuing with {_processes(len(self.slots) + 1)}"
+                )
+                break
+        return len(self.slots)
+
+    def _start_one(self) -> str | None:
+        """Fork one worker, first in `slots` (so a chunk sent again prefers it); None, or why
+        it could not be started."""
+        ends: list[Connection] = []
+        try:
+            tasks_in, tasks = self.context.Pipe(duplex=False)
+            ends += (tasks_in, tasks)
+            results, results_out = self.context.Pipe(duplex=False)
+            ends += (results, results_out)
+            running = self.context.RawValue("q", -1)
+            # A forked child inherits the parent's ends of the other workers' pipes: it
+            # closes them (a spawned one gets nothing it was not given).
+            inherited = [e for s in self.slots for e in (s.tasks, s.results)] if self.fork else []
+            process = self.context.Process(
+                target=_serve,
+                args=(tasks_in, results_out, [*inherited, tasks, results], running, *self.args),
+                kwargs={"parent": os.getpid()},
+                daemon=True,  # multiprocessing's exit handler kills any left
+            )
+            # A signal while forking would leave a child this process does not know about.
+            with _signals_held():
+                process.start()
+                self.slots.insert(0, _Slot(process, tasks, results, running))
+        except OSError as exc:  # EAGAIN, ENOMEM, EMFILE: a process or file limit, no memory
+            for end in ends:
+                end.close()
+            return exc.strerror or str(exc)
+        tasks_in.close()  # the child's ends: with these closed here, its death is an EOF
+        results_out.close()
+        return None
+
+    def assign(self, chunk: _Chunk) -> None:
+        """Send `chunk` to the worker holding the fewest; if none is left, it is this
+        process's to evaluate."""
+        while self.slots:
+            slot = min(self.slots, key=lambda s: len(s.held))
+            try:
+                slot.tasks.send((chunk.seq, chunk.jobs))
+            except OSError:  # the worker died since its last results
+                self._lost(slot)
+                continue
+            slot.held.append(chunk)
+            chunk.remote = True
+            return
+        chunk.remote = False
+
+    def wait(self) -> None:
+        """Block until some worker sends results or dies; take in what it sent."""
+        from multiprocessing.connection import wait
+
+        assert self.slots, "a chunk is held by a worker, so one is alive"
+        ready = set(wait([end for s in self.slots for end in (s.results, s.process.sentinel)]))
+        for slot in [s for s in self.slots if {s.results, s.process.sentinel} & ready]:
+            if slot in self.slots:  # not found dead meanwhile, sending it another's chunk
+                self._collect(slot)
+
+    def _collect(self, slot: _Slot) -> None:
+        try:
+            while slot.results.poll():
+                seq, runs = slot.results.recv()
+                chunk = slot.held.popleft()
+                assert chunk.seq == seq, "a worker answers its chunks in the order sent"
+                chunk.results = runs
+                chunk.remote = False
+        except Exception:  # EOF, or a message cut short: the worker died sending it
+            self._lost(slot)
+            return
+        if not slot.process.is_alive():
+            self._lost(slot)
+
+    def _lost(self, slot: _Slot) -> None:
+        """A worker died: blame the chunk it was evaluating, send the others again."""
+        self.slots.remove(slot)
+        cause = slot.stop(kill=True)
+        held = list(slot.held)
+        slot.held.clear()
+        blamed = next((c for c in held if c.seq == slot.running.value), None)
+        if blamed is not None:
+            held.remove(blamed)
+            if self._blame(blamed, cause):
+                held.insert(0, blamed)  # first, so that it goes to the new worker
+        elif held and self.spares > 0:
+            self.spares -= 1
+            self._replace(cause)
+        else:
+            self.notify(
+                f"note: a worker process died between chunks ({cause}); continuing with"
+                f" {_processes(len(self.slots) + 1)}"
+            )
+        for chunk in held:
+            self.assign(chunk)
+
+    def _blame(self, chunk: _Chunk, cause: str) -> bool:
+        """Count a death against `chunk`; True when it is to be evaluated again."""
+        chunk.deaths.append(cause)
+        self._replace(cause)
+        traces = f"{chunk.jobs[0].fixture} .. {chunk.jobs[-1].fixture}"
+        if len(chunk.deaths) > RETRIES:
+            self.notify(
+                f"note: a worker process died again ({cause}) evaluating {traces}:"
+                f" those {len(chunk.jobs)} traces are reported as errors"
+            )
+            chunk.results = _dead_runs(chunk)
+            chunk.remote = False
+            return False
+        self.notify(
+            f"note: a worker process died ({cause}) evaluating {traces}:"
+            " they are evaluated again in a new one"
+        )
+        return True
+
+    def _replace(self, cause: str) -> None:
+        error = self._start_one()
+        if error:
+            self.notify(
+                f"note: cannot start a worker process in place of one that died ({cause}):"
+                f" {error}; continuing with {_processes(len(self.slots) + 1)}"
+            )
+
+    def close(self, kill: bool) -> None:
+        """Stop every worker: told to stop and waited for, or (`kill`) killed."""
+        if not kill:
+            for slot in self.slots:
+                with suppress(OSError):
+                    slot.tasks.send(None)
+        for slot in self.slots:
+            slot.stop(kill)
+        self.slots.clear()
+        _LIVE.discard(self)
+
+
+def _processes(count: int) -> str:
+    return f"{count} process" if count == 1 else f"{count} processes"
+
+
+def _cause(exitcode: int | None) -> str:
+    """How a worker process ended, for a trace's reason."""
+    if exitcode is None:
+        return "it stopped answering"
+    if exitcode > 0:
+        return f"exit code {exitcode}"
+    if exitcode == 0:
+        return "it exited without a word"
+    number = -exitcode
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"killed by signal {number}"
+    oom = ": out of memory?" if number == getattr(signal, "SIGKILL", None) else ""
+    return f"killed by signal {number}, {name}{oom}"
+
+
+def _dead_runs(chunk: _Chunk) -> list[RunResult]:
+    first, last = chunk.deaths[0], chunk.deaths[-1]
+    again = "" if last == first else f" ({last})"
+    others = len(chunk.jobs) - 1
+    culprit = f"this trace or one of the {others} evaluated with it" if others else "this trace"
+    reason = (
+        f"the worker evaluating this trace died ({first}); retried once, its worker died"
+        f" again{again}: the cause is {culprit}"
+    )
+    return [
+        RunResult(job.case_id or guess_case_id(job) or "?", ERROR, reason, job.fixture)
+        for job in chunk.jobs
+    ]
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done (where the OS allows it)."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
         return
-    import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    window: deque[list[Job] | Future[list[RunResult]]] = deque()
-    with ProcessPoolExecutor(
-        workers - 1, context, _init_pool_worker, (suite, max_bytes, root)
-    ) as pool:
-
-        def drain(limit: int) -> Iterator[RunResult]:
-            nonlocal done
-            while len(window) > limit:
-                entry = window.popleft()
-                results = here.chunk(entry) if isinstance(entry, list) else entry.result()
-                for run in results:
-                    yield compact(run)
-                done += len(results)
-                if progress:
-                    progress(done)
-
-        assert first is not None  # a second chunk means there was a first
-        batches_all = _chain_batches(first, second, batches)
-        for index, batch in enumerate(batches_all):
-            local = index % workers == 0
-            window.append(batch if local else pool.submit(_pool_chunk, batch))
-            yield from drain(workers * 4)
-        yield from drain(0)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _chain(first: list[Job] | None, rest: Iterator[list[Job]]) -> Iterator[Job]:
-    if first is not None:
-        yield from first
-    for batch in rest:
-        yield from batch
+# --------------------------------------------------------------------------------------------
+# Inside a worker process
 
 
-def _chain_batches(
-    first: list[Job], second: list[Job], rest: Iterator[list[Job]]
-) -> Iterator[list[Job]]:
-    yield first
-    yield second
-    yield from rest
+_ORPHANED = 70  # the exit code of a worker whose parent died (nobody reads it: any will do)
+_PARENT_POLL_SECONDS = 0.25
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def _serve(
+    tasks: Connection,
+    results: Connection,
+    inherited: list[Connection],
+    running: Any,
+    suite: Suite,
+    max_bytes: int,
+    root: Path | None,
+    *,
+    parent: int,
+) -> None:
+    """A worker process's life: chunks in, results out, until told to stop.
+
+    A reader thread takes chunks off the pipe as they come and a sender thread sends the
+    results, so neither side ever waits on a full pipe while the other does too."""
+    import queue
+    import threading
+
+    for end in inherited:  # the parent's ends of other workers' pipes, copied by the fork
+        end.close()
+    _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent decides, and ends workers
+    if hasattr(signal, "pthread_sigmask"):  # held while forking (see _Pool._start_one)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    worker = Worker(suite, max_bytes, root)
+    inbox: queue.SimpleQueue[tuple[int, list[Job]] | None] = queue.SimpleQueue()
+    outbox: queue.SimpleQueue[tuple[int, list[RunResult]] | None] = queue.SimpleQueue()
+    threading.Thread(target=_receive, args=(tasks, inbox, parent), daemon=True).start()
+    sender = threading.Thread(target=_send, args=(results, outbox), daemon=True)
+    sender.start()
+    while (task := inbox.get()) is not None:
+        running.value = task[0]
+        runs = worker.chunk(task[1])
+        running.value = -1
+        outbox.put((task[0], runs))
+    outbox.put(None)
+    sender.join()
+
+
+def _die_with_parent(parent: int) -> None:
+    """On Linux the kernel kills this process when its parent dies (PR_SET_PDEATHSIG), even
+    in the middle of a long evaluation; elsewhere `_receive` notices within a quarter
+    second. Either way no worker outlives the run, holding the CI step's output open."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it died before the above took effect
+        os._exit(_ORPHANED)
+
+
+def _receive(tasks: Connection, inbox: Any, parent: int) -> None:
+    try:
+        while True:
+            while not tasks.poll(_PARENT_POLL_SECONDS):
+                if os.getppid() != parent:
+                    os._exit(_ORPHANED)
+            task = tasks.recv()
+            inbox.put(task)
+            if task is None:
+                return
+    except (EOFError, OSError):  # the parent closed its end: it is gone, or ending the run
+        os._exit(_ORPHANED)
+
+
+def _send(results: Connection, outbox: Any) -> None:
+    while (item := outbox.get()) is not None:
+        try:
+            results.send(item)
+        except OSError:  # the parent is gone
+            os._exit(_ORPHANED)
 
 
 def _chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:

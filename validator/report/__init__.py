@@ -11,9 +11,14 @@ killed never leaves a half-written report, and the previous reports stay intact 
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
-from collections.abc import Iterable
+import shutil
+import signal
+import stat
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,37 +60,145 @@ def write_reports(report: Report, out_dir: Path, formats: list[str]) -> list[Pat
     """Write every format to a temporary file, then move all into place together.
 
     Raises UsageError on I/O errors, after removing the temporary files; the reports of an
-    earlier run stay as they were unless every new one was complete."""
+    earlier run stay as they were unless every new one was complete. Every target is checked
+    before anything is written, and a rename that fails puts back the targets already
+    replaced, so the folder holds either the whole old set or the whole new one."""
+    _make_out_dir(out_dir)
+    pairs = [(REPORTERS[name], out_dir / REPORTERS[name].filename) for name in formats]
+    for _, target in pairs:
+        _check_target(target)
+    temps: list[str] = []
+    try:
+        for reporter, _ in pairs:
+            _write_temp(reporter, report, out_dir, temps)
+        _move_into_place(list(zip(temps, [target for _, target in pairs], strict=True)))
+    except BaseException as exc:  # SIGTERM and Ctrl-C too (see cli): no temp file stays
+        _remove(temps)
+        if isinstance(exc, OSError):
+            raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
+        raise
+    return [target for _, target in pairs]
+
+
+def _make_out_dir(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(
+            f"--out {out_dir} is a file, not a folder", "pass a folder (it is created if missing)"
+        )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(
             f"cannot create the output folder {out_dir}: {exc.strerror or exc}"
         ) from None
-    temps: list[tuple[str, Path]] = []
+
+
+def _check_target(target: Path) -> None:
+    """A target must be a file (or a link, which is replaced, never written through) or
+    missing: os.replace cannot replace a folder, and would fail only after the reports
+    before it in the set were replaced."""
     try:
-        for name in formats:
-            reporter = REPORTERS[name]
-            temp = str(out_dir / f".{reporter.filename}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-            # O_EXCL: never write through a file or link someone else put there; mode 0o666
-            # less the umask, like any file the user creates (mkstemp's 0600 would hide CI
-            # artifacts from other users).
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            temps.append((temp, out_dir / reporter.filename))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.writelines(reporter.chunks(report))
-                handle.flush()
-                os.fsync(handle.fileno())
-        for temp, target in temps:
-            os.replace(temp, target)
-    except BaseException as exc:
-        for temp, _ in temps:
-            if os.path.exists(temp):
-                os.unlink(temp)
-        if isinstance(exc, OSError):
-            raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
-        raise
-    return [target for _, target in temps]
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return
+    kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+    raise UsageError(
+        f"{target} is {kind}, so no report was written",
+        "remove it or pass another --out folder",
+    )
+
+
+def _write_temp(reporter: Reporter, report: Report, out_dir: Path, temps: list[str]) -> None:
+    """One format into a new temporary file beside its target, recorded in `temps`."""
+    temp = str(out_dir / f".{reporter.filename}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # O_EXCL: never write through a file or link someone else put there; mode 0o666 less the
+    # umask, like any file the user creates (mkstemp's 0600 would hide CI artifacts from other
+    # users). Signals wait, so that a file created is always recorded for the cleanup.
+    with signals_held():
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        temps.append(temp)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.writelines(reporter.chunks(report))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _move_into_place(pairs: list[tuple[str, Path]]) -> None:
+    """Rename every temporary file onto its target, or none.
+
+    Each existing target is first linked to a backup name; if a rename fails, the targets
+    already replaced get their backups back (or are removed, when there was none). Signals
+    wait meanwhile: the renames and their undoing take microseconds, and a signal between
+    two renames would leave a mixed set."""
+    with signals_held():
+        backups: dict[Path, str] = {}
+        done: list[Path] = []
+        try:
+            for _, target in pairs:
+                if os.path.lexists(target):
+                    backups[target] = _backup(target)
+            for temp, target in pairs:
+                os.replace(temp, target)
+                done.append(target)
+        except OSError:
+            _undo(done, backups)
+            raise
+        finally:
+            _remove(backups.values())
+
+
+def _backup(target: Path) -> str:
+    backup = str(target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.old"))
+    try:
+        os.link(target, backup, follow_symlinks=False)
+    except (OSError, NotImplementedError):  # no hard links here (FAT, some network shares)
+        shutil.copy2(target, backup, follow_symlinks=False)
+    return backup
+
+
+def _undo(done: list[Path], backups: dict[Path, str]) -> None:
+    failed = []
+    for target in reversed(done):
+        try:
+            if target in backups:
+                os.replace(backups[target], target)
+            else:
+                os.unlink(target)
+        except OSError:
+            failed.append(str(target))
+    if failed:
+        raise UsageError(
+            f"a report could not be renamed into place, and {', '.join(failed)} could not be"
+            " put back: the reports in the folder are a mix of this run and the last one"
+        )
+
+
+def _remove(paths: Iterable[str]) -> None:
+    # A path already gone was renamed into place (or put back as the old report); any other
+    # failure matters less than the run's own outcome, so it is not raised over it.
+    for path in paths:
+        with suppress(OSError):
+            os.unlink(path)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM are held until the block is done (where the OS allows it).
+
+    The command line turns both into exceptions (see cli); between two system calls that
+    must happen together, such an exception would leave what the cleanup cannot undo."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def append_step_summary(report: Report, path: Path, written: list[Path] | None = None) -> bool:
@@ -93,7 +206,29 @@ def append_step_summary(report: Report, path: Path, written: list[Path] | None =
 
     `written`: the report files just written; when report.md is among them it is copied
     rather than rendered again. Returns False when the file cannot be written (the caller
-    warns; the reports are already in place, so this never fails the run)."""
+    warns; the reports are already in place, so this never fails the run): when it is not a
+    regular file (a FIFO would block the run for good, a device swallow the text), or when it
+    cannot grow (the file is then cut back to the size it had, never left with a fragment)."""
+    data = _summary_text(report, written).encode("utf-8")
+    try:
+        # O_NONBLOCK: opening a FIFO that nobody reads fails at once instead of waiting.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags, 0o666)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        # Earlier steps wrote to it: keep our heading on its own line.
+        return _append(fd, info.st_size, b"\n" + data if info.st_size > 0 else data)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _summary_text(report: Report, written: list[Path] | None) -> str:
     markdown = next((p for p in written or () if p.name == REPORTERS["md"].filename), None)
     try:
         text = markdown.read_text("utf-8") if markdown else "".join(REPORTERS["md"].chunks(report))
@@ -104,11 +239,27 @@ def append_step_summary(report: Report, path: Path, written: list[Path] | None =
         note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"
         keep = data[: STEP_SUMMARY_LIMIT - len(note.encode("utf-8")) - 1]
         text = keep[: keep.rfind(b"\n") + 1].decode("utf-8", errors="ignore") + note
+    return text
+
+
+# Bytes per write(2) of the job summary: a full disk shows up after some of them.
+_APPEND_PIECE = 64 * 1024
+
+
+def _append(fd: int, size: int, data: bytes) -> bool:
+    """Append all of `data` with write(2), continuing short writes; on any failure (or a
+    signal) truncate back to `size`, so the file is exactly as it was."""
+    view = memoryview(data)
     try:
-        with open(path, "a", encoding="utf-8", newline="\n") as handle:
-            if handle.tell() > 0:  # earlier steps wrote to it: keep our heading on its own line
-                handle.write("\n")
-            handle.write(text)
-    except OSError:
-        return False
+        while view:
+            count = os.write(fd, view[:_APPEND_PIECE])
+            if count <= 0:
+                raise OSError(errno.ENOSPC, "the file does not grow")
+            view = view[count:]
+    except BaseException as exc:
+        with suppress(OSError):
+            os.ftruncate(fd, size)
+        if isinstance(exc, OSError):
+            return False
+        raise
     return True

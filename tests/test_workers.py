@@ -1,0 +1,188 @@
+"""Worker processes: how many are started, and what a worker's death costs.
+
+A worker is made to die by a patched `Worker.chunk` that SIGKILLs its own process (the
+patch is inherited by the fork), as the out-of-memory killer would.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
+
+from validator.api import load_suite
+from validator.evaluation.runner import Worker, evaluate_all
+from validator.inputs import Job
+from validator.results import RunResult
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "fork"), reason="worker deaths are simulated in forked workers"
+)
+
+
+def _four_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the machine: the cores this process may use (see runner.usable_cores)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+
+
+def _jobs(count: int) -> list[Job]:
+    jobs = []
+    for i in range(count):
+        trace = good_trace(f"case-{i % 3}")
+        if i % 5 == 1:
+            set_verdict(trace, "REVISE")
+        jobs.append(Job(None, f"t:{i}", text=json.dumps(trace) if i % 11 else "{oops"))
+    return jobs
+
+
+@pytest.fixture
+def suite(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> Any:
+    _four_cores(monkeypatch)
+    for c in range(3):
+        ws.case(GOOD_CASE, id=f"case-{c}", name=f"case-{c}")
+    return load_suite(ws.cases, specs=[])
+
+
+def _kill_on(monkeypatch: pytest.MonkeyPatch, fixture: str, marker: Path | None = None) -> None:
+    """Workers die on the chunk holding `fixture`: always, or (with `marker`) the first
+    time only."""
+    parent = os.getpid()
+    real = Worker.chunk
+
+    def deadly(self: Worker, jobs: list[Job]) -> list[RunResult]:
+        in_worker = os.getpid() != parent and any(job.fixture == fixture for job in jobs)
+        if in_worker and (marker is None or not marker.exists()):
+            if marker is not None:
+                marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, jobs)
+
+    monkeypatch.setattr(Worker, "chunk", deadly)
+
+
+def test_a_worker_killed_once_costs_nothing_but_time(
+    suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jobs = _jobs(90)
+    serial = list(evaluate_all(suite, jobs, 1, chunk=4))
+    _kill_on(monkeypatch, "t:13", tmp_path / "killed")  # chunk 3 (12..15) goes to a worker
+    notes: list[str] = []
+    parallel = list(evaluate_all(suite, jobs, 2, chunk=4, notify=notes.append))
+    assert (tmp_path / "killed").exists(), "the worker holding t:13 was killed"
+    assert parallel == serial
+    assert len(notes) == 1 and "killed by signal 9" in notes[0], notes
+    assert "evaluated again" in notes[0]
+
+
+def test_a_chunk_whose_worker_dies_twice_becomes_errors_and_the_rest_completes(
+    suite: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jobs = _jobs(90)
+    serial = list(evaluate_all(suite, jobs, 1, chunk=4))
+    _kill_on(monkeypatch, "t:17")  # chunk 4 (16..19): with 3 processes, a worker's
+    notes: list[str] = []
+    parallel = list(evaluate_all(suite, jobs, 3, chunk=4, notify=notes.append))
+    assert [r.fixture for r in parallel] == [f"t:{i}" for i in range(90)]
+    dead = [r for r in parallel if r.fixture in {"t:16", "t:17", "t:18", "t:19"}]
+    assert [r.status for r in dead] == ["error"] * 4
+    assert dead[0].reason == (
+        "the worker evaluating this trace died (killed by signal 9, SIGKILL: out of memory?);"
+        " retried once, its worker died again: the cause is this trace or one of the 3"
+        " evaluated with it"
+    )
+    assert [r.case_id for r in dead] == [s.case_id for s in serial[16:20]]
+    # Which later runs are kept whole depends on the statuses before them (Compactor): the
+    # rest is compared by what the report shows of every run.
+    shown = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in parallel]
+    expected = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in serial]
+    assert shown[:16] == expected[:16] and shown[20:] == expected[20:]
+    assert len(notes) == 2 and "reported as errors" in notes[1], notes
+
+
+def _count_forks(monkeypatch: pytest.MonkeyPatch, fail_after: int | None = None) -> list[int]:
+    forks: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        if fail_after is not None and len(forks) >= fail_after:
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+        if len(forks) >= 8:  # a test must not fork thousands of processes when it fails
+            raise AssertionError(f"fork number {len(forks) + 1}")
+        forks.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", fork)
+    return forks
+
+
+def _folder(ws: Workspace, traces: int) -> None:
+    ws.case()
+    for i in range(traces):
+        trace = good_trace() if i % 4 else set_verdict(good_trace(), "REVISE")
+        ws.trace("db-slow", trace, name=f"db-slow/run-{i:04d}.json")
+
+
+def _run(ws: Workspace, *args: str) -> Any:
+    out = ws.root / f"out-{'-'.join(args) or 'default'}"
+    result = run_cli(
+        "run", "--fixtures", "fixtures", "--out", str(out), *args, cwd=ws.root
+    )  # fmt: skip
+    return result, (out / "report.json").read_bytes() + (out / "report.md").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("traces", "jobs", "forks", "note"),
+    [
+        (40, "64", 1, "note: --jobs 64 lowered to 2 (4 usable cores; 40 traces, up to 32 per process)"),
+        (200, "10000", 3, "note: --jobs 10000 lowered to 4 (4 usable cores)"),
+        (20, "3", 0, "note: --jobs 3 lowered to 1 (20 traces, up to 32 per process)"),
+        (200, "3", 2, None),
+        (40, None, 1, None),  # the default asks for the usable cores: no note
+    ],
+)  # fmt: skip
+def test_jobs_is_capped_by_the_cores_and_the_work(
+    ws: Workspace,
+    monkeypatch: pytest.MonkeyPatch,
+    traces: int,
+    jobs: str | None,
+    forks: int,
+    note: str | None,
+) -> None:
+    _four_cores(monkeypatch)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    _folder(ws, traces)
+    _, serial = _run(ws, "--jobs", "1")
+    counted = _count_forks(monkeypatch)
+    result, reports = _run(ws, *(("--jobs", jobs) if jobs else ()))
+    assert result.code == 1, result.err
+    assert len(counted) == forks
+    notes = [line for line in result.err.splitlines() if line.startswith("note:")]
+    assert notes == ([note] if note else [])
+    assert reports == serial
+
+
+@pytest.mark.parametrize(("fail_after", "started"), [(0, 0), (1, 1)])
+def test_a_fork_that_fails_means_fewer_workers_not_an_error(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, fail_after: int, started: int
+) -> None:
+    _four_cores(monkeypatch)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    _folder(ws, 300)
+    _, serial = _run(ws, "--jobs", "1")
+    _count_forks(monkeypatch, fail_after=fail_after)
+    result, reports = _run(ws, "--jobs", "4")
+    assert result.code == 1, result.err
+    assert reports == serial
+    processes = "process" if started == 0 else "processes"
+    assert (
+        f"note: could start only {started} of 3 worker processes (Resource temporarily"
+        f" unavailable); continuing with {started + 1} {processes}" in result.err
+    ), result.err
+    assert "internal error" not in result.err
