@@ -11,6 +11,7 @@ killed never leaves a half-written report, and the previous reports stay intact 
 
 from __future__ import annotations
 
+import codecs
 import errno
 import importlib
 import os
@@ -39,6 +40,19 @@ class Reporter:
         module = importlib.import_module(f"{__name__}.{self.module}")
         pieces: Iterable[str] = module.chunks(report)
         return pieces
+
+
+def _replacement(error: UnicodeError) -> tuple[bytes, int]:
+    # Bytes, not text: the UTF-8 encoder takes only ASCII text back from a handler.
+    if isinstance(error, UnicodeEncodeError):
+        return "\ufffd".encode() * (error.end - error.start), error.end
+    raise error
+
+
+# A lone surrogate (a file name that is not UTF-8, a trace's "\ud800" escape) cannot be
+# written as UTF-8: it becomes U+FFFD, so one such text never costs the whole report set.
+REPLACE_SURROGATES = "trace-validator-replace"
+codecs.register_error(REPLACE_SURROGATES, _replacement)
 
 
 REPORTERS: dict[str, Reporter] = {
@@ -121,7 +135,7 @@ def _write_temp(reporter: Reporter, report: Report, out_dir: Path, temps: list[s
     with signals_held():
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         temps.append(temp)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+    with os.fdopen(fd, "w", encoding="utf-8", errors=REPLACE_SURROGATES, newline="\n") as handle:
         handle.writelines(reporter.chunks(report))
         handle.flush()
         os.fsync(handle.fileno())
@@ -209,7 +223,7 @@ def append_step_summary(report: Report, path: Path, written: list[Path] | None =
     warns; the reports are already in place, so this never fails the run): when it is not a
     regular file (a FIFO would block the run for good, a device swallow the text), or when it
     cannot grow (the file is then cut back to the size it had, never left with a fragment)."""
-    data = _summary_text(report, written).encode("utf-8")
+    data = _summary_text(report, written).encode("utf-8", REPLACE_SURROGATES)
     try:
         # O_NONBLOCK: opening a FIFO that nobody reads fails at once instead of waiting.
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
@@ -234,7 +248,7 @@ def _summary_text(report: Report, written: list[Path] | None) -> str:
         text = markdown.read_text("utf-8") if markdown else "".join(REPORTERS["md"].chunks(report))
     except OSError:
         text = "".join(REPORTERS["md"].chunks(report))
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", REPLACE_SURROGATES)
     if len(data) > STEP_SUMMARY_LIMIT:
         note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"
         keep = data[: STEP_SUMMARY_LIMIT - len(note.encode("utf-8")) - 1]
