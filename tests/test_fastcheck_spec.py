@@ -31,7 +31,7 @@ def schema_valid(doc: Any) -> bool:
 SHIPPED = [
     load_yaml(p).data
     for folder in (REPO / "specs", REPO / "examples" / "otel-genai" / "specs")
-    for p in sorted(folder.glob("*.yaml"))
+    for p in sorted(folder.rglob("*.yaml"))
 ]
 
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import UsageError
+from .problems import UsageError, did_you_mean
 
 CASE_SUFFIXES = (".yaml", ".yml")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -38,10 +38,48 @@ def display_path(path: Path | str) -> str:
 
 
 def standard_specs_dir() -> Path:
-    """Where the standard specs are: inside the installed package, or the repository's specs/."""
+    """Where the standard specs are: inside the installed package, or the repository's specs/.
+
+    The folder itself holds the specs every suite shares (`trace-fields.yaml`); each of its
+    sub-folders is a pack of checks (`diagnosis/`), loaded when the suite config's `packs`
+    names it."""
     here = Path(__file__).resolve().parent
     packaged = here / "specs"
     return packaged if packaged.is_dir() else here.parent / "specs"
+
+
+DEFAULT_PACKS = ("diagnosis",)
+
+
+def available_packs() -> list[str]:
+    """The names of the standard spec packs (the sub-folders of the standard specs)."""
+    base = standard_specs_dir()
+    return sorted(
+        p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+    )
+
+
+def standard_spec_folders(packs: Collection[str] = DEFAULT_PACKS) -> list[Path]:
+    """The shared standard specs, then each named pack's folder, in the order given.
+
+    Raises UsageError for a pack that does not exist (the config loader reports it first,
+    located; this is the library's and the command line's last line of defence)."""
+    base = standard_specs_dir()
+    folders = [base]
+    known = available_packs()
+    for pack in packs:
+        if pack not in known:
+            raise UsageError(
+                f"there is no standard spec pack '{pack}'"
+                + (did_you_mean(pack, known) or f"; packs: {', '.join(known) or 'none'}")
+            )
+        folders.append(base / pack)
+    return folders
+
+
+def is_standard(folder: Path) -> bool:
+    """Whether a spec folder is one of the standard ones (shipped with the package)."""
+    return folder.resolve().is_relative_to(standard_specs_dir().resolve())
 
 
 def yaml_files(folder: Path) -> list[Path]:
@@ -63,12 +101,13 @@ def spec_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in CASE_SUFFIXES and p.is_file())
 
 
-def spec_folders(given: list[Path] | None) -> list[Path]:
-    """The standard specs first, then the user's folders (later ones override by id).
+def spec_folders(given: list[Path] | None, packs: Collection[str] = DEFAULT_PACKS) -> list[Path]:
+    """The standard specs first (shared, then the packs), then the user's folders (later
+    ones override by id).
 
     `given` None: the working folder's specs/ when there is one (the command line's
     default). Raises UsageError for a folder that does not exist."""
-    folders = [standard_specs_dir()]
+    folders = standard_spec_folders(packs)
     if given is None:
         local = Path("specs")
         candidates = [local] if local.is_dir() else []
@@ -77,7 +116,8 @@ def spec_folders(given: list[Path] | None) -> list[Path]:
         for folder in candidates:
             if not folder.is_dir():
                 raise UsageError(f"spec folder {folder} does not exist (or is not a folder)")
-    seen = {folders[0].resolve()}
+    # A user folder that is a standard one (the repository's own specs/) is not read twice.
+    seen = {standard_specs_dir().resolve()} | {f.resolve() for f in folders}
     for folder in candidates:
         if folder.resolve() not in seen:
             seen.add(folder.resolve())

@@ -25,6 +25,7 @@ from ..inputs import (
     OUTSIDE,
     display_path,
     is_jsonl,
+    is_standard,
     iter_jsonl,
     not_a_file,
     plan_fixtures,
@@ -81,9 +82,10 @@ def collect_inputs(paths: list[Path], specs: list[str] | None) -> Inputs:
     """The case and spec files named by `paths` (folders expanded). Raises UsageError."""
     folders = spec_folders([Path(s) for s in specs] if specs else None)  # as `run` loads them
     files = _named_files(paths)
-    spec_roots = [f.resolve() for f in folders[1:]]  # the user's; the standard set is ours
+    users = [f for f in folders if not is_standard(f)]  # the standard specs are ours
+    spec_roots = [f.resolve() for f in users]
     loaded = {p.resolve() for folder in folders for p in spec_files(folder)}
-    user_specs = {p.resolve() for folder in folders[1:] for p in spec_files(folder)}
+    user_specs = {p.resolve() for folder in users for p in spec_files(folder)}
     inputs = Inputs(folders=folders, files=len({p.resolve() for p in files} | user_specs))
     for path in dict.fromkeys(files, None):
         _place(inputs, path, spec_roots, loaded, folders)
@@ -103,7 +105,9 @@ def _place(
         inputs.cases.append(path)
     elif real not in loaded:  # spec folders are checked with the suite
         inputs.specs.append(path)
-        root = next((f for f in folders[1:] if real.is_relative_to(f.resolve())), None)
+        root = next(
+            (f for f in folders if not is_standard(f) and real.is_relative_to(f.resolve())), None
+        )
         if root is not None:
             inputs.unread[path] = root
 

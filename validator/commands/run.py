@@ -21,6 +21,7 @@ from ..inputs import (
     display_path,
     find_case_files,
     is_jsonl,
+    is_standard,
     iter_jsonl,
     plan_fixtures,
     spec_folders,
@@ -272,7 +273,8 @@ def _inputs(
 ) -> dict[str, Any]:
     inputs: dict[str, Any] = {
         "cases": display_path(options.cases),
-        "specs": [display_path(f) if f != folders[0] else "(standard)" for f in folders],
+        # The shared standard specs and their packs are one entry; `packs` names the packs.
+        "specs": ["(standard)"] + [display_path(f) for f in folders if not is_standard(f)],
         "fixtures": shown,
     }
     if selection:
