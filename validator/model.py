@@ -209,24 +209,33 @@ class Suite:
     cases: dict[str, Case]
     specs: dict[str, Spec]
     fields: TraceFields
+    # The checks of a case without `checks`, in this order (the suite config's `checks`);
+    # None: every `default: true` check spec, by id. Names are known specs (checked when
+    # the config was loaded).
+    default_checks: tuple[str, ...] | None = None
     # Each case's checks, in the order they run: its `checks`, else the default plan (one
     # tuple shared by every case that names no checks). Derived, so never out of step.
     plans: dict[str, tuple[Spec, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        default = tuple(
-            s for s in sorted(self.specs.values(), key=lambda s: s.id) if s.default and s.is_check
-        )
+        if self.default_checks is None:
+            default = tuple(
+                s
+                for s in sorted(self.specs.values(), key=lambda s: s.id)
+                if s.default and s.is_check
+            )
+        else:
+            default = tuple(self.specs[name] for name in dict.fromkeys(self.default_checks))
         self.plans = {
             case.id: tuple(self.specs[n] for n in case.checks) if case.checks else default
             for case in self.cases.values()
         }
 
     def checks_for(self, case: Case) -> tuple[Spec, ...]:
-        """The specs a case applies: its `checks`, or every default check spec."""
+        """The specs a case applies: its `checks`, or the default checks."""
         return self.plans[case.id]
 
     def restricted(self, case_ids: set[str]) -> Suite:
         """The same suite with only the given cases (a --case/--tag selection)."""
         chosen = {k: v for k, v in self.cases.items() if k in case_ids}
-        return Suite(chosen, self.specs, self.fields)
+        return Suite(chosen, self.specs, self.fields, self.default_checks)

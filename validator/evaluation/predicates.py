@@ -69,10 +69,13 @@ _shared_plain: dict[str, str] = {}
 
 
 class TraceContext:
-    """Per-trace state shared by all checks: the document and its normalized texts."""
+    """Per-trace state shared by all checks: the document and its normalized texts.
 
-    def __init__(self, trace: Any) -> None:
+    `parent` is the document the trace was split out of (`traces.split`), None otherwise."""
+
+    def __init__(self, trace: Any, parent: Any = None) -> None:
         self.trace = trace
+        self.parent = parent
         self._texts: dict[tuple[str, bool], str] = {}
 
     def text(self, value: str, markdown: bool) -> str:

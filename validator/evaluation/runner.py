@@ -11,12 +11,17 @@ import re
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ..inputs import AMBIGUOUS, OUTSIDE, Job, Plan
-from ..model import Suite
+from ..inputs import HARD_KINDS, Job, Plan
+from ..model import Suite, TraceSettings
 from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
-from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, parse_trace, read_trace_file
+from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
 from .evaluator import Evaluator
+from .tracefile import CaseIdRule, Trace, TraceReader
+
+if TYPE_CHECKING:  # concurrent.futures is imported only when a pool is started
+    from concurrent.futures import Future
 
 
 def guess_case_id(job: Job) -> str | None:
@@ -40,54 +45,108 @@ _CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 class Worker:
-    """Reads, parses and evaluates traces: one per process (this one, or a pool's)."""
+    """Reads, parses and evaluates traces: one per process (this one, or a pool's).
+
+    A job is a file (or one JSON Lines line) read here, once, whatever it holds: one trace,
+    or several (`traces.split`, OpenTelemetry exports), each for the case the plan gave the
+    file, or for the case it names itself (`traces.case_id`, JSON Lines' case id). Its runs
+    come back together, in file order, so results are in the same order for any --jobs."""
 
     def __init__(
-        self, suite: Suite, max_bytes: int = DEFAULT_MAX_TRACE_BYTES, root: Path | None = None
+        self,
+        suite: Suite,
+        max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
+        root: Path | None = None,
+        settings: TraceSettings | None = None,
     ) -> None:
         self.evaluator = Evaluator(suite)
         self.max_bytes = max_bytes
         self.root = root
+        self.settings = settings or TraceSettings()
+        self.reader = TraceReader(self.settings, self._read_object, root, max_bytes)
+        self.rule = CaseIdRule(self.settings.case_id) if self.settings.case_id else None
+
+    def _read_object(self, path: str) -> ParsedTrace:
+        # Looked up in this module when called, so tests can stand in for the disk.
+        return read_trace_file(path, self.root, self.max_bytes)
 
     def __call__(self, job: Job) -> RunResult:
-        """Read, parse and evaluate one trace. Never raises."""
+        """The run of a job that holds one trace (a JSON file, a JSON Lines line); for a
+        file that may hold several, `runs` gives them all. Never raises."""
+        return self.runs(job)[0]
+
+    def runs(self, job: Job) -> list[RunResult]:
+        """Read one job and evaluate each of its traces, in file order. Never raises."""
+        if job.unmatched is not None:  # known from its name alone: not read
+            out = [RunResult(job.case_id or "?", ERROR, job.unmatched, job.fixture)]
+        else:
+            out = self._read_and_evaluate(job)
+        source = job.source or job.fixture
+        for run in out:
+            run.source = source
+        return out
+
+    def _read_and_evaluate(self, job: Job) -> list[RunResult]:
+        out: list[RunResult] = []
         try:
-            if job.path is not None:
-                parsed = read_trace_file(job.path, self.root, self.max_bytes)
-            else:
-                raw = (job.text or "").encode("utf-8", errors="surrogateescape")
-                if len(raw) > self.max_bytes:
-                    raise TraceError(
-                        f"the line is {len(raw)} bytes, over the limit of {self.max_bytes} bytes"
-                    )
-                parsed = parse_trace(raw)
+            for trace in self.reader.traces(job):
+                out.extend(self._trace_runs(job, trace))
         except TraceError as exc:
-            case_id = job.case_id or guess_case_id(job) or "?"
-            return RunResult(case_id, ERROR, str(exc), job.fixture)
+            out.extend(self._errors(job, str(exc), job.fixture))
         except MemoryError:
             reason = "not enough memory to read and parse this trace: raise the memory limit, or split the trace"
-            return RunResult(job.case_id or guess_case_id(job) or "?", ERROR, reason, job.fixture)
-        except Exception as exc:  # a bug must cost one trace, not the run
+            out.extend(self._errors(job, reason, job.fixture))
+        except Exception as exc:  # a bug must cost one file, not the run
             reason = f"internal error while reading this trace (please report it as a bug): {exc!r}"
-            return RunResult(job.case_id or "?", ERROR, reason, job.fixture)
-        run = self.evaluator.evaluate(parsed.document, job.case_id, job.fixture)
-        run.notes[:0] = parsed.notes
-        return run
+            out.extend(self._errors(job, reason, job.fixture, guess=False))
+        if not out:
+            out.extend(self._errors(job, "the file holds no trace (only blank lines)", job.fixture))
+        return out
+
+    def _errors(self, job: Job, reason: str, label: str, guess: bool = True) -> list[RunResult]:
+        """An error run for each case the job is for (or the one a broken line seems to name)."""
+        if job.case_id is not None:
+            cases: tuple[str, ...] = (job.case_id, *job.more_cases)
+        else:
+            named = guess_case_id(job) if guess and self.rule is None else None
+            cases = (named or "?",)
+        return [RunResult(case_id, ERROR, reason, label) for case_id in cases]
+
+    def _trace_runs(self, job: Job, trace: Trace) -> list[RunResult]:
+        if trace.error is not None:
+            return self._errors(job, trace.error, trace.label)
+        own_id = not job.picked
+        cases: tuple[str | None, ...] = (job.case_id, *job.more_cases)
+        if job.case_id is None and self.rule is not None:
+            found, problem = self.rule.case_id(trace.document, job.path or job.source or "")
+            if problem is not None:
+                return [RunResult("?", ERROR, problem, trace.label)]
+            cases, own_id = (found,), False  # traces.case_id replaces the trace's own id
+        out = []
+        for case_id in cases:
+            run = self.evaluator.evaluate(
+                trace.document, case_id, trace.label, trace.parent, own_id=own_id
+            )
+            run.notes[:0] = trace.notes
+            out.append(run)
+        return out
 
     def chunk(self, jobs: list[Job]) -> list[RunResult]:
         """Evaluate a chunk. Runs that cannot be their case's representative are compacted
         here already (see `Compactor`), so less is sent back to the parent."""
         compact = Compactor()
-        return [compact(self(job)) for job in jobs]
+        return [compact(run) for job in jobs for run in self.runs(job)]
 
 
 # A pool worker's own Worker, set by its initializer (never in the parent process).
 _POOL_WORKER: Worker | None = None
 
 
-def _init_pool_worker(suite: Suite, max_bytes: int, root: Path | None) -> None:
+def _init_pool_worker(
+    suite: Suite, max_bytes: int, root: Path | None, settings: TraceSettings | None
+) -> None:
     global _POOL_WORKER
-    _POOL_WORKER = Worker(suite, max_bytes, root)
+    _POOL_WORKER = Worker(suite, max_bytes, root, settings)
 
 
 def _pool_chunk(jobs: list[Job]) -> list[RunResult]:
@@ -138,56 +197,79 @@ def evaluate_all(
     root: Path | None = None,
     chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
+    settings: TraceSettings | None = None,
 ) -> Iterator[RunResult]:
-    """Evaluate jobs in order, reading each trace only when its turn comes.
+    """Evaluate jobs in order, reading each file only when its turn comes.
 
     With workers > 1, `workers` processes evaluate: this one and `workers - 1` forked ones.
     Jobs go out in chunks, every `workers`-th chunk evaluated here, and only a bounded window
     of chunks is in flight, so a huge JSON Lines file is never all in memory. Results come
-    back in the order of the jobs, identical whatever the number of workers; runs that cannot
-    represent their case are compacted (`Compactor`). When all jobs fit in one chunk, no
-    process is started."""
+    back in the order of the jobs (a file's runs in file order), identical whatever the
+    number of workers; runs that cannot represent their case are compacted (`Compactor`).
+    When all jobs fit in one chunk, no process is started. `progress` is told how many
+    jobs are done."""
     compact = Compactor()
-    done = 0
     batches = _chunks(jobs, chunk or DEFAULT_CHUNK)
     first = next(batches, None)
     second = next(batches, None) if workers > 1 and first is not None else None
-    here = Worker(suite, max_bytes, root)
+    here = Worker(suite, max_bytes, root, settings)
     if second is None:  # one process: a handful of jobs, or --jobs 1
-        for job in _chain(first, batches):
-            done += 1
-            yield compact(here(job))
+        for done, job in enumerate(_chain(first, batches), start=1):
+            for run in here.runs(job):
+                yield compact(run)
             if progress:
                 progress(done)
         return
-    import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
+    assert first is not None  # a second chunk means there was a first
+    pool_args = (suite, max_bytes, root, settings)
+    parallel = _Parallel(here, workers, pool_args, compact, progress)
+    yield from parallel.run(_chain_batches(first, second, batches))
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    window: deque[list[Job] | Future[list[RunResult]]] = deque()
-    with ProcessPoolExecutor(
-        workers - 1, context, _init_pool_worker, (suite, max_bytes, root)
-    ) as pool:
 
-        def drain(limit: int) -> Iterator[RunResult]:
-            nonlocal done
-            while len(window) > limit:
-                entry = window.popleft()
-                results = here.chunk(entry) if isinstance(entry, list) else entry.result()
-                for run in results:
-                    yield compact(run)
-                done += len(results)
-                if progress:
-                    progress(done)
+class _Parallel:
+    """The multi-process half of `evaluate_all`: a bounded window of chunks in flight, every
+    `workers`-th chunk evaluated in this process, results drained in job order."""
 
-        assert first is not None  # a second chunk means there was a first
-        batches_all = _chain_batches(first, second, batches)
-        for index, batch in enumerate(batches_all):
-            local = index % workers == 0
-            window.append(batch if local else pool.submit(_pool_chunk, batch))
-            yield from drain(workers * 4)
-        yield from drain(0)
+    def __init__(
+        self,
+        here: Worker,
+        workers: int,
+        pool_args: tuple[Any, ...],
+        compact: Compactor,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.here = here
+        self.workers = workers
+        self.pool_args = pool_args
+        self.compact = compact
+        self.progress = progress
+        self.done = 0
+        self.window: deque[tuple[list[Job], Future[list[RunResult]] | None]] = deque()
+
+    def run(self, batches: Iterator[list[Job]]) -> Iterator[RunResult]:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        with ProcessPoolExecutor(
+            self.workers - 1, context, _init_pool_worker, self.pool_args
+        ) as pool:
+            for index, batch in enumerate(batches):
+                local = index % self.workers == 0
+                self.window.append((batch, None if local else pool.submit(_pool_chunk, batch)))
+                yield from self._drain(self.workers * 4)
+            yield from self._drain(0)
+
+    def _drain(self, limit: int) -> Iterator[RunResult]:
+        while len(self.window) > limit:
+            batch, future = self.window.popleft()
+            results = self.here.chunk(batch) if future is None else future.result()
+            for run in results:
+                yield self.compact(run)
+            self.done += len(batch)
+            if self.progress:
+                self.progress(self.done)
 
 
 def _chain(first: list[Job] | None, rest: Iterator[list[Job]]) -> Iterator[Job]:
@@ -240,9 +322,9 @@ def group_results(
     results = []
     for case_id, case in suite.cases.items():
         result = CaseResult(case_id, by_case[case_id], case.file, case.tags)
-        if plan is not None and case_id in plan.missing:
-            kind = plan.missing[case_id]
-            result.status_override = ERROR if kind in (AMBIGUOUS, OUTSIDE) else NOT_RUN
+        kind = plan.missing.get(case_id) if plan is not None else None
+        if plan is not None and kind is not None and (kind in HARD_KINDS or not result.runs):
+            result.status_override = ERROR if kind in HARD_KINDS else NOT_RUN
             result.reason_override = plan.missing_reason(case_id)
         elif not result.runs:
             result.status_override = NOT_RUN
