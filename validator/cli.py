@@ -32,6 +32,10 @@ Validate saved LLM-agent diagnosis traces against YAML cases, offline and determ
   python -m validator run                 evaluate fixtures/ against cases/, write reports/
   python -m validator lint                check case and spec files like a compiler
   python -m validator schema case         print the JSON Schema of a case file
+  python -m validator init                write a starter suite (validator.yaml, a case, a trace)
+
+A suite's layout can be written once in validator.yaml (read from the working folder, or
+given with --config FILE); command-line flags override it.
 """
 
 RUN_EPILOG = """\
@@ -45,6 +49,10 @@ examples:
 
 repeated runs: a case may have several traces, FIXTURES/<case-id>/*.json or several JSON
 Lines entries with its caseId; it passes only when every run passes (pass^k).
+
+validator.yaml (or --config FILE) sets cases, specs, fixtures, packs, checks and traces
+(pattern, format, split, case_id, allow_unmatched); flags override it. A trace that matches
+no case makes the run exit 1 unless --allow-unmatched; files not used are listed.
 
 exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case failed, was not
             run or errored, a regression (--fail-on regression), or a pass rate below
@@ -117,9 +125,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Every command takes --config, so a wrapper script can pass it to each of them.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the suite config (default: ./validator.yaml when it exists); flags override it",
+    )
 
     run = sub.add_parser(
         "run",
+        parents=[common],
         help="evaluate saved traces against the cases and write reports",
         description="Evaluate each case's saved trace(s) and write the reports"
         " (report.json and report.md by default).",
@@ -127,7 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
-        "--cases", default="cases", metavar="PATH", help="case folder or file (default: cases/)"
+        "--cases",
+        default=None,
+        metavar="PATH",
+        help="case folder or file (default: the config's cases, else cases/)",
     )
     run.add_argument(
         "--specs",
@@ -139,9 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--fixtures",
-        default="fixtures",
+        default=None,
         metavar="PATH",
-        help="folder of traces (<case-id>.json or <case-id>/*.json), or a .jsonl file (default: fixtures/)",
+        help="folder of traces (<case-id>.json or <case-id>/*.json), or one file such as a"
+        " .jsonl export (default: the config's fixtures, else fixtures/)",
     )
     run.add_argument(
         "--out",
@@ -217,11 +237,19 @@ def build_parser() -> argparse.ArgumentParser:
         " (refused by default, so a link cannot make a run read and report other files)",
     )
     run.add_argument(
+        "--allow-unmatched",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="traces that match no case are listed but do not fail the run (default: they"
+        " fail it; the config's traces.allow_unmatched)",
+    )
+    run.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
     )
 
     lint = sub.add_parser(
         "lint",
+        parents=[common],
         help="check case and spec files for mistakes, with line and column",
         description="Check case and spec files like a compiler: every problem with file, line, column and a fix.",
         epilog=(
@@ -230,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
             "  python -m validator lint cases/mysql-slow-query.yaml\n"
             "  python -m validator lint --specs my-specs --fixtures fixtures --strict\n"
             "  python -m validator lint --format github     (annotations in GitHub Actions)\n"
+            "\n"
+            "with a suite config (validator.yaml, or --config), lint checks it too, and its\n"
+            "cases and spec folders by default; when it names fixtures, they are checked too.\n"
             "\n"
             "spec or case: a file under a --specs folder is a spec; otherwise the nearest\n"
             "folder named specs/ or cases/ decides; otherwise a file with query, predicate,\n"
@@ -257,8 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument(
         "--fixtures",
         metavar="PATH",
-        help="saved traces (folder or .jsonl): also report cases without a trace and traces"
-        " without a case (warnings)",
+        help="saved traces (folder or file): also report cases without a trace and traces"
+        " without a case (warnings), matched as run matches them (default: the config's"
+        " fixtures, when it names them)",
     )
     lint.add_argument(
         "--format",
@@ -270,10 +302,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser(
         "schema",
+        parents=[common],
         help="print a JSON Schema (for editors and other tools)",
-        description="Print the JSON Schema of a case file, a spec file, a trace or report.json.",
+        description="Print the JSON Schema of a case file, a spec file, a trace, report.json"
+        " or the suite config (validator.yaml). --config is accepted and not read.",
     )
     schema.add_argument("which", choices=SCHEMA_NAMES)
+
+    init = sub.add_parser(
+        "init",
+        help="write a starter suite: validator.yaml, a case and its trace",
+        description="Write a starter suite into DIR: validator.yaml (a comment per key),"
+        " cases/example.yaml and fixtures/example.json, which pass `lint` and `run`."
+        " Existing files are never overwritten.",
+    )
+    init.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")
     return parser
 
 
@@ -311,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
                 from .commands.lint import cmd_lint
 
                 return cmd_lint(args)
+            if args.command == "init":
+                from .commands.init import cmd_init
+
+                return cmd_init(args)
             return cmd_schema(args)
     except UsageError as exc:
         print(f"error: {exc.cli_text()}", file=sys.stderr)
@@ -343,6 +390,7 @@ def cmd_schema(args: Any) -> int:
 
 
 def cmd_run(args: Any) -> int:
+    from .commands.layout import read_config, resolve
     from .commands.run import RunOptions, execute_run
 
     if args.fail_on == "regression" and not args.baseline:
@@ -350,10 +398,14 @@ def cmd_run(args: Any) -> int:
             "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
             " to know what regressed"
         )
+    config = read_config(args)
+    if config is not None and config.errors:
+        raise ProblemsFound(config.errors)  # nothing is evaluated with a broken config
+    layout = resolve(args, config)
     options = RunOptions(
-        cases=Path(args.cases),
-        specs=[Path(s) for s in args.specs] if args.specs else None,
-        fixtures=Path(args.fixtures),
+        cases=layout.cases,
+        specs=layout.specs,
+        fixtures=layout.fixtures,
         out=Path(args.out),
         jobs=args.jobs or default_jobs(),
         max_trace_bytes=args.max_trace_bytes,
@@ -365,5 +417,8 @@ def cmd_run(args: Any) -> int:
         case_patterns=list(args.case_patterns),
         tags=list(args.tags),
         follow_symlinks=args.follow_symlinks,
+        config=config,
+        packs=layout.packs,
+        traces=layout.traces,
     )
     return execute_run(options)

@@ -304,6 +304,20 @@ CODES: dict[str, Code] = {
             "restore `specs/trace-fields.yaml` (or reinstall)",
         ),
         Code(
+            "config-path",
+            ERROR,
+            "a path in the suite config (validator.yaml) that does not exist",
+            "`fixtures: fixturs`",
+            "`fixtures: fixtures` (relative to the config file's folder)",
+        ),
+        Code(
+            "bad-template",
+            ERROR,
+            "a `traces.case_id` template that cannot be read",
+            '`case_id: "{file_stem-{$.id}"`',
+            '`case_id: "{file_stem}-{$.id}"`',
+        ),
+        Code(
             "no-fixture",
             WARNING,
             "a case without a saved trace",
@@ -333,6 +347,22 @@ CODES: dict[str, Code] = {
             "a case's trace folder is a link to a folder outside the fixtures folder",
             "`fixtures/c1 -> /home/me/secrets`",
             "copy the traces into `fixtures/c1/`, or run with `--follow-symlinks`",
+            when="--fixtures",
+        ),
+        Code(
+            "no-case-id",
+            WARNING,
+            "a trace whose case id (`traces.case_id`) cannot be read",
+            "`case_id: $.task_id` and a trace without `task_id`",
+            "point `case_id` at the field that holds the id",
+            when="--fixtures",
+        ),
+        Code(
+            "unreadable-trace",
+            WARNING,
+            "a trace file that cannot be read or split into traces",
+            "`split: $.simulations[*]` and a file without `simulations`",
+            "fix the file, or the `split` JSONPath",
             when="--fixtures",
         ),
         Code(

@@ -237,8 +237,11 @@ class Plan:
             total += 1 if lines is None else lines
         return total
 
-    def jobs(self) -> Iterator[Job]:
+    def jobs(self, kinds: Collection[str] | None = None) -> Iterator[Job]:
+        """The jobs of the plan's files (of those `kinds` only, when given), in file order."""
         for src in self.sources:
+            if kinds is not None and src.how not in kinds:
+                continue
             path, label = self.path(src.rel), self.label(src.rel)
             case = src.cases[0] if src.cases else None
             if src.how == ORPHAN:
@@ -415,6 +418,8 @@ def _check_named(plan: Plan, named: dict[str, list[int]], walk: _Walk, follow_li
 def _cases_without_traces(
     plan: Plan, case_ids: Collection[str], named: dict[str, list[int]], walk: _Walk, picks: _Picks
 ) -> None:
+    if plan.single:
+        return  # one file is not looked in for <id>.json: the run says no trace named the case
     for case_id in case_ids:
         if case_id in named or case_id in plan.missing or picks.found(case_id):
             continue

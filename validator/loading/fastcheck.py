@@ -30,7 +30,7 @@ from typing import Any
 
 # sha256 of the case schema's rules (see `schema_fingerprint`). Update it only together with
 # the checks below, after the differential test passes.
-SCHEMA_FINGERPRINT = "a566d80998607369452d85faf6f229668248371a1a926c6bd19b74d69c79e3ae"
+SCHEMA_FINGERPRINT = "f715762c812e4b498b24fd79451365ba2378b6f04fe04a0b8870699736f8ffd6"
 
 REQUIRED = ("id", "question", "root_cause_keywords", "required_tools", "allowed_verdicts")
 
@@ -90,6 +90,7 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
     "forbidden_verdicts": _texts,
     "degraded_markers": _some_texts,
     "checks": _some_texts,
+    "fixture": _text,
     "tags": _texts,
     "description": _description,
 }

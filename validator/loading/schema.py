@@ -17,12 +17,12 @@ from typing import Any
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
 from .yamlfile import PathKey, YamlDocument
 
-SCHEMA_NAMES = ("case", "spec", "trace", "report")
+SCHEMA_NAMES = ("case", "spec", "trace", "report", "config")
 
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    """The shipped JSON Schema called `name` (case, spec, trace or report)."""
+    """The shipped JSON Schema called `name` (case, spec, trace, report or config)."""
     # Beside the package's modules, as the standard specs are (importlib.resources would cost
     # a zipfile import on every start for a package that is never run zipped).
     path = Path(__file__).resolve().parent.parent / "schemas" / f"{name}.schema.json"

@@ -13,6 +13,7 @@ from ..inputs import display_path, spec_files
 from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Case, Spec, Suite, TraceFields
 from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, processing
 from .cases import ID_PATTERN, build_case, case_problems
+from .config import Config
 from .specs import case_field_names, compile_spec, spec_file_problems
 from .yamlfile import Position, YamlDocument, load_yaml
 
@@ -26,6 +27,10 @@ class LoadResult:
     # Every valid case id written in a readable case file (even one with other errors) ->
     # the file and where the id is written (the first file, when two use it).
     case_ids: dict[str, tuple[str, Position]] = field(default_factory=dict)
+    # Of those cases, the `fixture:` key of each that has one (text), and where it is.
+    picks: dict[str, tuple[str, Position]] = field(default_factory=dict)
+    # Where traces keep their case id, verdict...: None when no usable trace-fields spec.
+    fields: TraceFields | None = None
 
 
 @dataclass
@@ -102,6 +107,7 @@ class _Cases:
     cases: dict[str, Case] = field(default_factory=dict)
     all_docs: list[YamlDocument] = field(default_factory=list)  # every readable case file
     ids: dict[str, tuple[str, Position]] = field(default_factory=dict)  # written id -> file
+    picks: dict[str, tuple[str, Position]] = field(default_factory=dict)  # id -> fixture:
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -130,6 +136,9 @@ def _read_cases(paths: list[Path], verdicts: tuple[str, ...] | None = None) -> _
             continue
         if case_id is not None:
             out.ids[case_id] = (name, doc.value_at(("id",)))
+            pick = doc.data.get("fixture")
+            if isinstance(pick, str) and pick:
+                out.picks[case_id] = (pick, doc.value_at(("fixture",)))
         if has_errors(found):
             continue
         case = build_case(doc)
@@ -183,13 +192,21 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
     return TraceFields(dict(given))
 
 
-def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
-    """Load case files and spec folders (the standard folder first, then the user's)."""
+def load_suite(
+    cases: list[Path], spec_folders: list[Path], config: Config | None = None
+) -> LoadResult:
+    """Load case files and spec folders (the standard folders first, then the user's).
+
+    `config`: the suite config, whose `checks` (the default checks) must name check specs;
+    its own problems are the caller's to report (see `loading.config`)."""
     specs = _read_specs(spec_folders)
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
     loaded = _read_cases(cases, fields_spec.verdicts if fields_spec else None)
     problems = specs.problems + loaded.problems
     problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
+    default_checks = config.checks if config is not None else None
+    if config is not None and config.doc is not None and default_checks:
+        problems += reference_problems([config.doc], specs.specs, specs.broken)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)
@@ -205,6 +222,7 @@ def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
             )
         )
     problems = sorted(set(problems))
-    if has_errors(problems) or fields is None:
-        return LoadResult(None, problems, loaded.ids)
-    return LoadResult(Suite(loaded.cases, specs.specs, fields), problems, loaded.ids)
+    result = LoadResult(None, problems, loaded.ids, loaded.picks, fields)
+    if not has_errors(problems) and fields is not None:
+        result.suite = Suite(loaded.cases, specs.specs, fields, default_checks)
+    return result
