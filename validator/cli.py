@@ -298,6 +298,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="output format (default: text)",
     )
+    lint.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="with --fixtures: read traces through links leading outside the fixtures folder,"
+        " as run --follow-symlinks does",
+    )
     lint.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
 
     schema = sub.add_parser(

@@ -304,6 +304,13 @@ CODES: dict[str, Code] = {
             "restore `specs/trace-fields.yaml` (or reinstall)",
         ),
         Code(
+            "no-checks",
+            ERROR,
+            "a case that applies no check (it would pass every trace)",
+            "`packs: []` in validator.yaml and a case without `checks:`",
+            "`checks: [my-check]` in the case, or in validator.yaml",
+        ),
+        Code(
             "config-path",
             ERROR,
             "a path in the suite config (validator.yaml) that does not exist",

@@ -195,7 +195,7 @@ class Source(NamedTuple):
     """One trace file of a plan (names only: Jobs are made one at a time, so a folder of
     100,000 traces does not hold 100,000 jobs in memory)."""
 
-    rel: str  # the path under the fixtures folder, with '/' ("" when fixtures is the file)
+    rel: str  # the path under the fixtures folder, with '/' (its name: fixtures is the file)
     cases: tuple[str, ...]  # the cases it is for; (): each trace names its case
     how: str  # NAMED, PICKED, CONTENT or ORPHAN
     reason: str | None = None  # an orphan's

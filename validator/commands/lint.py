@@ -65,7 +65,8 @@ def cmd_lint(args: Any) -> int:
         # The config's own cases and spec folders; one it names wrongly is reported on it.
         paths = [p for p in [layout.cases, *(layout.specs or [])] if p.exists()]
     inputs = collect_inputs(paths, layout.specs, layout.packs, allow_none=config is not None)
-    problems, files = lint(inputs, _fixtures(args, layout), config, layout.traces)
+    follow = bool(getattr(args, "follow_symlinks", False))
+    problems, files = lint(inputs, _fixtures(args, layout), config, layout.traces, follow)
     print(render(problems, files, args.format), end="")
     errors = sum(p.severity == ERROR for p in problems)
     warnings = sum(p.severity == WARNING for p in problems)
@@ -181,6 +182,7 @@ def lint(
     fixtures: Path | None = None,
     config: Config | None = None,
     traces: TraceSettings | None = None,
+    follow_links: bool = False,
 ) -> tuple[list[Problem], int]:
     """Every problem in the inputs, the suite config and, with `fixtures`, the trace plan
     (sorted), and the number of files checked."""
@@ -213,7 +215,7 @@ def lint(
             continue
         problems.update(spec_file_problems(doc, fields))
     if fixtures is not None:
-        problems.update(fixture_problems(fixtures, loaded, traces))
+        problems.update(fixture_problems(fixtures, loaded, traces, follow_links))
     return sorted(problems), files
 
 

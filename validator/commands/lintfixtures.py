@@ -35,7 +35,10 @@ CaseIds = dict[str, tuple[str, Position]]
 
 
 def fixture_problems(
-    fixtures: Path, loaded: LoadResult, settings: TraceSettings | None = None
+    fixtures: Path,
+    loaded: LoadResult,
+    settings: TraceSettings | None = None,
+    follow_links: bool = False,
 ) -> list[Problem]:
     """Cases without a trace and traces without a case, found as `run` finds them."""
     settings = settings or TraceSettings()
@@ -50,6 +53,7 @@ def fixture_problems(
         sorted(case_ids),
         fixtures,
         shown,
+        follow_links=follow_links,
         patterns=settings.pattern,
         by_name=settings.case_id is None,
         picks={case_id: pick for case_id, (pick, _) in loaded.picks.items()},
@@ -65,7 +69,7 @@ def fixture_problems(
         out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
     found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
     if any(src.how == CONTENT for src in plan.sources):
-        reading = _Reading(plan, settings, loaded.fields, case_ids)
+        reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
         out += reading.problems()
         found |= reading.found
     if settings.case_id is not None or plan.single:
@@ -132,14 +136,19 @@ class _Reading:
     """Reads the files whose traces name their own case, as the run's workers do."""
 
     def __init__(
-        self, plan: Plan, settings: TraceSettings, fields: TraceFields | None, case_ids: CaseIds
+        self,
+        plan: Plan,
+        settings: TraceSettings,
+        fields: TraceFields | None,
+        case_ids: CaseIds,
+        follow_links: bool,
     ) -> None:
         self.plan = plan
         self.settings = settings
         self.fields = fields
         self.case_ids = case_ids
         self.rule = CaseIdRule(settings.case_id) if settings.case_id else None
-        root = None if plan.single else plan.fixtures
+        root = None if plan.single or follow_links else plan.fixtures
         self.reader = TraceReader(
             settings, lambda path: read_trace_file(path, root, DEFAULT_MAX_TRACE_BYTES), root
         )

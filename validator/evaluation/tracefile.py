@@ -134,7 +134,12 @@ def _placeholder_end(text: str, start: int) -> int:
             depth -= 1
         elif char == "}" and depth <= 0:
             return i
-    raise TemplateError(text, start + 1, "this '{' is not closed: add the '}'")
+    # Unbalanced brackets or quotes inside: the first '}' ends it, and the JSONPath inside
+    # is then reported by the JSONPath compiler, at its own character.
+    end = text.find("}", start + 1)
+    if end < 0:
+        raise TemplateError(text, start + 1, "this '{' is not closed: add the '}'")
+    return end
 
 
 def _placeholder(text: str, start: int, end: int) -> Part:

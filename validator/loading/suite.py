@@ -224,5 +224,30 @@ def load_suite(
     problems = sorted(set(problems))
     result = LoadResult(None, problems, loaded.ids, loaded.picks, fields)
     if not has_errors(problems) and fields is not None:
-        result.suite = Suite(loaded.cases, specs.specs, fields, default_checks)
+        suite = Suite(loaded.cases, specs.specs, fields, default_checks)
+        empty = _without_checks(suite, loaded.ids)
+        result.suite = None if empty else suite
+        result.problems = sorted(problems + empty)
     return result
+
+
+def _without_checks(suite: Suite, ids: dict[str, tuple[str, Position]]) -> list[Problem]:
+    """A case that applies no check would pass every trace: that is an error, not a pass."""
+    out = []
+    for case_id, plan in suite.plans.items():
+        if plan:
+            continue
+        file, at = ids[case_id]
+        out.append(
+            Problem(
+                file,
+                at.line,
+                at.column,
+                ERROR,
+                "no-checks",
+                f"case '{case_id}' applies no check: it has no `checks` and no default check is"
+                " loaded (packs: [] or no spec with `default: true`); name its checks, or set"
+                " `checks` in validator.yaml",
+            )
+        )
+    return out
