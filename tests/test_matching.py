@@ -520,3 +520,37 @@ def test_split_files_give_byte_identical_reports_for_any_jobs(
     report = json.loads((ws.root / "out-1" / "report.json").read_text("utf-8"))
     assert report["summary"]["runs"]["total"] == 4 * 7 - 4, "the case-6 traces are unmatched"
     assert {u["fixture"] for u in report["unmatched_traces"]} >= {"fixtures/batch-3.json"}
+
+
+def test_json_lines_in_a_case_folder_are_that_case_s_runs_and_broken_lines_err_it(
+    ws: Workspace,
+) -> None:
+    ws.case()
+    ws.case(dict(GOOD_CASE, id="other"))
+    lines = [json.dumps(good_trace()), "", json.dumps(good_trace(durationMs=5))]
+    ws.trace("db-slow", "\n".join(lines) + "\n", name="db-slow/runs.jsonl")
+    broken = '{"caseId": "other", "finalAnswer": "unterminated\n'
+    ws.trace("", broken, name="export.jsonl")
+    assert ws.run().code == 1
+    case = ws.case_result()
+    assert case["status"] == "pass"
+    assert [i["fixture"] for i in case["runs"]["items"]] == [
+        "fixtures/db-slow/runs.jsonl:1",
+        "fixtures/db-slow/runs.jsonl:3",
+    ]
+    other = ws.case_result("other")
+    assert other["status"] == "error", "the broken line seems to name 'other': it errs it"
+    assert other["fixture"] == "fixtures/export.jsonl:1"
+
+
+def test_a_json_lines_file_linked_from_outside_the_folder_is_refused(
+    ws: Workspace, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    ws.case()
+    outside = tmp_path_factory.mktemp("outside") / "secret.jsonl"
+    outside.write_text(json.dumps(good_trace()) + "\n", "utf-8")
+    (ws.fixtures / "export.jsonl").symlink_to(outside)
+    assert ws.run().code == 1
+    (unmatched,) = ws.report()["unmatched_traces"]
+    assert "outside the fixtures folder: refused" in unmatched["reason"]
+    assert ws.run("--follow-symlinks").code == 0

@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .problems import UsageError, did_you_mean
 
@@ -228,14 +228,10 @@ class Plan:
 
     @property
     def job_count(self) -> int:
-        """How many jobs `jobs()` makes (reads JSON Lines files to count their lines)."""
-        total = 0
-        for src in self.sources:
-            lines = None
-            if src.how != ORPHAN and format_of(src.rel or self.shown, self.format) == "jsonl":
-                lines = count_lines(self.path(src.rel))
-            total += 1 if lines is None else lines
-        return total
+        """How many jobs `jobs()` makes (reads a JSON Lines export to count its lines)."""
+        if self.single and self.sources and format_of(self.shown, self.format) == "jsonl":
+            return count_lines(self.path(self.sources[0].rel)) or 0
+        return len(self.sources)
 
     def jobs(self, kinds: Collection[str] | None = None) -> Iterator[Job]:
         """The jobs of the plan's files (of those `kinds` only, when given), in file order."""
@@ -248,11 +244,15 @@ class Plan:
                 yield Job(case, label, str(path), unmatched=src.reason)
                 continue
             fmt = format_of(src.rel or self.shown, self.format)
-            common = {"more_cases": src.cases[1:], "picked": src.how == PICKED}
-            if fmt == "jsonl":
-                yield from _line_jobs(path, label, case, self.single, common)
+            more, picked = src.cases[1:], src.how == PICKED
+            if fmt == "jsonl" and self.single:
+                # An export given as --fixtures: one job per line, so its lines spread over
+                # the workers (and a progress bar counts them).
+                for line in iter_jsonl(path, label):
+                    yield Job(case, line.fixture, text=line.text, more_cases=more,
+                              picked=picked, source=label)  # fmt: skip
             else:
-                yield Job(case, label, str(path), format=fmt, **common)  # type: ignore[arg-type]
+                yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked)
 
     def missing_reason(self, case_id: str) -> str:
         """Why a case gets no run, as the report says it."""
@@ -281,23 +281,6 @@ class Plan:
         """`*.json file (nor *.jsonl)`: the patterns as a sentence says them."""
         first, *rest = self.patterns
         return f"{first} file" + (f" (nor {', '.join(rest)})" if rest else "")
-
-
-def _line_jobs(
-    path: Path, label: str, case: str | None, single: bool, common: dict[str, Any]
-) -> Iterator[Job]:
-    """One job per line of a JSON Lines file, read lazily. A file in a fixtures folder that
-    cannot be opened becomes one job whose reading says why (a single file given as
-    --fixtures is a usage error instead, raised by `iter_jsonl`)."""
-    if not single:
-        try:
-            with open(path, "rb"):
-                pass
-        except OSError:
-            yield Job(case, label, str(path), format="jsonl", **common)
-            return
-    for job in iter_jsonl(path, label):
-        yield Job(case, job.fixture, text=job.text, source=label, **common)
 
 
 def plan_fixtures(
@@ -454,7 +437,15 @@ class _Walk:
         stack = [("", fixtures)]
         while stack:
             prefix, folder = stack.pop()
-            for entry in sorted(os.scandir(folder), key=lambda e: e.name, reverse=True):
+            try:
+                with os.scandir(folder) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+            except OSError as exc:
+                if not prefix:
+                    raise UsageError(f"cannot read {fixtures}: {exc.strerror or exc}") from None
+                walk.unused.append((prefix, f"cannot be read: {exc.strerror or exc}"))
+                continue
+            for entry in entries:
                 walk._entry(prefix, entry, root, follow_links, seen, stack)
         walk.files.sort(key=run_order)
         return walk

@@ -164,24 +164,31 @@ def _drop_in_list(node: Any, path: str) -> Children:
     return notes, [(v, f"{path}[{i}]") for i, v in enumerate(node) if isinstance(v, (dict, list))]
 
 
+def checked_stat(path: str | Path, root: Path | None) -> os.stat_result:
+    """The file's status, refusing a link out of `root`, a folder, a pipe or a device.
+    Raises TraceError (and OSError when it cannot be looked at)."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        target = Path(path).resolve()
+        if root is not None and not target.is_relative_to(root.resolve()):
+            raise TraceError(
+                f"a symbolic link to {target}, outside the fixtures folder: refused; copy"
+                " the file in instead, or pass --follow-symlinks to read it"
+            )
+        info = os.stat(path)
+    if stat.S_ISDIR(info.st_mode):
+        raise TraceError("a directory, not a trace file")
+    if not stat.S_ISREG(info.st_mode):
+        raise TraceError("not a regular file (a device, pipe or socket): refused")
+    return info
+
+
 def read_trace_bytes(
     path: str | Path, root: Path | None, max_bytes: int = DEFAULT_MAX_TRACE_BYTES
 ) -> bytes:
     """The bytes of one trace file, refusing what must not be read. Raises TraceError."""
     try:
-        info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode):
-            target = Path(path).resolve()
-            if root is not None and not target.is_relative_to(root.resolve()):
-                raise TraceError(
-                    f"a symbolic link to {target}, outside the fixtures folder: refused; copy"
-                    " the file in instead, or pass --follow-symlinks to read it"
-                )
-            info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise TraceError("a directory, not a trace file")
-        if not stat.S_ISREG(info.st_mode):
-            raise TraceError("not a regular file (a device, pipe or socket): refused")
+        info = checked_stat(path, root)
         if info.st_size > max_bytes:
             raise TraceError(
                 f"the file is {info.st_size} bytes, over the limit of {max_bytes} bytes;"

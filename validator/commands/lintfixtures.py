@@ -173,7 +173,7 @@ class _Reading:
 
     def _trace(self, job: Job, trace: Trace) -> list[Problem]:
         if trace.error is not None:
-            if self.rule is None and job.text is not None:
+            if self.rule is None:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
         case_id, error = self._case_id(job, trace)

@@ -256,6 +256,9 @@ class LeftOut:
         self.skipped: dict[str, list[str]] = {}  # file -> the left-out cases it has traces of
 
     def watch(self, runs: Iterable[RunResult]) -> Iterator[RunResult]:
+        if not self.left_out:  # no selection: nothing to watch for, nothing to remember
+            yield from runs
+            return
         for run in runs:
             source = run.source or run.fixture or ""
             if run.case_id in self.left_out:

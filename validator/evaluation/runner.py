@@ -24,10 +24,11 @@ if TYPE_CHECKING:  # concurrent.futures is imported only when a pool is started
     from concurrent.futures import Future
 
 
-def guess_case_id(job: Job) -> str | None:
-    """For a JSON Lines trace that cannot be parsed: the caseId it seems to name, if any
-    (JSON escapes decoded, so `"c\\u0032"` names case c2, as a parsed line would)."""
-    match = _CASE_ID.search(job.text or "")
+def guess_case_id(job: Job, text: str | None = None) -> str | None:
+    """For a JSON Lines trace that cannot be parsed (the job's line, or `text`): the caseId
+    it seems to name, if any (JSON escapes decoded, so `"c\\u0032"` names case c2, as a
+    parsed line would)."""
+    match = _CASE_ID.search(text or job.text or "")
     if match is None:
         return None
     try:
@@ -103,18 +104,20 @@ class Worker:
             out.extend(self._errors(job, "the file holds no trace (only blank lines)", job.fixture))
         return out
 
-    def _errors(self, job: Job, reason: str, label: str, guess: bool = True) -> list[RunResult]:
+    def _errors(
+        self, job: Job, reason: str, label: str, guess: bool = True, text: str | None = None
+    ) -> list[RunResult]:
         """An error run for each case the job is for (or the one a broken line seems to name)."""
         if job.case_id is not None:
             cases: tuple[str, ...] = (job.case_id, *job.more_cases)
         else:
-            named = guess_case_id(job) if guess and self.rule is None else None
+            named = guess_case_id(job, text) if guess and self.rule is None else None
             cases = (named or "?",)
         return [RunResult(case_id, ERROR, reason, label) for case_id in cases]
 
     def _trace_runs(self, job: Job, trace: Trace) -> list[RunResult]:
         if trace.error is not None:
-            return self._errors(job, trace.error, trace.label)
+            return self._errors(job, trace.error, trace.label, text=trace.text)
         own_id = not job.picked
         cases: tuple[str | None, ...] = (job.case_id, *job.more_cases)
         if job.case_id is None and self.rule is not None:

@@ -25,6 +25,7 @@ from ..traces import (
     Document,
     ParsedTrace,
     TraceError,
+    checked_stat,
     drop_invalid,
     is_invalid,
     not_an_object,
@@ -238,6 +239,7 @@ class Trace:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     line: int = 1  # where in the file it starts (a JSON Lines line), for lint
+    text: str | None = None  # a JSON Lines entry that cannot be read, as written
 
 
 class TraceReader:
@@ -314,10 +316,11 @@ class TraceReader:
             yield trace
 
     def _jsonl(self, job: Job) -> Iterator[Trace]:
-        """A JSON Lines file given as one job, read line by line (memory stays one line).
-        The plan usually makes one job per line instead (see `inputs.Plan.jobs`)."""
+        """A JSON Lines file in the fixtures folder, read here line by line (memory stays one
+        line; a line over the size limit is that trace's error)."""
         assert job.path is not None
         try:
+            checked_stat(job.path, self.root)  # the same refusals as any trace file
             handle = open(job.path, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             raise TraceError(f"cannot read the file: {exc.strerror or exc}") from None
@@ -334,7 +337,8 @@ class TraceReader:
                         )
                     yield from self._split(parse_document(raw), label, number, "line")
                 except TraceError as exc:
-                    yield Trace(None, label, error=str(exc), line=number)
+                    text = raw.decode("utf-8", errors="replace")
+                    yield Trace(None, label, error=str(exc), line=number, text=text)
 
     def _otlp(self, job: Job) -> Iterator[Trace]:
         assert job.path is not None
