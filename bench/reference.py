@@ -26,7 +26,7 @@ from ruamel.yaml import YAML
 
 from validator.evaluation.text import normalize_markdown, normalize_plain, shared_run
 
-# specs/degraded-output.yaml's default markers.
+# specs/diagnosis/degraded-output.yaml's default markers.
 DEFAULT_MARKERS = [
     "unverified",
     "could not be verified",

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from validator.evaluation.evaluator import evaluate_trace
-from validator.inputs import standard_specs_dir
+from validator.inputs import standard_spec_folders
 from validator.loading.suite import fields_of, load_specs
 from validator.model import Case, Suite
 
@@ -43,7 +43,7 @@ def _module(name: str) -> ModuleType:
 corpus = _module("corpus")
 reference = _module("reference")
 bench_run = _module("run")
-SPECS, _ = load_specs([standard_specs_dir()])
+SPECS, _ = load_specs(standard_spec_folders())
 FIELDS = fields_of(SPECS)
 
 

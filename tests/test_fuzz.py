@@ -16,14 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from validator.evaluation.evaluator import evaluate_trace
-from validator.inputs import standard_specs_dir
+from validator.inputs import standard_spec_folders
 from validator.loading.schema import load_schema
 from validator.loading.suite import fields_of, load_specs
 from validator.model import Case, Suite
 from validator.report.document import build_report
 from validator.results import STATUSES, CaseResult
 
-SPECS, _ = load_specs([standard_specs_dir()])
+SPECS, _ = load_specs(standard_spec_folders())
 FIELDS = fields_of(SPECS)
 REPORT_SCHEMA = jsonschema.Draft202012Validator(load_schema("report"))
 

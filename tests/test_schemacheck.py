@@ -282,6 +282,7 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "checks": st.one_of(text_list, value),
     "tags": st.one_of(text_list, value),
     "description": st.one_of(text, scalar),
+    "fixture": st.one_of(good_text, text, scalar),
 }
 assert sorted(FIELD_VALUES) == CASE_KEYS
 

@@ -125,3 +125,17 @@ params:
     assert result.code == 1
     failed = {c["case_id"] for c in ws.report()["cases"] if c["status"] == "fail"}
     assert failed == {c for c, n in counts.items() if n == most}, (failed, counts)
+
+
+def test_the_view_adapter_can_be_named_in_the_suite_config(ws: Workspace) -> None:
+    _specs(ws, TOOLS_SPEC)
+    ws.case(dict(GOOD_CASE, checks=["view-tools"]))
+    ws.trace("db-slow", good_trace())
+    (ws.root / "validator.yaml").write_text("specs: [specs]\ntraces:\n  view: reference\n", "utf-8")
+    result = run_cli("run", "--out", "reports", "--jobs", "1", cwd=ws.root)
+    assert result.code == 0, result.out + result.err
+    notes = ws.case_result()["notes"]
+    assert any("made by the reference adapter (configured)" in n for n in notes), notes
+    (ws.root / "validator.yaml").write_text("traces:\n  view: refrence\n", "utf-8")
+    result = run_cli("lint", cwd=ws.root)
+    assert "did you mean 'reference'?" in result.out, result.out

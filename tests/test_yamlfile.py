@@ -44,7 +44,7 @@ def _shape(node: Any) -> Any:
         YAML_SCALARS,
         "%YAML 1.1\n---\nx: [yes, 017]\ny: 1:20\n",
         *[p.read_text("utf-8") for p in sorted((REPO / "cases").glob("*.yaml"))],
-        *[p.read_text("utf-8") for p in sorted((REPO / "specs").glob("*.yaml"))],
+        *[p.read_text("utf-8") for p in sorted((REPO / "specs").rglob("*.yaml"))],
     ],
 )
 def test_the_c_parser_resolver_tags_every_scalar_as_ruamel_does(text: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .evaluation.evaluator import Evaluator, evaluate_trace
 from .evaluation.runner import Compactor, group_results
-from .inputs import find_case_files, spec_folders
+from .inputs import DEFAULT_PACKS, find_case_files, spec_folders
 from .loading.schema import load_schema
 from .loading.suite import load_suite as _load_suite
 from .loading.suite import read_specs as _load_specs
@@ -34,15 +34,20 @@ __all__ = [
 ]
 
 
-def load_suite(cases: str | Path, specs: str | Path | list[str | Path] | None = None) -> Suite:
+def load_suite(
+    cases: str | Path,
+    specs: str | Path | list[str | Path] | None = None,
+    packs: tuple[str, ...] = DEFAULT_PACKS,
+) -> Suite:
     """Validate and compile a suite once; raise ProblemsFound listing every error.
 
     `cases`: a case file or a folder of them. `specs`: spec folder(s) adding to or
     overriding the standard specs; None: the standard specs only (unlike the command line,
-    the working folder's specs/ is not read). The suite is plain, picklable data.
+    the working folder's specs/ is not read). `packs`: the standard spec packs to load
+    (`()`: none). The suite is plain, picklable data.
     """
     given = [Path(s) for s in ([specs] if isinstance(specs, (str, Path)) else specs or [])]
-    loaded = _load_suite(find_case_files(Path(cases)), spec_folders(given))
+    loaded = _load_suite(find_case_files(Path(cases)), spec_folders(given, packs))
     if loaded.suite is None:
         raise ProblemsFound([p for p in loaded.problems if p.severity == ERROR])
     return loaded.suite

@@ -34,6 +34,10 @@ Validate saved LLM-agent diagnosis traces against YAML cases, offline and determ
   python -m validator run                 evaluate fixtures/ against cases/, write reports/
   python -m validator lint                check case and spec files like a compiler
   python -m validator schema case         print the JSON Schema of a case file
+  python -m validator init                write a starter suite (validator.yaml, a case, a trace)
+
+A suite's layout can be written once in validator.yaml (read from the working folder, or
+given with --config FILE); command-line flags override it.
 """
 
 RUN_EPILOG = """\
@@ -47,6 +51,10 @@ examples:
 
 repeated runs: a case may have several traces, FIXTURES/<case-id>/*.json or several JSON
 Lines entries with its caseId; it passes only when every run passes (pass^k).
+
+validator.yaml (or --config FILE) sets cases, specs, fixtures, packs, checks and traces
+(pattern, format, split, case_id, allow_unmatched); flags override it. A trace that matches
+no case makes the run exit 1 unless --allow-unmatched; files not used are listed.
 
 exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case failed, was not
             run or errored, a regression (--fail-on regression), or a pass rate below
@@ -114,9 +122,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Every command takes --config, so a wrapper script can pass it to each of them.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the suite config (default: ./validator.yaml when it exists); flags override it",
+    )
 
     run = sub.add_parser(
         "run",
+        parents=[common],
         help="evaluate saved traces against the cases and write reports",
         description="Evaluate each case's saved trace(s) and write the reports"
         " (report.json and report.md by default).",
@@ -124,7 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
-        "--cases", default="cases", metavar="PATH", help="case folder or file (default: cases/)"
+        "--cases",
+        default=None,
+        metavar="PATH",
+        help="case folder or file (default: the config's cases, else cases/)",
     )
     run.add_argument(
         "--specs",
@@ -136,9 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--fixtures",
-        default="fixtures",
+        default=None,
         metavar="PATH",
-        help="folder of traces (<case-id>.json or <case-id>/*.json), or a .jsonl file (default: fixtures/)",
+        help="folder of traces (<case-id>.json or <case-id>/*.json), or one file such as a"
+        " .jsonl export (default: the config's fixtures, else fixtures/)",
     )
     run.add_argument(
         "--out",
@@ -219,11 +239,19 @@ def build_parser() -> argparse.ArgumentParser:
         " (refused by default, so a link cannot make a run read and report other files)",
     )
     run.add_argument(
+        "--allow-unmatched",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="traces that match no case are listed but do not fail the run (default: they"
+        " fail it; the config's traces.allow_unmatched)",
+    )
+    run.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
     )
 
     lint = sub.add_parser(
         "lint",
+        parents=[common],
         help="check case and spec files for mistakes, with line and column",
         description="Check case and spec files like a compiler: every problem with file, line, column and a fix.",
         epilog=(
@@ -232,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
             "  python -m validator lint cases/mysql-slow-query.yaml\n"
             "  python -m validator lint --specs my-specs --fixtures fixtures --strict\n"
             "  python -m validator lint --format github     (annotations in GitHub Actions)\n"
+            "\n"
+            "with a suite config (validator.yaml, or --config), lint checks it too, and its\n"
+            "cases and spec folders by default; when it names fixtures, they are checked too.\n"
             "\n"
             "spec or case: a file under a --specs folder is a spec; otherwise the nearest\n"
             "folder named specs/ or cases/ decides; otherwise a file with query, predicate,\n"
@@ -259,8 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument(
         "--fixtures",
         metavar="PATH",
-        help="saved traces (folder or .jsonl): also report cases without a trace and traces"
-        " without a case (warnings)",
+        help="saved traces (folder or file): also report cases without a trace and traces"
+        " without a case (warnings), matched as run matches them (default: the config's"
+        " fixtures, when it names them)",
     )
     lint.add_argument(
         "--format",
@@ -268,14 +300,21 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="output format (default: text)",
     )
+    lint.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="with --fixtures: read traces through links leading outside the fixtures folder,"
+        " as run --follow-symlinks does",
+    )
     lint.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
 
     schema = sub.add_parser(
         "schema",
+        parents=[common],
         help="print a JSON Schema (for editors and other tools)",
-        description="Print the JSON Schema of a case file, a spec file, a trace or report.json."
-        " A case's keys come from the specs in use (their 'inputs'), so `schema case` reads the"
-        " spec folders as run does.",
+        description="Print the JSON Schema of a case file, a spec file, a trace, report.json"
+        " or the suite config (validator.yaml). A case's keys come from the specs in use"
+        " (their 'inputs'), so `schema case` reads the spec folders as run does.",
     )
     schema.add_argument("which", choices=SCHEMA_NAMES)
     schema.add_argument(
@@ -286,6 +325,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="spec folder whose inputs a case may use, as given to run; repeatable"
         " (default: specs/ when it exists)",
     )
+
+    init = sub.add_parser(
+        "init",
+        help="write a starter suite: validator.yaml, a case and its trace",
+        description="Write a starter suite into DIR: validator.yaml (a comment per key),"
+        " cases/example.yaml and fixtures/example.json, which pass `lint` and `run`."
+        " Existing files are never overwritten.",
+    )
+    init.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")
     return parser
 
 
@@ -377,6 +425,10 @@ def _command(args: Any) -> int:
         from .commands.lint import cmd_lint
 
         return cmd_lint(args)
+    if args.command == "init":
+        from .commands.init import cmd_init
+
+        return cmd_init(args)
     return cmd_schema(args)
 
 
@@ -427,6 +479,7 @@ def cmd_schema(args: Any) -> int:
 
 
 def cmd_run(args: Any) -> int:
+    from .commands.layout import read_config, resolve
     from .commands.run import RunOptions, execute_run
 
     if args.fail_on == "regression" and not args.baseline:
@@ -434,10 +487,14 @@ def cmd_run(args: Any) -> int:
             "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
             " to know what regressed"
         )
+    config = read_config(args)
+    if config is not None and config.errors:
+        raise ProblemsFound(config.errors)  # nothing is evaluated with a broken config
+    layout = resolve(args, config)
     options = RunOptions(
-        cases=Path(args.cases),
-        specs=[Path(s) for s in args.specs] if args.specs else None,
-        fixtures=Path(args.fixtures),
+        cases=layout.cases,
+        specs=layout.specs,
+        fixtures=layout.fixtures,
         out=Path(args.out),
         jobs=args.jobs,  # None: the usable cores (evaluate_all caps an explicit N, with a note)
         max_trace_bytes=args.max_trace_bytes,
@@ -449,5 +506,8 @@ def cmd_run(args: Any) -> int:
         case_patterns=list(args.case_patterns),
         tags=list(args.tags),
         follow_symlinks=args.follow_symlinks,
+        config=config,
+        packs=layout.packs,
+        traces=layout.traces,
     )
     return execute_run(options)

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-from .problems import UsageError
+from .problems import UsageError, did_you_mean
 
 CASE_SUFFIXES = (".yaml", ".yml")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-TRACE_SUFFIX = ".json"
 
 
 def display_path(path: Path | str) -> str:
@@ -38,10 +38,48 @@ def display_path(path: Path | str) -> str:
 
 
 def standard_specs_dir() -> Path:
-    """Where the standard specs are: inside the installed package, or the repository's specs/."""
+    """Where the standard specs are: inside the installed package, or the repository's specs/.
+
+    The folder itself holds the specs every suite shares (`trace-fields.yaml`); each of its
+    sub-folders is a pack of checks (`diagnosis/`), loaded when the suite config's `packs`
+    names it."""
     here = Path(__file__).resolve().parent
     packaged = here / "specs"
     return packaged if packaged.is_dir() else here.parent / "specs"
+
+
+DEFAULT_PACKS = ("diagnosis",)
+
+
+def available_packs() -> list[str]:
+    """The names of the standard spec packs (the sub-folders of the standard specs)."""
+    base = standard_specs_dir()
+    return sorted(
+        p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+    )
+
+
+def standard_spec_folders(packs: Collection[str] = DEFAULT_PACKS) -> list[Path]:
+    """The shared standard specs, then each named pack's folder, in the order given.
+
+    Raises UsageError for a pack that does not exist (the config loader reports it first,
+    located; this is the library's and the command line's last line of defence)."""
+    base = standard_specs_dir()
+    folders = [base]
+    known = available_packs()
+    for pack in packs:
+        if pack not in known:
+            raise UsageError(
+                f"there is no standard spec pack '{pack}'"
+                + (did_you_mean(pack, known) or f"; packs: {', '.join(known) or 'none'}")
+            )
+        folders.append(base / pack)
+    return folders
+
+
+def is_standard(folder: Path) -> bool:
+    """Whether a spec folder is one of the standard ones (shipped with the package)."""
+    return folder.resolve().is_relative_to(standard_specs_dir().resolve())
 
 
 def yaml_files(folder: Path) -> list[Path]:
@@ -63,12 +101,13 @@ def spec_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in CASE_SUFFIXES and p.is_file())
 
 
-def spec_folders(given: list[Path] | None) -> list[Path]:
-    """The standard specs first, then the user's folders (later ones override by id).
+def spec_folders(given: list[Path] | None, packs: Collection[str] = DEFAULT_PACKS) -> list[Path]:
+    """The standard specs first (shared, then the packs), then the user's folders (later
+    ones override by id).
 
     `given` None: the working folder's specs/ when there is one (the command line's
     default). Raises UsageError for a folder that does not exist."""
-    folders = [standard_specs_dir()]
+    folders = standard_spec_folders(packs)
     if given is None:
         local = Path("specs")
         candidates = [local] if local.is_dir() else []
@@ -77,7 +116,8 @@ def spec_folders(given: list[Path] | None) -> list[Path]:
         for folder in candidates:
             if not folder.is_dir():
                 raise UsageError(f"spec folder {folder} does not exist (or is not a folder)")
-    seen = {folders[0].resolve()}
+    # A user folder that is a standard one (the repository's own specs/) is not read twice.
+    seen = {standard_specs_dir().resolve()} | {f.resolve() for f in folders}
     for folder in candidates:
         if folder.resolve() not in seen:
             seen.add(folder.resolve())
@@ -108,66 +148,139 @@ def find_case_files(path: Path) -> list[Path]:
 # Traces: which file (or line) belongs to which case
 
 
+DEFAULT_PATTERNS = ("*.json", "*.jsonl")
+
+
+def format_of(name: str, setting: str | None = None) -> str:
+    """The format a trace file is read in: the `traces.format` setting, else by its suffix
+    (.jsonl and .ndjson: JSON Lines; anything else: one JSON document)."""
+    if setting is not None:
+        return setting
+    return "jsonl" if name.endswith(JSONL_SUFFIXES) else "json"
+
+
 @dataclass(frozen=True)
 class Job:
-    """One trace to evaluate: a file, or one line of a JSON Lines file (carried as text)."""
+    """One unit of reading: a trace file, or one line of a JSON Lines file (carried as text).
 
-    case_id: str | None  # None: the trace's own caseId decides (JSON Lines)
+    A file may hold several traces (`traces.split`, OpenTelemetry exports), for one case or
+    for several: the worker that reads it evaluates them all, in file order."""
+
+    case_id: str | None  # the case the plan gave it; None: each trace names its case
     fixture: str  # how the report names it
     path: str | None = None
     text: str | None = None
+    format: str | None = None  # how `path` is read; None: by its suffix
+    more_cases: tuple[str, ...] = ()  # further cases whose fixture: key picks this file
+    picked: bool = False  # chosen by a case's fixture: key (its own case id is not checked)
+    unmatched: str | None = None  # a file no case claims, known from its name: why (not read)
+    source: str | None = None  # the file it comes from, as shown (None: `fixture`)
 
 
 AMBIGUOUS = "ambiguous"  # both <id>.json and <id>/ exist
 OUTSIDE = "outside"  # <id>/ is a link to a folder outside the fixtures folder
 NO_TRACE = "none"  # neither exists
-EMPTY_FOLDER = "empty-folder"  # <id>/ holds no *.json
+EMPTY_FOLDER = "empty-folder"  # <id>/ holds no trace file
+BAD_PICK = "bad-pick"  # the case's fixture: key picks nothing, or points outside the folder
+# Kinds that decide the case whatever runs it gets elsewhere (the others: only with none).
+HARD_KINDS = (AMBIGUOUS, OUTSIDE, BAD_PICK)
+
+NAMED = "named"  # its name (or its folder's) is its case id
+PICKED = "picked"  # a case's fixture: key picks it
+CONTENT = "content"  # each trace names its case (traces.case_id, or JSON Lines' case id)
+ORPHAN = "orphan"  # its name names no case: reported, not read
+
+
+class Source(NamedTuple):
+    """One trace file of a plan (names only: Jobs are made one at a time, so a folder of
+    100,000 traces does not hold 100,000 jobs in memory)."""
+
+    rel: str  # the path under the fixtures folder, with '/' (its name: fixtures is the file)
+    cases: tuple[str, ...]  # the cases it is for; (): each trace names its case
+    how: str  # NAMED, PICKED, CONTENT or ORPHAN
+    reason: str | None = None  # an orphan's
 
 
 @dataclass
 class Plan:
-    """What a fixtures folder holds for each case, and what it holds that no case claims."""
+    """Which trace files under the fixtures folder belong to which case, and every file
+    that is not used, with why. Made by `plan_fixtures`; `run` and `lint` read the same
+    plan."""
 
     fixtures: Path | None = None
     shown: str = ""
-    # Per case with traces: its id and its run files (None: the single file <id>.json).
-    # Names only: Job objects are made one at a time, so a folder of 100,000 traces does not
-    # hold 100,000 jobs in memory.
-    sources: list[tuple[str, list[str] | None]] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)  # in file order (natural sort)
     missing: dict[str, str] = field(default_factory=dict)  # case id -> AMBIGUOUS, NO_TRACE...
-    orphans: list[tuple[str, str]] = field(default_factory=list)  # (entry name, its stem)
+    details: dict[str, str] = field(default_factory=dict)  # case id -> what `missing` found
+    # Name mode: (top-level entry, the case id its name gives) of files that match no case.
+    orphans: list[tuple[str, str]] = field(default_factory=list)
+    unused: list[tuple[str, str]] = field(default_factory=list)  # (file as shown, why)
+    patterns: tuple[str, ...] = DEFAULT_PATTERNS
+    format: str | None = None
+    single: bool = False  # the fixtures path is one file
+
+    def label(self, rel: str) -> str:
+        return self.shown if self.single else f"{self.shown}/{rel}"
+
+    def path(self, rel: str) -> Path:
+        assert self.fixtures is not None
+        return self.fixtures if self.single else self.fixtures / rel
 
     @property
     def job_count(self) -> int:
-        return sum(1 if runs is None else len(runs) for _, runs in self.sources)
+        """How many jobs `jobs()` makes (reads a JSON Lines export to count its lines)."""
+        if self.single and self.sources and format_of(self.shown, self.format) == "jsonl":
+            return count_lines(self.path(self.sources[0].rel)) or 0
+        return len(self.sources)
 
-    def jobs(self) -> Iterator[Job]:
-        assert self.fixtures is not None
-        for case_id, runs in self.sources:
-            if runs is None:
-                path = self.fixtures / f"{case_id}{TRACE_SUFFIX}"
-                yield Job(case_id, f"{self.shown}/{case_id}{TRACE_SUFFIX}", str(path))
+    def jobs(self, kinds: Collection[str] | None = None) -> Iterator[Job]:
+        """The jobs of the plan's files (of those `kinds` only, when given), in file order."""
+        for src in self.sources:
+            if kinds is not None and src.how not in kinds:
                 continue
-            for name in runs:
-                path = self.fixtures / case_id / name
-                yield Job(case_id, f"{self.shown}/{case_id}/{name}", str(path))
+            path, label = self.path(src.rel), self.label(src.rel)
+            case = src.cases[0] if src.cases else None
+            if src.how == ORPHAN:
+                yield Job(case, label, str(path), unmatched=src.reason)
+                continue
+            fmt = format_of(src.rel or self.shown, self.format)
+            more, picked = src.cases[1:], src.how == PICKED
+            if fmt == "jsonl" and self.single:
+                # An export given as --fixtures: one job per line, so its lines spread over
+                # the workers (and a progress bar counts them).
+                for line in iter_jsonl(path, label):
+                    yield Job(case, line.fixture, text=line.text, more_cases=more,
+                              picked=picked, source=label)  # fmt: skip
+            else:
+                yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked)
 
     def missing_reason(self, case_id: str) -> str:
         """Why a case gets no run, as the report says it."""
         shown, kind = self.shown, self.missing[case_id]
         if kind == AMBIGUOUS:
-            return (
-                f"ambiguous fixtures: both {shown}/{case_id}.json and {shown}/{case_id}/ exist;"
-                " keep one"
-            )
+            return f"ambiguous fixtures: both {self.details[case_id]} exist; keep one"
         if kind == EMPTY_FOLDER:
-            return f"no trace fixture: {shown}/{case_id}/ holds no *.json file"
+            return f"no trace fixture: {shown}/{case_id}/ holds no {self.pattern_words()}"
         if kind == OUTSIDE:
             return (
                 f"{shown}/{case_id}/ is a symbolic link to a folder outside {shown}: refused;"
                 " copy the traces in, or pass --follow-symlinks to read them"
             )
-        return f"no trace fixture: looked for {shown}/{case_id}.json and {shown}/{case_id}/*.json"
+        if kind == BAD_PICK:
+            return self.details[case_id]
+        if self.patterns == DEFAULT_PATTERNS:
+            return (
+                f"no trace fixture: looked for {shown}/{case_id}.json and {shown}/{case_id}/*.json"
+            )
+        return (
+            f"no trace fixture: no file under {shown} matching traces.pattern"
+            f" ({', '.join(self.patterns)}) is named {case_id}.* or is in {shown}/{case_id}/"
+        )
+
+    def pattern_words(self) -> str:
+        """`*.json file (nor *.jsonl)`: the patterns as a sentence says them."""
+        first, *rest = self.patterns
+        return f"{first} file" + (f" (nor {', '.join(rest)})" if rest else "")
 
 
 def plan_fixtures(
@@ -176,45 +289,310 @@ def plan_fixtures(
     shown: str,
     known: Collection[str] | None = None,
     follow_links: bool = False,
+    *,
+    patterns: tuple[str, ...] = DEFAULT_PATTERNS,
+    by_name: bool = True,
+    picks: Mapping[str, str] | None = None,
+    format: str | None = None,
 ) -> Plan:
-    """`FIXTURES/<id>.json` (one run) or `FIXTURES/<id>/*.json` (several runs) per case.
+    """Which files under `fixtures` (a folder, or one file) are traces of which case.
 
-    `known` is every case id of the suite before a --case/--tag selection: fixtures of cases
-    left out on purpose are not orphans. A case folder that is a link to a folder outside
+    `case_ids`: the cases to evaluate; `known`: every case id of the suite (before a
+    --case/--tag selection; files of cases left out on purpose are unused, not orphans).
+    `patterns`: globs a trace file's path under the folder, or its name, must match.
+    `by_name` (no `traces.case_id`): a file's name without its extension, or its top-level
+    folder `<id>/`, names its case, `FIXTURES/<id>.json` or `FIXTURES/<id>/...`; JSON Lines
+    files at the top name their case per entry. Otherwise every trace names its case.
+    `picks`: a case's `fixture:` key (a path or glob under the folder), which gives it the
+    files it names whatever their names. A case folder that is a link to a folder outside
     the fixtures folder is refused unless `follow_links` (single trace files are checked
     when they are read, see `traces.read_trace_file`)."""
-    plan = Plan(fixtures, shown)
-    root = fixtures.resolve()
-    for case_id in case_ids:
-        found = _case_traces(fixtures, case_id, root, follow_links)
-        if isinstance(found, str):
-            plan.missing[case_id] = found
+    plan = Plan(fixtures, shown, patterns=patterns, format=format, single=fixtures.is_file())
+    walk = _Walk.of(fixtures, follow_links, _Globs(patterns))
+    plan.unused.extend(walk.unused)
+    selected = set(case_ids)
+    known_ids = set(case_ids if known is None else known)
+    picking = _Picks(fixtures, picks or {}, walk, patterns)
+    matcher = _Globs(patterns)
+    named: dict[str, list[int]] = {}  # case id -> indexes of its NAMED sources
+    for rel in walk.files:
+        pickers = picking.pickers(rel)
+        if pickers:
+            _add_picked(plan, rel, pickers, selected)
+        elif not plan.single and not matcher.matches(rel):
+            plan.unused.append((rel, f"does not match traces.pattern ({', '.join(patterns)})"))
+        elif not by_name or ("/" not in rel and format_of(rel, format) == "jsonl"):
+            plan.sources.append(Source(rel, (), CONTENT))
         else:
-            plan.sources.append((case_id, found))
-    claimed = set(case_ids if known is None else known)
-    for entry in sorted(fixtures.iterdir()):
-        is_trace = entry.name.endswith(TRACE_SUFFIX)
-        stem = entry.name[: -len(TRACE_SUFFIX)] if is_trace else entry.name
-        if (is_trace or entry.is_dir()) and stem not in claimed:
-            plan.orphans.append((entry.name, stem))
+            _add_named(plan, rel, selected, known_ids, named)
+    _check_named(plan, named, walk, follow_links)
+    if by_name:
+        _cases_without_traces(plan, case_ids, named, walk, picking)
+    picking.report(plan, selected)
+    plan.unused = sorted(
+        ((plan.label(rel), why) for rel, why in plan.unused), key=lambda u: run_order(u[0])
+    )
     return plan
 
 
-def _case_traces(
-    fixtures: Path, case_id: str, root: Path, follow_links: bool
-) -> list[str] | str | None:
-    """A case's run files (None: the single file <id>.json), or why it has none."""
-    has_single = os.path.lexists(fixtures / f"{case_id}{TRACE_SUFFIX}")
-    folder = fixtures / case_id
-    has_folder = folder.is_dir()
-    if has_single:
-        return AMBIGUOUS if has_folder else None
-    if not has_folder:
-        return NO_TRACE
-    if not follow_links and not _inside(folder, root):
-        return OUTSIDE
-    runs = sorted((n for n in os.listdir(folder) if n.endswith(TRACE_SUFFIX)), key=run_order)
-    return runs or EMPTY_FOLDER
+def _add_picked(plan: Plan, rel: str, pickers: list[str], selected: set[str]) -> None:
+    chosen = tuple(c for c in pickers if c in selected)
+    if chosen:
+        plan.sources.append(Source(rel, chosen, PICKED))
+    else:
+        names = ", ".join(f"'{c}'" for c in pickers)
+        plan.unused.append((rel, f"picked by the fixture: key of case {names}, not selected"))
+
+
+def _key_of(rel: str) -> str:
+    """The case id a file's place gives: its top-level folder, or its name without the
+    extension."""
+    if "/" in rel:
+        return rel.split("/", 1)[0]
+    return rel.rsplit(".", 1)[0] if "." in rel.lstrip(".") else rel
+
+
+def _add_named(
+    plan: Plan, rel: str, selected: set[str], known: set[str], named: dict[str, list[int]]
+) -> None:
+    key = _key_of(rel)
+    if key in selected:
+        named.setdefault(key, []).append(len(plan.sources))
+        plan.sources.append(Source(rel, (key,), NAMED))
+    elif key in known:
+        plan.unused.append((rel, f"its case '{key}' is not selected (--case/--tag)"))
+    else:
+        hint = did_you_mean(key, known)
+        if "/" in rel:
+            reason = (
+                f"its folder {key}/ names no case{hint}: name the folder after its case id,"
+                " or add the case"
+            )
+        else:
+            reason = (
+                f"no case has the id '{key}'{hint}: name the file after its case id, or add"
+                " the case"
+            )
+        plan.sources.append(Source(rel, (key,), ORPHAN, reason))
+        top = rel.split("/", 1)[0]
+        if not plan.orphans or plan.orphans[-1][0] != top:
+            plan.orphans.append((top, key))
+
+
+def _check_named(plan: Plan, named: dict[str, list[int]], walk: _Walk, follow_links: bool) -> None:
+    """A case given both a top-level file and a folder (or two top-level files) is
+    ambiguous: none of them is read."""
+    dropped: set[int] = set()
+    for case_id, indexes in named.items():
+        tops = [plan.sources[i].rel for i in indexes if "/" not in plan.sources[i].rel]
+        has_folder = case_id in walk.top_folders
+        if not (tops and has_folder) and len(tops) < 2:
+            continue
+        both = [f"{plan.shown}/{t}" for t in tops] + ([f"{plan.shown}/{case_id}/"] * has_folder)
+        plan.missing[case_id] = AMBIGUOUS
+        plan.details[case_id] = " and ".join(both)
+        for i in indexes:
+            dropped.add(i)
+            plan.unused.append((plan.sources[i].rel, f"case '{case_id}' is ambiguous: keep one"))
+    if dropped:
+        plan.sources = [s for i, s in enumerate(plan.sources) if i not in dropped]
+
+
+def _cases_without_traces(
+    plan: Plan, case_ids: Collection[str], named: dict[str, list[int]], walk: _Walk, picks: _Picks
+) -> None:
+    if plan.single:
+        return  # one file is not looked in for <id>.json: the run says no trace named the case
+    for case_id in case_ids:
+        if case_id in named or case_id in plan.missing or picks.found(case_id):
+            continue
+        if case_id in walk.outside:
+            plan.missing[case_id] = OUTSIDE
+        elif case_id in walk.top_folders:
+            plan.missing[case_id] = EMPTY_FOLDER
+        elif case_id not in picks.globs:
+            plan.missing[case_id] = NO_TRACE
+
+
+class _Walk:
+    """Every file under a fixtures folder (path relative to it, '/'-separated, natural
+    order), its top-level folders, and the entries not searched, with why."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.top_folders: set[str] = set()
+        self.outside: set[str] = set()  # top-level links to folders outside the folder
+        self.unused: list[tuple[str, str]] = []
+        self.traces = _Globs(())
+
+    @classmethod
+    def of(cls, fixtures: Path, follow_links: bool, traces: _Globs) -> _Walk:
+        walk = cls()
+        walk.traces = traces
+        if fixtures.is_file():
+            walk.files.append(fixtures.name)
+            return walk
+        root = fixtures.resolve()
+        seen = {root}
+        stack = [("", fixtures)]
+        while stack:
+            prefix, folder = stack.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+            except OSError as exc:
+                if not prefix:
+                    raise UsageError(f"cannot read {fixtures}: {exc.strerror or exc}") from None
+                walk.unused.append((prefix, f"cannot be read: {exc.strerror or exc}"))
+                continue
+            for entry in entries:
+                walk._entry(prefix, entry, root, follow_links, seen, stack)
+        walk.files.sort(key=run_order)
+        return walk
+
+    def _entry(
+        self,
+        prefix: str,
+        entry: os.DirEntry[str],
+        root: Path,
+        follow_links: bool,
+        seen: set[Path],
+        stack: list[tuple[str, Path]],
+    ) -> None:
+        rel = prefix + entry.name
+        if entry.name.startswith("."):
+            tail = "/" if _is_dir(entry) else ""
+            self.unused.append((rel + tail, "a hidden file or folder: not searched"))
+        elif not _is_dir(entry) or self.traces.matches(rel):
+            # Pipes, links and a folder named like a trace (x.json/) too: reading them
+            # says what they are, as the case's error.
+            self.files.append(rel)
+        elif entry.is_symlink() and not follow_links and not _inside(Path(entry.path), root):
+            if not prefix:
+                self.outside.add(entry.name)
+                self.top_folders.add(entry.name)
+            self.unused.append(
+                (
+                    rel + "/",
+                    "a link to a folder outside the fixtures folder: refused"
+                    " (--follow-symlinks reads it)",
+                )
+            )
+        elif Path(entry.path).resolve() in seen:
+            self.unused.append((rel + "/", "a link to a folder already searched"))
+        else:
+            seen.add(Path(entry.path).resolve())
+            if not prefix:
+                self.top_folders.add(entry.name)
+            stack.append((rel + "/", Path(entry.path)))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+class _Globs:
+    """Glob patterns as `traces.pattern` reads them: `*` and `?` stay within one folder
+    name, `**` crosses folders, `[abc]` is a set; a file matches when its path under the
+    fixtures folder, or its name, matches."""
+
+    def __init__(self, patterns: Collection[str]) -> None:
+        self.regexes = [glob_regex(p) for p in patterns]
+
+    def matches(self, rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        return any(r.fullmatch(rel) or r.fullmatch(name) for r in self.regexes)
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A compiled regular expression for one glob pattern (see `_Globs`)."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            piece, i = _glob_piece(pattern, i)
+            out.append(piece)
+    return re.compile("".join(out), re.DOTALL)
+
+
+def _glob_piece(pattern: str, i: int) -> tuple[str, int]:
+    char = pattern[i]
+    if char == "*":
+        return "[^/]*", i + 1
+    if char == "?":
+        return "[^/]", i + 1
+    end = pattern.find("]", i + 2) if char == "[" else -1
+    if end < 0:
+        return re.escape(char), i + 1
+    inner = pattern[i + 1 : end]
+    negate = inner.startswith("!")
+    body = re.escape(inner[1:] if negate else inner).replace("\\-", "-")
+    return f"[{'^/' if negate else ''}{body}]", end + 1
+
+
+class _Picks:
+    """The cases' `fixture:` keys: which files each picks, and what is wrong with one."""
+
+    def __init__(
+        self, fixtures: Path, picks: Mapping[str, str], walk: _Walk, patterns: Collection[str]
+    ) -> None:
+        self.globs: dict[str, re.Pattern[str] | None] = {}
+        self.bad: dict[str, str] = {}
+        self.hits: set[str] = set()
+        self.folders: dict[str, str] = {}  # case id -> a folder it names ('x/')
+        self.traces = _Globs(patterns)
+        for case_id, pick in picks.items():
+            self._add(fixtures, case_id, pick)
+
+    def _add(self, fixtures: Path, case_id: str, pick: str) -> None:
+        clean = pick.strip().replace("\\", "/").rstrip("/")
+        if not clean or clean.startswith("/") or ".." in clean.split("/") or ":" in clean[:2]:
+            self.bad[case_id] = (
+                f"fixture: '{pick}' must name files under the fixtures folder, without"
+                " '..' or an absolute path"
+            )
+            self.globs[case_id] = None
+            return
+        if (fixtures / clean).is_dir():
+            self.folders[case_id] = clean + "/"
+            self.globs[case_id] = glob_regex(clean + "/**")
+        else:
+            self.globs[case_id] = glob_regex(clean)
+
+    def pickers(self, rel: str) -> list[str]:
+        out = []
+        for case_id, regex in self.globs.items():
+            if regex is None or not regex.fullmatch(rel):
+                continue
+            if case_id in self.folders and not self.traces.matches(rel):
+                continue  # a folder picks its trace files, not its notes
+            out.append(case_id)
+            self.hits.add(case_id)
+        return out
+
+    def found(self, case_id: str) -> bool:
+        return case_id in self.hits
+
+    def report(self, plan: Plan, selected: set[str]) -> None:
+        """A selected case whose fixture: key is wrong or picks nothing is an error."""
+        for case_id in sorted(set(self.globs) & selected):
+            if case_id in self.bad:
+                reason = self.bad[case_id]
+            elif case_id not in self.hits:
+                reason = f"fixture: matches no file under {plan.shown}: fix the path or glob"
+            else:
+                continue
+            plan.missing[case_id] = BAD_PICK
+            plan.details[case_id] = reason
 
 
 def _inside(folder: Path, root: Path) -> bool:

@@ -207,8 +207,13 @@ class TraceSettings:
 # The suite
 
 
-def default_plan(specs: dict[str, Spec]) -> tuple[Spec, ...]:
-    """The checks of a case that names none: every default check spec, by id."""
+def default_plan(
+    specs: dict[str, Spec], default_checks: tuple[str, ...] | None = None
+) -> tuple[Spec, ...]:
+    """The checks of a case that names none: the suite config's `checks` in their order,
+    or else every default check spec, by id."""
+    if default_checks is not None:
+        return tuple(specs[name] for name in dict.fromkeys(default_checks) if name in specs)
     return tuple(s for s in sorted(specs.values(), key=lambda s: s.id) if s.default and s.is_check)
 
 
@@ -228,22 +233,26 @@ class Suite:
     cases: dict[str, Case]
     specs: dict[str, Spec]
     fields: TraceFields
+    # The checks of a case without `checks`, in this order (the suite config's `checks`);
+    # None: every `default: true` check spec, by id. Names are known specs (checked when
+    # the config was loaded).
+    default_checks: tuple[str, ...] | None = None
     traces: TraceSettings = field(default_factory=TraceSettings)
     # Each case's checks, in the order they run: its `checks`, else the default plan (one
     # tuple shared by every case that names no checks). Derived, so never out of step.
     plans: dict[str, tuple[Spec, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        default = default_plan(self.specs)
+        default = default_plan(self.specs, self.default_checks)
         self.plans = {
             case.id: plan_of(case.checks, self.specs, default) for case in self.cases.values()
         }
 
     def checks_for(self, case: Case) -> tuple[Spec, ...]:
-        """The specs a case applies: its `checks`, or every default check spec."""
+        """The specs a case applies: its `checks`, or the default checks."""
         return self.plans[case.id]
 
     def restricted(self, case_ids: set[str]) -> Suite:
         """The same suite with only the given cases (a --case/--tag selection)."""
         chosen = {k: v for k, v in self.cases.items() if k in case_ids}
-        return Suite(chosen, self.specs, self.fields, self.traces)
+        return Suite(chosen, self.specs, self.fields, self.default_checks, self.traces)

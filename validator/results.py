@@ -61,6 +61,9 @@ class RunResult:
     tool_call_count: int | None = None
     duration_ms: float | None = None
     notes: list[str] = field(default_factory=list)
+    # The file the trace was read from, as shown (a trace's `fixture` may add its place in
+    # the file: `x.jsonl:3`, `x.json#2`); None when it was not read from a file.
+    source: str | None = None
 
     @property
     def reason(self) -> str | None:

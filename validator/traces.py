@@ -37,21 +37,34 @@ class _Invalid:
         self.text = text
 
 
-def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
-    """Parse one trace document. Raises TraceError with a precise reason."""
+def decode(data: bytes | str, where: str = "") -> str:
+    """Trace bytes as text (a byte-order mark dropped). Raises TraceError for non-UTF-8."""
+    if isinstance(data, str):
+        return data[1:] if data.startswith("\ufeff") else data
+    try:
+        return data.decode("utf-8-sig")  # Windows tools write a byte-order mark
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        prefix = f"{where}: " if where else ""
+        raise TraceError(
+            f"{prefix}not UTF-8 text: invalid byte 0x{data[exc.start]:02x} at line {line}"
+            f" column {col}; save the trace as UTF-8"
+        ) from None
+
+
+@dataclass
+class Document:
+    """A parsed JSON document of any shape, NaN/Infinity still marked (see `drop_invalid`)."""
+
+    value: Any
+    marked: bool  # it holds NaN, Infinity or -Infinity markers
+
+
+def parse_document(data: bytes | str, where: str = "") -> Document:
+    """Parse one JSON document, whatever its top level. Raises TraceError with a reason."""
     prefix = f"{where}: " if where else ""
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8-sig")  # Windows tools write a byte-order mark
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise TraceError(
-                f"{prefix}not UTF-8 text: invalid byte 0x{data[exc.start]:02x} at line {line}"
-                f" column {col}; save the trace as UTF-8"
-            ) from None
-    else:
-        text = data[1:] if data.startswith("\ufeff") else data
+    text = decode(data, where)
     invalid: list[_Invalid] = []
 
     def constant(name: str) -> _Invalid:
@@ -60,7 +73,7 @@ def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
         return marker
 
     try:
-        document = json.loads(text, parse_constant=constant)
+        value = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as exc:
         if not text.strip():
             raise TraceError(
@@ -75,55 +88,107 @@ def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
         raise TraceError(
             f"{prefix}the JSON nests too deeply to read (more than Python's recursion limit)"
         ) from None
-    if not isinstance(document, dict):
-        raise TraceError(
-            f"{prefix}the top level must be a JSON object {{...}}, found {kind_of(document)}"
-        )
-    notes = _drop_invalid(document) if invalid else []
-    return ParsedTrace(document, notes)
+    return Document(value, bool(invalid))
 
 
-def _drop_invalid(document: dict[str, Any]) -> list[str]:
-    """Remove NaN/Infinity values as if they were absent, saying where each was."""
-    notes: list[str] = []
-    stack: list[tuple[Any, str]] = [(document, "$")]
+# Said wherever a trace must be an object: a file of several traces is the usual reason.
+SPLIT_HINT = (
+    "if the file holds several traces, set traces.split: $[*] (or the JSONPath of the list"
+    " of traces) in validator.yaml"
+)
+
+
+def not_an_object(value: Any, where: str = "") -> TraceError:
+    prefix = f"{where}: " if where else ""
+    hint = f"; {SPLIT_HINT}" if isinstance(value, list) else ""
+    return TraceError(
+        f"{prefix}the top level must be a JSON object {{...}}, found {kind_of(value)}{hint}"
+    )
+
+
+def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
+    """Parse one trace document (a JSON object). Raises TraceError with a precise reason."""
+    parsed = parse_document(data, where)
+    if not isinstance(parsed.value, dict):
+        raise not_an_object(parsed.value, where)
+    notes = drop_invalid(parsed.value).get(None, []) if parsed.marked else []
+    return ParsedTrace(parsed.value, notes)
+
+
+def is_invalid(value: Any) -> bool:
+    """A NaN/Infinity marker left by `parse_document` (a value that is no JSON value)."""
+    return isinstance(value, _Invalid)
+
+
+def drop_invalid(
+    document: Any, owners: dict[int, int] | None = None
+) -> dict[int | None, list[str]]:
+    """Remove NaN/Infinity values as if they were absent, saying where each was.
+
+    `owners` maps the id() of nodes (the traces split out of a file) to their index: each
+    note is filed under the index of the innermost owner it was found in, None outside all
+    of them. Paths are from the top of `document`. Iterative: a deep document cannot
+    overflow the stack."""
+    owners = owners or {}
+    notes: dict[int | None, list[str]] = {}
+    stack: list[tuple[Any, str, int | None]] = [(document, "$", owners.get(id(document)))]
     while stack:
-        node, path = stack.pop()
-        if isinstance(node, dict):
-            for key in [k for k, v in node.items() if isinstance(v, _Invalid)]:
-                notes.append(f"non-standard JSON value {node[key].text} at {path}.{key} ignored")
-                del node[key]
-            stack.extend((v, f"{path}.{k}") for k, v in node.items() if isinstance(v, (dict, list)))
-        elif isinstance(node, list):
-            bad = [i for i, v in enumerate(node) if isinstance(v, _Invalid)]
-            for i in bad:
-                notes.append(f"non-standard JSON value {node[i].text} at {path}[{i}] ignored")
-            if bad:
-                node[:] = [v for v in node if not isinstance(v, _Invalid)]
-            stack.extend(
-                (v, f"{path}[{i}]") for i, v in enumerate(node) if isinstance(v, (dict, list))
+        node, path, owner = stack.pop()
+        children = (
+            _drop_in_dict(node, path) if isinstance(node, dict) else _drop_in_list(node, path)
+        )
+        if children[0]:
+            notes.setdefault(owner, []).extend(children[0])
+        stack.extend((v, p, owners.get(id(v), owner)) for v, p in children[1])
+    return {owner: sorted(found) for owner, found in notes.items()}
+
+
+Children = tuple[list[str], list[tuple[Any, str]]]
+
+
+def _drop_in_dict(node: dict[str, Any], path: str) -> Children:
+    notes = []
+    for key in [k for k, v in node.items() if isinstance(v, _Invalid)]:
+        notes.append(f"non-standard JSON value {node[key].text} at {path}.{key} ignored")
+        del node[key]
+    return notes, [(v, f"{path}.{k}") for k, v in node.items() if isinstance(v, (dict, list))]
+
+
+def _drop_in_list(node: Any, path: str) -> Children:
+    if not isinstance(node, list):
+        return [], []
+    bad = [i for i, v in enumerate(node) if isinstance(v, _Invalid)]
+    notes = [f"non-standard JSON value {node[i].text} at {path}[{i}] ignored" for i in bad]
+    if bad:
+        node[:] = [v for v in node if not isinstance(v, _Invalid)]
+    return notes, [(v, f"{path}[{i}]") for i, v in enumerate(node) if isinstance(v, (dict, list))]
+
+
+def checked_stat(path: str | Path, root: Path | None) -> os.stat_result:
+    """The file's status, refusing a link out of `root`, a folder, a pipe or a device.
+    Raises TraceError (and OSError when it cannot be looked at)."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        target = Path(path).resolve()
+        if root is not None and not target.is_relative_to(root.resolve()):
+            raise TraceError(
+                f"a symbolic link to {target}, outside the fixtures folder: refused; copy"
+                " the file in instead, or pass --follow-symlinks to read it"
             )
-    return sorted(notes)
+        info = os.stat(path)
+    if stat.S_ISDIR(info.st_mode):
+        raise TraceError("a directory, not a trace file")
+    if not stat.S_ISREG(info.st_mode):
+        raise TraceError("not a regular file (a device, pipe or socket): refused")
+    return info
 
 
-def read_trace_file(
+def read_trace_bytes(
     path: str | Path, root: Path | None, max_bytes: int = DEFAULT_MAX_TRACE_BYTES
-) -> ParsedTrace:
-    """Read and parse one trace file, refusing what must not be read. Raises TraceError."""
+) -> bytes:
+    """The bytes of one trace file, refusing what must not be read. Raises TraceError."""
     try:
-        info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode):
-            target = Path(path).resolve()
-            if root is not None and not target.is_relative_to(root.resolve()):
-                raise TraceError(
-                    f"a symbolic link to {target}, outside the fixtures folder: refused; copy"
-                    " the file in instead, or pass --follow-symlinks to read it"
-                )
-            info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise TraceError("a directory, not a trace file")
-        if not stat.S_ISREG(info.st_mode):
-            raise TraceError("not a regular file (a device, pipe or socket): refused")
+        info = checked_stat(path, root)
         if info.st_size > max_bytes:
             raise TraceError(
                 f"the file is {info.st_size} bytes, over the limit of {max_bytes} bytes;"
@@ -143,4 +208,152 @@ def read_trace_file(
         raise TraceError(
             f"the file is over the limit of {max_bytes} bytes; raise --max-trace-bytes"
         )
-    return parse_trace(data)
+    return data
+
+
+def read_trace_file(
+    path: str | Path, root: Path | None, max_bytes: int = DEFAULT_MAX_TRACE_BYTES
+) -> ParsedTrace:
+    """Read and parse one trace file, refusing what must not be read. Raises TraceError."""
+    return parse_trace(read_trace_bytes(path, root, max_bytes))
+
+
+# --------------------------------------------------------------------------------------------
+# OpenTelemetry OTLP/JSON exports: spans grouped into one trace per traceId
+
+
+def otlp_requests(data: bytes) -> list[tuple[str, Any]]:
+    """The ExportTraceServiceRequest documents of an OTLP/JSON file, each with where it is.
+
+    One document (pretty-printed or not), or one per line as the collector's file exporter
+    writes them. Raises TraceError."""
+    text = decode(data)
+    try:
+        return [("", parse_document(text).value)]
+    except TraceError as exc:
+        if "Extra data" not in str(exc):  # broken, not several documents one after another
+            raise
+    # Several documents: one request per non-blank line.
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            out.append((f"line {number}", parse_document(line, f"line {number}").value))
+    return out
+
+
+def otlp_traces(data: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """(traceId, trace) for each trace of an OTLP/JSON file, in order of first appearance.
+
+    A trace is `{"traceId": ..., "spans": [...]}`; each span keeps its fields, with its
+    `attributes` (and its events' and links') turned from OTLP key/value lists into plain
+    mappings, plus `resource` (the resource's attributes) and `scope` (name, version).
+    Tempo's older names (`batches`, `instrumentationLibrarySpans`) are read too. Raises
+    TraceError for a file that is not OTLP/JSON or a span without a traceId."""
+    traces: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for where, request in otlp_requests(data):
+            _collect_spans(request, where, traces)
+    except RecursionError:
+        raise TraceError("the OTLP attributes nest too deeply to read") from None
+    if not traces:
+        raise TraceError("the OTLP export holds no spans")
+    return [(trace_id, {"traceId": trace_id, "spans": spans}) for trace_id, spans in traces.items()]
+
+
+def _listed(node: Any, *names: str) -> list[Any]:
+    """The first of `names` that `node` has, as a list (OTLP omits empty lists)."""
+    if not isinstance(node, dict):
+        return []
+    for name in names:
+        if name in node:
+            value = node[name]
+            return value if isinstance(value, list) else []
+    return []
+
+
+def _collect_spans(request: Any, where: str, traces: dict[str, list[dict[str, Any]]]) -> None:
+    at = f"{where}: " if where else ""
+    if not isinstance(request, dict) or not (
+        isinstance(request.get("resourceSpans"), list) or isinstance(request.get("batches"), list)
+    ):
+        raise TraceError(
+            f"{at}not an OTLP/JSON export: expected an object with a resourceSpans list"
+            f" (an ExportTraceServiceRequest), found {kind_of(request)}"
+        )
+    for i, resource_spans in enumerate(_listed(request, "resourceSpans", "batches")):
+        resource = otlp_attributes(_field(resource_spans, "resource").get("attributes"))
+        scopes = _listed(resource_spans, "scopeSpans", "instrumentationLibrarySpans")
+        for j, scope_spans in enumerate(scopes):
+            scope = _field(scope_spans, "scope") or _field(scope_spans, "instrumentationLibrary")
+            for k, span in enumerate(_listed(scope_spans, "spans")):
+                trace_id = span.get("traceId") if isinstance(span, dict) else None
+                if not isinstance(trace_id, str) or not trace_id:
+                    raise TraceError(
+                        f"{at}resourceSpans[{i}].scopeSpans[{j}].spans[{k}] has no traceId"
+                        " (every span needs one to be grouped into its trace)"
+                    )
+                traces.setdefault(trace_id, []).append(_plain_span(span, resource, scope))
+
+
+def _field(node: Any, name: str) -> dict[str, Any]:
+    value = node.get(name) if isinstance(node, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _plain_span(
+    span: dict[str, Any], resource: dict[str, Any], scope: dict[str, Any]
+) -> dict[str, Any]:
+    out = dict(span)
+    out["attributes"] = otlp_attributes(span.get("attributes"))
+    for key in ("events", "links"):
+        if isinstance(span.get(key), list):
+            out[key] = [
+                {**item, "attributes": otlp_attributes(item.get("attributes"))}
+                if isinstance(item, dict)
+                else item
+                for item in span[key]
+            ]
+    out["resource"] = resource
+    out["scope"] = {k: v for k, v in scope.items() if k != "attributes"}
+    if "attributes" in scope:
+        out["scope"]["attributes"] = otlp_attributes(scope.get("attributes"))
+    return out
+
+
+def otlp_attributes(pairs: Any) -> dict[str, Any]:
+    """OTLP `[{key, value: {stringValue: ...}}]` as a plain `{key: value}` mapping (a
+    mapping already plain is kept; entries without a text key are left out)."""
+    if isinstance(pairs, dict):
+        return pairs
+    out: dict[str, Any] = {}
+    for pair in pairs if isinstance(pairs, list) else ():
+        if isinstance(pair, dict) and isinstance(pair.get("key"), str):
+            out[pair["key"]] = otlp_value(pair.get("value"))
+    return out
+
+
+def otlp_value(value: Any) -> Any:
+    """An OTLP AnyValue as the plain value it holds (intValue is text in OTLP/JSON)."""
+    if not isinstance(value, dict):
+        return value
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return _int(value["intValue"])
+    if "arrayValue" in value:
+        return [otlp_value(v) for v in _listed(value["arrayValue"], "values")]
+    if "kvlistValue" in value:
+        return otlp_attributes(_listed(value["kvlistValue"], "values"))
+    for kind in ("boolValue", "doubleValue", "bytesValue"):
+        if kind in value:
+            return value[kind]
+    return None  # an empty AnyValue: no value
+
+
+def _int(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return int(raw)
+        except ValueError:
+            return raw
+    return raw

@@ -20,23 +20,23 @@ from typing import Any
 
 from ..display import one_line
 from ..inputs import (
-    AMBIGUOUS,
-    EMPTY_FOLDER,
-    OUTSIDE,
+    DEFAULT_PACKS,
     display_path,
-    is_jsonl,
-    iter_jsonl,
+    is_standard,
     not_a_file,
-    plan_fixtures,
     spec_files,
     spec_folders,
     yaml_files,
 )
+from ..loading.config import Config
 from ..loading.specs import spec_file_problems
 from ..loading.suite import load_suite
-from ..loading.yamlfile import Position, load_yaml
-from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError, did_you_mean
+from ..loading.yamlfile import load_yaml
+from ..model import TraceSettings
+from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
 from . import EXIT_FAILED, EXIT_OK
+from .layout import Layout, read_config, resolve
+from .lintfixtures import fixture_problems
 
 DEFAULT_PATHS = ("cases", "specs")
 SPEC_MARKERS = ("query", "predicate", "clauses", "fields")
@@ -56,15 +56,17 @@ class Inputs:
 
 
 def cmd_lint(args: Any) -> int:
-    """Lint the PATHs (default: cases/ and specs/), print the problems, return the exit code."""
-    inputs = collect_inputs([Path(p) for p in args.paths], args.specs)
-    fixtures = Path(args.fixtures) if args.fixtures else None
-    if fixtures is not None and not fixtures.exists():
-        raise UsageError(
-            f"fixtures {fixtures} does not exist: pass --fixtures with the folder of saved"
-            " traces (or a .jsonl file)"
-        )
-    problems, files = lint(inputs, fixtures)
+    """Lint the PATHs (default: cases/ and specs/, or the suite config's), print the
+    problems, return the exit code."""
+    config = read_config(args)
+    layout = resolve(args, config)
+    paths = [Path(p) for p in args.paths]
+    if not paths and config is not None:
+        # The config's own cases and spec folders; one it names wrongly is reported on it.
+        paths = [p for p in [layout.cases, *(layout.specs or [])] if p.exists()]
+    inputs = collect_inputs(paths, layout.specs, layout.packs, allow_none=config is not None)
+    follow = bool(getattr(args, "follow_symlinks", False))
+    problems, files = lint(inputs, _fixtures(args, layout), config, layout.traces, follow)
     print(render(problems, files, args.format), end="")
     errors = sum(p.severity == ERROR for p in problems)
     warnings = sum(p.severity == WARNING for p in problems)
@@ -73,17 +75,40 @@ def cmd_lint(args: Any) -> int:
     return EXIT_OK
 
 
+def _fixtures(args: Any, layout: Layout) -> Path | None:
+    """The traces to check: --fixtures, else those the suite config names (if it does)."""
+    fixtures = Path(args.fixtures) if args.fixtures else None
+    if fixtures is None and layout.config is not None and layout.fixtures_named:
+        fixtures = layout.fixtures
+    if fixtures is not None and not fixtures.exists():
+        raise UsageError(
+            f"fixtures {fixtures} does not exist: pass --fixtures with the folder of saved"
+            " traces (or a .jsonl file)"
+        )
+    return fixtures
+
+
 # --------------------------------------------------------------------------------------------
 # Which files, and which of them are specs
 
 
-def collect_inputs(paths: list[Path], specs: list[str] | None) -> Inputs:
-    """The case and spec files named by `paths` (folders expanded). Raises UsageError."""
-    folders = spec_folders([Path(s) for s in specs] if specs else None)  # as `run` loads them
-    files = _named_files(paths)
-    spec_roots = [f.resolve() for f in folders[1:]]  # the user's; the standard set is ours
+def collect_inputs(
+    paths: list[Path],
+    specs: list[Path] | list[str] | None,
+    packs: tuple[str, ...] = DEFAULT_PACKS,
+    allow_none: bool = False,
+) -> Inputs:
+    """The case and spec files named by `paths` (folders expanded). Raises UsageError.
+
+    `allow_none`: no paths lint nothing (a suite config names the paths, and may name none
+    that exist, which its own problems say) instead of the default cases/ and specs/."""
+    given = [Path(s) for s in specs] if specs is not None else None
+    folders = spec_folders(given, packs)  # as `run` loads them
+    files = [] if allow_none and not paths else _named_files(paths)
+    users = [f for f in folders if not is_standard(f)]  # the standard specs are ours
+    spec_roots = [f.resolve() for f in users]
     loaded = {p.resolve() for folder in folders for p in spec_files(folder)}
-    user_specs = {p.resolve() for folder in folders[1:] for p in spec_files(folder)}
+    user_specs = {p.resolve() for folder in users for p in spec_files(folder)}
     inputs = Inputs(folders=folders, files=len({p.resolve() for p in files} | user_specs))
     for path in dict.fromkeys(files, None):
         _place(inputs, path, spec_roots, loaded, folders)
@@ -103,7 +128,9 @@ def _place(
         inputs.cases.append(path)
     elif real not in loaded:  # spec folders are checked with the suite
         inputs.specs.append(path)
-        root = next((f for f in folders[1:] if real.is_relative_to(f.resolve())), None)
+        root = next(
+            (f for f in folders if not is_standard(f) and real.is_relative_to(f.resolve())), None
+        )
         if root is not None:
             inputs.unread[path] = root
 
@@ -150,10 +177,21 @@ def is_spec(path: Path, spec_roots: Iterable[Path] = ()) -> bool:
 # Linting
 
 
-def lint(inputs: Inputs, fixtures: Path | None = None) -> tuple[list[Problem], int]:
-    """Every problem in the inputs (sorted) and the number of files checked."""
-    loaded = load_suite(inputs.cases, inputs.folders)
+def lint(
+    inputs: Inputs,
+    fixtures: Path | None = None,
+    config: Config | None = None,
+    traces: TraceSettings | None = None,
+    follow_links: bool = False,
+) -> tuple[list[Problem], int]:
+    """Every problem in the inputs, the suite config and, with `fixtures`, the trace plan
+    (sorted), and the number of files checked."""
+    loaded = load_suite(inputs.cases, inputs.folders, config)
     problems = set(loaded.problems)
+    files = inputs.files
+    if config is not None:
+        problems.update(config.problems)
+        files += 1
     for path in inputs.specs:
         name = display_path(path)
         if path in inputs.unread:
@@ -176,94 +214,8 @@ def lint(inputs: Inputs, fixtures: Path | None = None) -> tuple[list[Problem], i
             continue
         problems.update(spec_file_problems(doc, loaded.format))
     if fixtures is not None:
-        problems.update(fixture_problems(fixtures, loaded.case_ids))
-    return sorted(problems), inputs.files
-
-
-def fixture_problems(fixtures: Path, case_ids: dict[str, tuple[str, Position]]) -> list[Problem]:
-    """Cases without a trace and traces without a case, found as `run` finds them."""
-    shown = display_path(fixtures)
-    if is_jsonl(fixtures):
-        return _jsonl_problems(fixtures, shown, case_ids)
-    if not fixtures.is_dir():
-        raise UsageError(
-            f"fixtures {fixtures} is neither a folder nor a .jsonl file: pass --fixtures with"
-            " the folder of saved traces"
-        )
-    plan = plan_fixtures(sorted(case_ids), fixtures, shown)
-    out = [_missing_problem(plan.missing[c], c, shown, case_ids[c]) for c in sorted(plan.missing)]
-    for name, stem in plan.orphans:  # what run warns about, in the same way
-        hint = did_you_mean(stem, case_ids)
-        message = (
-            f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
-            " after its case id, or add the case (run does not evaluate it)"
-        )
-        out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
-    return out
-
-
-def _missing_problem(kind: str, case_id: str, shown: str, where: tuple[str, Position]) -> Problem:
-    file, at = where
-    if kind == OUTSIDE:
-        code = "fixture-outside"
-        msg = (
-            f"case '{case_id}': {shown}/{case_id}/ is a symbolic link to a folder outside"
-            f" {shown}; run refuses to read it (error) unless given --follow-symlinks"
-        )
-    elif kind == AMBIGUOUS:
-        code = "ambiguous-fixture"
-        msg = (
-            f"case '{case_id}' has two fixtures, {shown}/{case_id}.json and"
-            f" {shown}/{case_id}/: run reports an error for it; keep one"
-        )
-    else:
-        code = "no-fixture"
-        looked = (
-            f"{shown}/{case_id}/ holds no *.json file"
-            if kind == EMPTY_FOLDER
-            else f"there is no {shown}/{case_id}.json (nor {shown}/{case_id}/*.json)"
-        )
-        msg = (
-            f"case '{case_id}' has no saved trace: {looked}; save its trace there, or"
-            " run reports the case as not run"
-        )
-    return Problem(file, at.line, at.column, WARNING, code, msg)
-
-
-def _jsonl_problems(
-    path: Path, shown: str, case_ids: dict[str, tuple[str, Position]]
-) -> list[Problem]:
-    named: set[str] = set()
-    out = []
-    for job in iter_jsonl(path, shown):
-        case_id = _line_case_id(job.text or "")
-        if case_id is None:
-            continue  # run reports a line it cannot read
-        named.add(case_id)
-        if case_id not in case_ids:
-            hint = did_you_mean(case_id, case_ids)
-            line = int(job.fixture.rsplit(":", 1)[1])
-            message = (
-                f"this trace's caseId '{case_id}' matches no case{hint}: fix its"
-                " caseId, or add the case (run does not evaluate it)"
-            )
-            out.append(Problem(shown, line, 1, WARNING, "orphan-fixture", message))
-    for case_id, (file, at) in sorted(case_ids.items()):
-        if case_id not in named:
-            message = (
-                f"case '{case_id}' has no saved trace: no line of {shown} has caseId"
-                f" '{case_id}'; add one, or run reports the case as not run"
-            )
-            out.append(Problem(file, at.line, at.column, WARNING, "no-fixture", message))
-    return out
-
-
-def _line_case_id(text: str) -> str | None:
-    try:
-        case_id = json.loads(text).get("caseId")
-    except (ValueError, AttributeError, RecursionError):
-        return None
-    return case_id if isinstance(case_id, str) else None
+        problems.update(fixture_problems(fixtures, loaded, traces, follow_links))
+    return sorted(problems), files
 
 
 # --------------------------------------------------------------------------------------------

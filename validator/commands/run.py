@@ -15,23 +15,25 @@ from typing import Any, TextIO
 from ..display import one_line
 from ..evaluation.runner import evaluate_all, group_results
 from ..inputs import (
+    DEFAULT_PACKS,
     Job,
     Plan,
-    count_lines,
     display_path,
     find_case_files,
-    is_jsonl,
-    iter_jsonl,
+    is_standard,
     plan_fixtures,
+    run_order,
     spec_folders,
 )
+from ..loading.config import Config
 from ..loading.suite import load_suite
-from ..model import Suite
+from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
 from ..report import DEFAULT_FORMATS, append_step_summary, write_reports
 from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
+from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 
 
@@ -51,11 +53,16 @@ class RunOptions:
     case_patterns: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     follow_symlinks: bool = False
+    config: Config | None = None  # the suite config (its `checks` are the default checks)
+    packs: tuple[str, ...] = DEFAULT_PACKS
+    traces: TraceSettings = field(default_factory=TraceSettings)
 
 
-def load_checked(case_paths: list[Path], folders: list[Path]) -> Suite:
+def load_checked(
+    case_paths: list[Path], folders: list[Path], config: Config | None = None
+) -> Suite:
     """The suite; warnings are printed, and any error raises ProblemsFound."""
-    loaded = load_suite(case_paths, folders)
+    loaded = load_suite(case_paths, folders, config)
     for problem in loaded.problems:
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
@@ -192,50 +199,106 @@ def make_progress(
 
 @dataclass
 class Traces:
-    """Where a run's traces come from: a fixtures folder's plan, or a JSON Lines file."""
+    """Where a run's traces come from: the plan of the fixtures folder (or file)."""
 
     jobs: Iterator[Job]
     shown: str
-    plan: Plan | None = None  # a folder's; None for JSON Lines
+    plan: Plan
     root: Path | None = None  # the folder no trace may be read outside of
     total: int | None = None  # for the progress bar; None when unknown
 
 
-def find_traces(options: RunOptions, suite: Suite, known: Iterable[str]) -> Traces:
+def find_traces(options: RunOptions, suite: Suite, full: Suite) -> Traces:
+    """The plan of the fixtures: every file a trace of some case, or unused (with why)."""
     fixtures = options.fixtures
     shown = display_path(fixtures)
-    if is_jsonl(fixtures):
-        # Counting lines costs a read of the file: only when a bar could be shown.
-        wanted = _interactive(sys.stderr) and not options.quiet
-        return Traces(
-            iter_jsonl(fixtures, shown), shown, total=count_lines(fixtures) if wanted else None
+    if not (fixtures.is_dir() or fixtures.is_file()):
+        what = "does not exist" if not fixtures.exists() else "is not a regular file or folder"
+        raise UsageError(
+            f"fixtures {fixtures} {what}",
+            "pass --fixtures with the folder (or file) of saved traces",
         )
-    if fixtures.is_dir():
-        plan = plan_fixtures(
-            list(suite.cases), fixtures, shown, set(known), options.follow_symlinks
-        )
-        for name, _ in plan.orphans:
-            print(
-                f"warning: {one_line(shown)}/{one_line(name)}: matches no case id, not evaluated",
-                file=sys.stderr,
-            )
-        root = None if options.follow_symlinks else fixtures
-        return Traces(plan.jobs(), shown, plan, root, plan.job_count)
-    raise UsageError(
-        f"fixtures {fixtures} is neither a folder nor a .jsonl file",
-        "pass --fixtures with the folder of saved traces",
+    settings = options.traces
+    plan = plan_fixtures(
+        list(suite.cases),
+        fixtures,
+        shown,
+        set(full.cases),
+        options.follow_symlinks,
+        patterns=settings.pattern,
+        by_name=settings.case_id is None,
+        picks=picks_of(full),
+        format=settings.format,
     )
+    # A single file named on purpose is read wherever it is; a folder's traces stay in it.
+    root = None if options.follow_symlinks or plan.single else fixtures
+    # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
+    wanted = _interactive(sys.stderr) and not options.quiet
+    return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
+
+
+def picks_of(suite: Suite) -> dict[str, str]:
+    """Each case's `fixture:` key, for the cases that have one."""
+    return {
+        case_id: case.fields["fixture"]
+        for case_id, case in suite.cases.items()
+        if isinstance(case.fields.get("fixture"), str)
+    }
+
+
+class LeftOut:
+    """Watches the runs go by for traces of cases a --case/--tag selection left out: a file
+    all of whose traces are theirs was not used, and is listed as such."""
+
+    def __init__(self, left_out: set[str]) -> None:
+        self.left_out = left_out
+        self.used: set[str] = set()
+        self.skipped: dict[str, list[str]] = {}  # file -> the left-out cases it has traces of
+
+    def watch(self, runs: Iterable[RunResult]) -> Iterator[RunResult]:
+        if not self.left_out:  # no selection: nothing to watch for, nothing to remember
+            yield from runs
+            return
+        for run in runs:
+            source = run.source or run.fixture or ""
+            if run.case_id in self.left_out:
+                cases = self.skipped.setdefault(source, [])
+                if run.case_id not in cases:
+                    cases.append(run.case_id)
+            else:
+                self.used.add(source)
+            yield run
+
+    def unused(self) -> list[tuple[str, str]]:
+        return [
+            (file, f"its traces are of cases not selected (--case/--tag): {_known(cases)}")
+            for file, cases in self.skipped.items()
+            if file not in self.used
+        ]
+
+
+def no_run_reason(options: RunOptions, traces: Traces) -> str:
+    """Why a case got no run when its plan did not say already."""
+    if options.traces.case_id is not None:
+        return (
+            f"no trace under {traces.shown} has this case's id (traces.case_id:"
+            f" {options.traces.case_id})"
+        )
+    if traces.plan.single:
+        return f"no trace in {traces.shown} names this case"
+    return "no trace was evaluated for this case"
 
 
 def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     baseline = read_baseline(options.baseline, selection) if options.baseline else None
-    folders = spec_folders(options.specs)
+    folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
-    full = load_checked(find_case_files(options.cases), folders)
+    full = load_checked(find_case_files(options.cases), folders, options.config)
     suite = select_cases(full, selection)
-    traces = find_traces(options, suite, full.cases)
+    traces = find_traces(options, suite, full)
+    left_out = LeftOut(set(full.cases) - set(suite.cases))
     bar = make_progress(traces.total, options.quiet)
     try:
         runs = evaluate_all(
@@ -245,19 +308,27 @@ def execute_run(options: RunOptions) -> int:
             max_bytes=options.max_trace_bytes,
             root=traces.root,
             progress=bar,
+            settings=options.traces,
         )
-        left_out = set(full.cases) - set(suite.cases)
-        no_run = "no trace in the JSON Lines input names this case"
-        cases, unmatched = group_results(suite, runs, traces.plan, left_out, no_run)
+        cases, unmatched = group_results(
+            suite,
+            left_out.watch(runs),
+            traces.plan,
+            left_out.left_out,
+            no_run_reason(options, traces),
+        )
     finally:
         if bar is not None:
             bar.close()
     inputs = _inputs(options, folders, traces.shown, selection, baseline)
-    report = build_report(cases, unmatched, inputs, baseline.comparison if baseline else None)
+    unused = sorted(traces.plan.unused + left_out.unused(), key=lambda u: run_order(u[0]))
+    comparison = baseline.comparison if baseline else None
+    report = build_report(cases, unmatched, inputs, comparison, unused)
     written = write_reports(report, options.out, list(options.formats))
     _step_summary(report, written)
-    code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate)
-    _print_summary(report, written, options.quiet)
+    allow = options.traces.allow_unmatched
+    code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate, allow)
+    _print_summary(report, written, options.quiet, allow)
     for reason in reasons:
         print(f"exit 1: {reason}")
     return code
@@ -272,14 +343,32 @@ def _inputs(
 ) -> dict[str, Any]:
     inputs: dict[str, Any] = {
         "cases": display_path(options.cases),
-        "specs": [display_path(f) if f != folders[0] else "(standard)" for f in folders],
+        # The shared standard specs and their packs are one entry; `packs` names the packs.
+        "specs": ["(standard)"] + [display_path(f) for f in folders if not is_standard(f)],
         "fixtures": shown,
+        "packs": list(options.packs),
     }
+    if options.config is not None:
+        inputs["config"] = options.config.file
+    changed = _changed_settings(options.traces)
+    if changed:
+        inputs["traces"] = changed
     if selection:
         inputs["selection"] = selection.as_dict()
     if baseline is not None:
         inputs["baseline"] = baseline.source
     return inputs
+
+
+def _changed_settings(settings: TraceSettings) -> dict[str, Any]:
+    """The `traces:` settings that differ from the defaults, as the config writes them."""
+    default = TraceSettings()
+    out: dict[str, Any] = {}
+    for name in ("pattern", "format", "split", "case_id", "allow_unmatched"):
+        value = getattr(settings, name)
+        if value != getattr(default, name):
+            out[name] = list(value) if isinstance(value, tuple) else value
+    return out
 
 
 def _step_summary(report: Report, written: list[Path]) -> None:
@@ -305,8 +394,11 @@ def _print_comparison(report: Report) -> None:
         print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
 
 
-def _print_summary(report: Report, written: list[Path], quiet: bool) -> None:
+def _print_summary(
+    report: Report, written: list[Path], quiet: bool, allow_unmatched: bool = False
+) -> None:
     s = report.summary
+    unused = report.head.get("unused_files") or []
     if not quiet:
         for case in report.rows:
             if case["status"] != "pass":
@@ -314,10 +406,29 @@ def _print_summary(report: Report, written: list[Path], quiet: bool) -> None:
                 print(f"{case['status'].upper():8} {one_line(line)}")
         for trace in report.unmatched:
             print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
-    print(
+        for item in unused:
+            print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
+    line = (
         f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
     )
+    if report.unmatched:
+        allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
+        line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
+    if unused:
+        line += f"; {_unused_line(unused)}"
+    print(line)
     if not quiet:
         _print_comparison(report)
         print("reports: " + ", ".join(one_line(display_path(p)) for p in written))
+
+
+def _unused_line(unused: list[dict[str, str]], limit: int = 5) -> str:
+    """`2 file(s) not used: a (why), b (why)`, the first few; the report lists them all."""
+    shown = ", ".join(one_line(f"{u['file']} ({u['reason']})") for u in unused[:limit])
+    more = (
+        f" and {len(unused) - limit} more (see unused_files in report.json)"
+        if len(unused) > limit
+        else ""
+    )
+    return f"{len(unused)} file(s) not used: {shown}{more}"

@@ -11,11 +11,12 @@ import math
 import sys
 from typing import Any
 
-from ..model import Case, Suite
-from ..problems import kind_of, show
+from ..model import Case, Suite, TraceSettings
+from ..problems import did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, CheckResult, RunResult
 from .interpreter import CaseArguments, evaluate_spec
 from .predicates import TraceContext
+from .tracefile import fields_case_id
 
 MISSING = "MISSING"
 INVALID = "INVALID"
@@ -25,17 +26,30 @@ class Evaluator:
     """Evaluates traces against one suite, keeping the resolved arguments of the case seen
     last (a case's runs come one after another, so its 2nd..nth runs reuse them)."""
 
-    def __init__(self, suite: Suite) -> None:
+    def __init__(self, suite: Suite, settings: TraceSettings | None = None) -> None:
         self.suite = suite
+        self.settings = settings or suite.traces  # the view's adapter and message list
         self._case: Case | None = None
         self._args = CaseArguments({})
 
     def evaluate(
-        self, trace: Any, case_id: str | None = None, fixture: str | None = None
+        self,
+        trace: Any,
+        case_id: str | None = None,
+        fixture: str | None = None,
+        parent: Any = None,
+        *,
+        own_id: bool = True,
     ) -> RunResult:
-        """Evaluate one parsed trace. Never raises: an internal error marks this run `error`."""
+        """Evaluate one parsed trace. Never raises: an internal error marks this run `error`.
+
+        `case_id`: the case the trace belongs to (None: the id the trace names in its
+        trace-fields `case_id` decides). `parent`: the document the trace was split out of,
+        kept for checks that read it. `own_id` False: the trace's own case id is not
+        compared with `case_id` (the case was chosen by `traces.case_id` or a case's
+        `fixture:` key, which replace it)."""
         try:
-            return self._evaluate(trace, case_id, fixture)
+            return self._evaluate(trace, case_id, fixture, parent, own_id)
         except MemoryError:
             reason = "not enough memory to evaluate this trace: raise the memory limit"
             return RunResult(case_id or "?", ERROR, reason, fixture)
@@ -47,48 +61,49 @@ class Evaluator:
 
     def case_id_of(self, trace: Any) -> tuple[str | None, str | None]:
         """The case id a trace names, and an error reason when it names one badly."""
-        query = self.suite.fields.query("case_id")
-        if not isinstance(trace, dict) or query is None:
-            return None, None
-        found = [v for v in query.find(trace) if v is not None]
-        if not found:
-            return None, None
-        if not isinstance(found[0], str):
-            return (
-                None,
-                f"{query.expression} must be text, found {kind_of(found[0])} {show(found[0])}",
-            )
-        return found[0], None
+        return fields_case_id(self.suite.fields, trace)
 
-    def _evaluate(self, trace: Any, case_id: str | None, fixture: str | None) -> RunResult:
+    def _evaluate(
+        self, trace: Any, case_id: str | None, fixture: str | None, parent: Any, own_id: bool
+    ) -> RunResult:
         if not isinstance(trace, dict):
             reason = f"the trace must be a JSON object, found {kind_of(trace)}"
             return RunResult(case_id or "?", ERROR, reason, fixture)
-        named, problem = self.case_id_of(trace)
-        if problem:
-            return RunResult(case_id or "?", ERROR, problem, fixture)
+        if case_id is None or own_id:
+            named, problem = self.case_id_of(trace)
+            if problem:
+                return RunResult(case_id or "?", ERROR, problem, fixture)
+            mismatch = self._mismatch(named, case_id)
+            if mismatch:
+                return RunResult(case_id or "?", ERROR, mismatch, fixture)
+            case_id = case_id or named
+        case = self.suite.cases.get(case_id or "")
+        if case is None:
+            hint = did_you_mean(case_id or "", self.suite.cases)
+            return RunResult(
+                case_id or "?", ERROR, f"no case has the id '{case_id}'{hint}", fixture
+            )
+        return self._run(case, trace, fixture, parent)
+
+    def _mismatch(self, named: str | None, case_id: str | None) -> str | None:
+        """Why the trace's own case id does not fit the case it was filed under, if it does not."""
         where = self.suite.fields.expression("case_id")
-        if case_id is None:
-            if named is None:
-                reason = f"the trace has no {where}, so no case can be matched"
-                return RunResult("?", ERROR, reason, fixture)
-            case_id = named
-        elif named is not None and named != case_id:
-            reason = (
+        if case_id is None and named is None:
+            return f"the trace has no {where}, so no case can be matched"
+        if case_id is not None and named is not None and named != case_id:
+            return (
                 f"{where} is '{named}', but this fixture belongs to case '{case_id}':"
                 " fix the trace or move it"
             )
-            return RunResult(case_id, ERROR, reason, fixture)
-        case = self.suite.cases.get(case_id)
-        if case is None:
-            return RunResult(case_id, ERROR, f"no case has the id '{case_id}'", fixture)
-        return self._run(case, trace, fixture)
+        return None
 
-    def _run(self, case: Case, trace: dict[str, Any], fixture: str | None) -> RunResult:
+    def _run(
+        self, case: Case, trace: dict[str, Any], fixture: str | None, parent: Any = None
+    ) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
-        settings = self.suite.traces
-        ctx = TraceContext(trace, settings.view, settings.messages)
+        settings = self.settings
+        ctx = TraceContext(trace, settings.view, settings.messages, parent)
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
         run.checks = [self._check(spec, ctx) for spec in self.suite.checks_for(case)]
@@ -109,10 +124,14 @@ class Evaluator:
 
 
 def evaluate_trace(
-    suite: Suite, trace: Any, case_id: str | None = None, fixture: str | None = None
+    suite: Suite,
+    trace: Any,
+    case_id: str | None = None,
+    fixture: str | None = None,
+    parent: Any = None,
 ) -> RunResult:
     """Evaluate one parsed trace (a dict) against its case; never raises."""
-    return Evaluator(suite).evaluate(trace, case_id, fixture)
+    return Evaluator(suite).evaluate(trace, case_id, fixture, parent)
 
 
 # --------------------------------------------------------------------------------------------

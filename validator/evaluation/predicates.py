@@ -87,6 +87,7 @@ class TraceContext:
         self, trace: Any, view: str | None = None, messages: str | None = None, parent: Any = None
     ) -> None:
         self.trace = trace
+        self.parent = parent
         self._texts: dict[tuple[str, bool], str] = {}
         self._view_settings = (view, messages)
         self.parent = parent

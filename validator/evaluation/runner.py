@@ -19,21 +19,26 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..inputs import AMBIGUOUS, OUTSIDE, Job, Plan
-from ..model import Suite
+from ..inputs import HARD_KINDS, Job, Plan
+from ..model import Suite, TraceSettings
 from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
-from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, parse_trace, read_trace_file
+from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
 from .evaluator import Evaluator
+from .tracefile import CaseIdRule, Trace, TraceReader
+
+if TYPE_CHECKING:  # concurrent.futures is imported only when a pool is started
+    pass
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
 
-def guess_case_id(job: Job) -> str | None:
-    """For a JSON Lines trace that cannot be parsed: the caseId it seems to name, if any
-    (JSON escapes decoded, so `"c\\u0032"` names case c2, as a parsed line would)."""
-    match = _CASE_ID.search(job.text or "")
+def guess_case_id(job: Job, text: str | None = None) -> str | None:
+    """For a JSON Lines trace that cannot be parsed (the job's line, or `text`): the caseId
+    it seems to name, if any (JSON escapes decoded, so `"c\\u0032"` names case c2, as a
+    parsed line would)."""
+    match = _CASE_ID.search(text or job.text or "")
     if match is None:
         return None
     try:
@@ -51,45 +56,99 @@ _CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 class Worker:
-    """Reads, parses and evaluates traces: one per process (this one, or a pool's)."""
+    """Reads, parses and evaluates traces: one per process (this one, or a pool's).
+
+    A job is a file (or one JSON Lines line) read here, once, whatever it holds: one trace,
+    or several (`traces.split`, OpenTelemetry exports), each for the case the plan gave the
+    file, or for the case it names itself (`traces.case_id`, JSON Lines' case id). Its runs
+    come back together, in file order, so results are in the same order for any --jobs."""
 
     def __init__(
-        self, suite: Suite, max_bytes: int = DEFAULT_MAX_TRACE_BYTES, root: Path | None = None
+        self,
+        suite: Suite,
+        max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
+        root: Path | None = None,
+        settings: TraceSettings | None = None,
     ) -> None:
-        self.evaluator = Evaluator(suite)
+        self.settings = settings or suite.traces
+        self.evaluator = Evaluator(suite, self.settings)
         self.max_bytes = max_bytes
         self.root = root
+        self.reader = TraceReader(self.settings, self._read_object, root, max_bytes)
+        self.rule = CaseIdRule(self.settings.case_id) if self.settings.case_id else None
+
+    def _read_object(self, path: str) -> ParsedTrace:
+        # Looked up in this module when called, so tests can stand in for the disk.
+        return read_trace_file(path, self.root, self.max_bytes)
 
     def __call__(self, job: Job) -> RunResult:
-        """Read, parse and evaluate one trace. Never raises."""
+        """The run of a job that holds one trace (a JSON file, a JSON Lines line); for a
+        file that may hold several, `runs` gives them all. Never raises."""
+        return self.runs(job)[0]
+
+    def runs(self, job: Job) -> list[RunResult]:
+        """Read one job and evaluate each of its traces, in file order. Never raises."""
+        if job.unmatched is not None:  # known from its name alone: not read
+            out = [RunResult(job.case_id or "?", ERROR, job.unmatched, job.fixture)]
+        else:
+            out = self._read_and_evaluate(job)
+        source = job.source or job.fixture
+        for run in out:
+            run.source = source
+        return out
+
+    def _read_and_evaluate(self, job: Job) -> list[RunResult]:
+        out: list[RunResult] = []
         try:
-            if job.path is not None:
-                parsed = read_trace_file(job.path, self.root, self.max_bytes)
-            else:
-                raw = (job.text or "").encode("utf-8", errors="surrogateescape")
-                if len(raw) > self.max_bytes:
-                    raise TraceError(
-                        f"the line is {len(raw)} bytes, over the limit of {self.max_bytes} bytes"
-                    )
-                parsed = parse_trace(raw)
+            for trace in self.reader.traces(job):
+                out.extend(self._trace_runs(job, trace))
         except TraceError as exc:
-            case_id = job.case_id or guess_case_id(job) or "?"
-            return RunResult(case_id, ERROR, str(exc), job.fixture)
+            out.extend(self._errors(job, str(exc), job.fixture))
         except MemoryError:
             reason = "not enough memory to read and parse this trace: raise the memory limit, or split the trace"
-            return RunResult(job.case_id or guess_case_id(job) or "?", ERROR, reason, job.fixture)
-        except Exception as exc:  # a bug must cost one trace, not the run
+            out.extend(self._errors(job, reason, job.fixture))
+        except Exception as exc:  # a bug must cost one file, not the run
             reason = f"internal error while reading this trace (please report it as a bug): {exc!r}"
-            return RunResult(job.case_id or "?", ERROR, reason, job.fixture)
-        run = self.evaluator.evaluate(parsed.document, job.case_id, job.fixture)
-        run.notes[:0] = parsed.notes
-        return run
+            out.extend(self._errors(job, reason, job.fixture, guess=False))
+        if not out:
+            out.extend(self._errors(job, "the file holds no trace (only blank lines)", job.fixture))
+        return out
+
+    def _errors(
+        self, job: Job, reason: str, label: str, guess: bool = True, text: str | None = None
+    ) -> list[RunResult]:
+        """An error run for each case the job is for (or the one a broken line seems to name)."""
+        if job.case_id is not None:
+            cases: tuple[str, ...] = (job.case_id, *job.more_cases)
+        else:
+            named = guess_case_id(job, text) if guess and self.rule is None else None
+            cases = (named or "?",)
+        return [RunResult(case_id, ERROR, reason, label) for case_id in cases]
+
+    def _trace_runs(self, job: Job, trace: Trace) -> list[RunResult]:
+        if trace.error is not None:
+            return self._errors(job, trace.error, trace.label, text=trace.text)
+        own_id = not job.picked
+        cases: tuple[str | None, ...] = (job.case_id, *job.more_cases)
+        if job.case_id is None and self.rule is not None:
+            found, problem = self.rule.case_id(trace.document, job.path or job.source or "")
+            if problem is not None:
+                return [RunResult("?", ERROR, problem, trace.label)]
+            cases, own_id = (found,), False  # traces.case_id replaces the trace's own id
+        out = []
+        for case_id in cases:
+            run = self.evaluator.evaluate(
+                trace.document, case_id, trace.label, trace.parent, own_id=own_id
+            )
+            run.notes[:0] = trace.notes
+            out.append(run)
+        return out
 
     def chunk(self, jobs: list[Job]) -> list[RunResult]:
         """Evaluate a chunk. Runs that cannot be their case's representative are compacted
         here already (see `Compactor`), so less is sent back to the parent."""
         compact = Compactor()
-        return [compact(self(job)) for job in jobs]
+        return [compact(run) for job in jobs for run in self.runs(job)]
 
 
 class Compactor:
@@ -152,8 +211,9 @@ def evaluate_all(
     chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
     notify: Callable[[str], None] = note_on_stderr,
+    settings: TraceSettings | None = None,
 ) -> Iterator[RunResult]:
-    """Evaluate jobs in order, reading each trace only when its turn comes.
+    """Evaluate jobs in order, reading each file only when its turn comes.
 
     With workers > 1, up to `workers` processes evaluate: this one and forked ones. Never
     more than the usable cores, nor than one per chunk: the first `workers` chunks are read
@@ -175,10 +235,10 @@ def evaluate_all(
     if workers is not None and count < workers:
         notify(_lowered(workers, count, cores, ahead, size))
     compact = Compactor()
-    here = Worker(suite, max_bytes, root)
+    here = Worker(suite, max_bytes, root, settings)
     everything = chain(ahead, batches)
     if count > 1:
-        args = (suite, max_bytes, root)
+        args = (suite, max_bytes, root, settings)
         runs = _parallel(here, everything, count, args, progress, notify)
     else:
         runs = _serial(here, everything, progress)
@@ -204,7 +264,7 @@ def _serial(
     for batch in batches:
         for job in batch:
             done += 1
-            yield here(job)
+            yield from here.runs(job)
             if progress:
                 progress(done)
 
@@ -213,7 +273,7 @@ def _parallel(
     here: Worker,
     batches: Iterable[list[Job]],
     count: int,
-    args: tuple[Suite, int, Path | None],
+    args: tuple[Suite, int, Path | None, TraceSettings | None],
     progress: Callable[[int], None] | None,
     notify: Callable[[str], None],
 ) -> Iterator[RunResult]:
@@ -332,7 +392,11 @@ class _Pool:
     from this process while it runs no other thread (no lock of another thread can be
     inherited held), and they die with it (see `_serve`)."""
 
-    def __init__(self, args: tuple[Suite, int, Path | None], notify: Callable[[str], None]):
+    def __init__(
+        self,
+        args: tuple[Suite, int, Path | None, TraceSettings | None],
+        notify: Callable[[str], None],
+    ):
         import multiprocessing
 
         self.fork = "fork" in multiprocessing.get_all_start_methods()
@@ -553,6 +617,7 @@ def _serve(
     suite: Suite,
     max_bytes: int,
     root: Path | None,
+    settings: TraceSettings | None,
     *,
     parent: int,
 ) -> None:
@@ -570,7 +635,7 @@ def _serve(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent decides, and ends workers
     if hasattr(signal, "pthread_sigmask"):  # held while forking (see _Pool._start_one)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    worker = Worker(suite, max_bytes, root)
+    worker = Worker(suite, max_bytes, root, settings)
     inbox: queue.SimpleQueue[tuple[int, list[Job]] | None] = queue.SimpleQueue()
     outbox: queue.SimpleQueue[tuple[int, list[RunResult]] | None] = queue.SimpleQueue()
     threading.Thread(target=_receive, args=(tasks, inbox, parent), daemon=True).start()
@@ -656,9 +721,9 @@ def group_results(
     results = []
     for case_id, case in suite.cases.items():
         result = CaseResult(case_id, by_case[case_id], case.file, case.tags)
-        if plan is not None and case_id in plan.missing:
-            kind = plan.missing[case_id]
-            result.status_override = ERROR if kind in (AMBIGUOUS, OUTSIDE) else NOT_RUN
+        kind = plan.missing.get(case_id) if plan is not None else None
+        if plan is not None and kind is not None and (kind in HARD_KINDS or not result.runs):
+            result.status_override = ERROR if kind in HARD_KINDS else NOT_RUN
             result.reason_override = plan.missing_reason(case_id)
         elif not result.runs:
             result.status_override = NOT_RUN

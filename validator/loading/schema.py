@@ -19,12 +19,12 @@ from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
 from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
 
-SCHEMA_NAMES = ("case", "spec", "trace", "report")  # what `python -m validator schema` prints
+SCHEMA_NAMES = ("case", "spec", "trace", "report", "config")  # what `schema` prints
 
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    """The shipped JSON Schema called `name` (case, spec, trace or report)."""
+    """The shipped JSON Schema called `name` (case, spec, trace, report or config)."""
     # Beside the package's modules, as the standard specs are (importlib.resources would cost
     # a zipfile import on every start for a package that is never run zipped).
     path = Path(__file__).resolve().parent.parent / "schemas" / f"{name}.schema.json"

@@ -23,6 +23,7 @@ from ..model import (
 from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, processing
 from .caseformat import CaseFormat, validation_part
 from .cases import ID_PATTERN, build_case, case_problems
+from .config import Config
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
 from .yamlfile import Position, YamlDocument, load_yaml
@@ -38,6 +39,10 @@ class LoadResult:
     # Every valid case id written in a readable case file (even one with other errors) ->
     # the file and where the id is written (the first file, when two use it).
     case_ids: dict[str, tuple[str, Position]] = field(default_factory=dict)
+    # Of those cases, the `fixture:` key of each that has one (text), and where it is.
+    picks: dict[str, tuple[str, Position]] = field(default_factory=dict)
+    # Where traces keep their case id, verdict...: None when no usable trace-fields spec.
+    fields: TraceFields | None = None
 
 
 @dataclass
@@ -166,12 +171,18 @@ class _Cases:
     cases: dict[str, Case] = field(default_factory=dict)
     all_docs: list[YamlDocument] = field(default_factory=list)  # every readable case file
     ids: dict[str, tuple[str, Position]] = field(default_factory=dict)  # written id -> file
+    picks: dict[str, tuple[str, Position]] = field(default_factory=dict)  # id -> fixture:
     problems: list[Problem] = field(default_factory=list)
 
 
-def _read_cases(paths: list[Path], specs: Specs, verdicts: tuple[str, ...] | None = None) -> _Cases:
+def _read_cases(
+    paths: list[Path],
+    specs: Specs,
+    verdicts: tuple[str, ...] | None = None,
+    default_checks: tuple[str, ...] | None = None,
+) -> _Cases:
     out = _Cases()
-    default = default_plan(specs.specs)
+    default = default_plan(specs.specs, default_checks)
     for path in paths:
         name, doc = _load(path, out.problems)
         if doc is None:
@@ -181,6 +192,9 @@ def _read_cases(paths: list[Path], specs: Specs, verdicts: tuple[str, ...] | Non
             checks = doc.data.get("checks")
             plan = plan_of(checks if _names(checks) else None, specs.specs, default)
             found = case_problems(doc, specs.format, plan, verdicts)
+            case_id = _written_id(doc)
+            if not plan and not _names(checks) and case_id is not None:
+                found.append(_no_checks(doc, case_id))
         out.problems.extend(found)
         case_id = _written_id(doc)
         if case_id is not None and case_id in out.ids:
@@ -197,6 +211,9 @@ def _read_cases(paths: list[Path], specs: Specs, verdicts: tuple[str, ...] | Non
             continue
         if case_id is not None:
             out.ids[case_id] = (name, doc.value_at(("id",)))
+            pick = doc.data.get("fixture")
+            if isinstance(pick, str) and pick:
+                out.picks[case_id] = (pick, doc.value_at(("fixture",)))
         if has_errors(found):
             continue
         case = build_case(doc, plan)
@@ -254,13 +271,22 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
     return TraceFields(dict(given))
 
 
-def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
-    """Load case files and spec folders (the standard folder first, then the user's)."""
+def load_suite(
+    cases: list[Path], spec_folders: list[Path], config: Config | None = None
+) -> LoadResult:
+    """Load case files and spec folders (the standard folders first, then the user's).
+
+    `config`: the suite config, whose `checks` (the default checks) must name check specs;
+    its own problems are the caller's to report (see `loading.config`)."""
     specs = read_specs(spec_folders)
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
-    loaded = _read_cases(cases, specs, fields_spec.verdicts if fields_spec else None)
+    default_checks = config.checks if config is not None else None
+    verdicts = fields_spec.verdicts if fields_spec else None
+    loaded = _read_cases(cases, specs, verdicts, default_checks)
     problems = specs.problems + loaded.problems
     problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
+    if config is not None and config.doc is not None and default_checks:
+        problems += reference_problems([config.doc], specs.specs, specs.broken)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)
@@ -276,7 +302,17 @@ def load_suite(cases: list[Path], spec_folders: list[Path]) -> LoadResult:
             )
         )
     problems = sorted(set(problems))
-    if has_errors(problems) or fields is None:
-        return LoadResult(None, problems, specs.format, loaded.ids)
-    suite = Suite(loaded.cases, specs.specs, fields)
-    return LoadResult(suite, problems, specs.format, loaded.ids)
+    result = LoadResult(None, problems, specs.format, loaded.ids, loaded.picks, fields)
+    if not has_errors(problems) and fields is not None:
+        result.suite = Suite(loaded.cases, specs.specs, fields, default_checks)
+    return result
+
+
+def _no_checks(doc: YamlDocument, case_id: str) -> Problem:
+    """A case that applies no check would pass every trace: that is an error, not a pass."""
+    message = (
+        f"case '{case_id}' applies no check: it has no `checks` and no default check is"
+        " loaded (packs: [] or no spec with `default: true`); name its checks, or set"
+        " `checks` in validator.yaml"
+    )
+    return doc.problem(("id",), ERROR, "no-checks", message)

@@ -178,9 +178,11 @@ def build_report(
     unmatched: Iterable[RunResult] = (),
     inputs: dict[str, Any] | None = None,
     comparison: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]] | None = None,
+    unused: Iterable[tuple[str, str]] = (),
 ) -> Report:
     """The report of a run. `comparison`, given the summary and the case rows, returns the
-    `comparison` section (see `report.baseline`)."""
+    `comparison` section (see `report.baseline`). `unused`: (file, why) of every file
+    under the fixtures folder the run did not use."""
     head: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
@@ -191,5 +193,6 @@ def build_report(
     rows = [case_row(c, with_items=False) for c in cases]
     if comparison is not None:
         head["comparison"] = comparison(head["summary"], rows)
+    head["unused_files"] = [{"file": file, "reason": why} for file, why in unused]
     items = [_items_of(c) for c in cases]
     return Report(head, rows, [unmatched_row(r) for r in unmatched], items)

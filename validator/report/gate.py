@@ -10,19 +10,24 @@ FAIL_ON = ("any", "regression", "never")
 
 
 def exit_decision(
-    report: Report, fail_on: str = "any", min_pass_rate: Fraction | None = None
+    report: Report,
+    fail_on: str = "any",
+    min_pass_rate: Fraction | None = None,
+    allow_unmatched: bool = False,
 ) -> tuple[int, list[str]]:
     """The exit status (0 or 1) and, when 1 comes from a gate other than `any`, why.
 
     `any`: 1 unless every case
-    passed and every trace matched a case. `regression`: 1 only when a case that passed in
+    passed and every trace matched a case (with `allow_unmatched`, traces that match no
+    case do not count). `regression`: 1 only when a case that passed in
     the baseline does not pass now. `never`: 0. Whatever the mode, a pass rate below
     `min_pass_rate` (compared exactly, as a fraction) makes it 1.
     """
     summary = report.summary
     reasons: list[str] = []
     if fail_on == "any":
-        failed = summary["total"] != summary["passed"] or bool(report.unmatched)
+        stray = bool(report.unmatched) and not allow_unmatched
+        failed = summary["total"] != summary["passed"] or stray
     elif fail_on == "regression":
         regressions = (report.head.get("comparison") or {}).get("regressions") or []
         failed = bool(regressions)

@@ -126,7 +126,8 @@ def chunks(report: Report) -> Iterator[str]:
         *_flaky(report.rows, report.summary, multi),
     ]
     blanks = 0  # blank lines held back, so the file never ends with one
-    for section in (lines, _troubled(report.cases()), _unmatched(report.unmatched)):
+    sections = (lines, _troubled(report.cases()), _unmatched(report.unmatched), _unused(report))
+    for section in sections:
         for line in section:
             if not line:
                 blanks += 1
@@ -255,6 +256,15 @@ def _case_section(case: dict[str, Any]) -> list[str]:
     if case["failed_checks"] or items:
         lines.append("")
     return lines
+
+
+def _unused(report: Report) -> list[str]:
+    """One line naming every file under the fixtures folder that the run did not use."""
+    unused = report.head.get("unused_files") or []
+    if not unused:
+        return []
+    files = "; ".join(f"{escape(u['file'])} ({escape(u['reason'])})" for u in unused)
+    return [f"**Files not used** ({len(unused)}): {files}", ""]
 
 
 def _unmatched(unmatched: list[dict[str, Any]]) -> list[str]:

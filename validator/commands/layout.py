@@ -1,0 +1,75 @@
+"""Where a suite's files are, for `run` and `lint` alike: command-line flags first, then the
+suite config (`validator.yaml`, or `--config FILE`), then the defaults.
+
+Without a config the defaults are relative to the working folder, as they always were; with
+one they are relative to the config's folder (the config describes a suite's layout, so a
+suite runs the same from wherever `--config` is given), as are the paths written in it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..inputs import DEFAULT_PACKS
+from ..loading.config import Config, find_config, load_config
+from ..model import TraceSettings
+
+
+@dataclass
+class Layout:
+    config: Config | None
+    cases: Path
+    specs: list[Path] | None  # None: ./specs when it exists (no config)
+    fixtures: Path
+    fixtures_named: bool  # by a flag or the config, not the default
+    packs: tuple[str, ...]
+    traces: TraceSettings
+
+
+def read_config(args: Any) -> Config | None:
+    """The suite config the command was given (--config) or found (./validator.yaml)."""
+    path = find_config(getattr(args, "config", None))
+    return load_config(path) if path is not None else None
+
+
+def resolve(args: Any, config: Config | None) -> Layout:
+    """The layout from `args` (argparse: cases, specs, fixtures, allow_unmatched; any of
+    them None when not given) over `config`."""
+    base = config.folder if config is not None else Path()
+    cases = _first(getattr(args, "cases", None), config.cases if config else None, base / "cases")
+    fixtures_flag = getattr(args, "fixtures", None)
+    configured = config.fixtures if config else None
+    fixtures = _first(fixtures_flag, configured, base / "fixtures")
+    traces = config.traces if config is not None else TraceSettings()
+    allow = getattr(args, "allow_unmatched", None)
+    if allow is not None:
+        traces = dataclasses.replace(traces, allow_unmatched=allow)
+    return Layout(
+        config=config,
+        cases=cases,
+        specs=_specs(getattr(args, "specs", None), config, base),
+        fixtures=fixtures,
+        fixtures_named=bool(fixtures_flag) or (config is not None and config.fixtures is not None),
+        packs=(config.packs if config is not None and config.packs is not None else DEFAULT_PACKS),
+        traces=traces,
+    )
+
+
+def _first(flag: str | None, configured: Path | None, default: Path) -> Path:
+    if flag:
+        return Path(flag)
+    return configured if configured is not None else default
+
+
+def _specs(flag: list[str] | None, config: Config | None, base: Path) -> list[Path] | None:
+    if flag:
+        return [Path(s) for s in flag]
+    if config is None:
+        return None  # the working folder's specs/ when there is one (spec_folders decides)
+    if config.specs is not None:
+        return config.specs
+    local = base / "specs"
+    return [local] if local.is_dir() else []

@@ -1,0 +1,254 @@
+"""The suite config, `validator.yaml`: a team's layout written once.
+
+It is read like a case file: the project's YAML loader (every key and value positioned),
+the shipped `config` JSON Schema (unknown keys with "did you mean", wrong types at their
+line and column), then what a schema cannot say: paths that must exist (relative to the
+config file's folder), pack names, JSONPaths and `case_id` templates that must compile.
+Every problem is a located `Problem`; a key with a problem is left unset, so `lint` can go
+on checking the rest of the suite while `run` refuses to start.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from ..evaluation.query import QueryError, compile_query
+from ..evaluation.tracefile import TemplateError, compile_case_id
+from ..evaluation.view import ADAPTERS
+from ..inputs import available_packs, display_path, glob_regex
+from ..model import TraceSettings
+from ..problems import ERROR, Problem, ProblemsFound, UsageError, did_you_mean, show
+from .schema import schema_problems
+from .yamlfile import PathKey, YamlDocument, load_yaml
+
+CONFIG_NAME = "validator.yaml"
+
+
+@dataclass
+class Config:
+    """A loaded suite config: what it sets (None: not set, or set wrongly) and its problems."""
+
+    file: str  # as shown in messages
+    folder: Path  # relative paths in the file are relative to this folder
+    doc: YamlDocument | None = None
+    problems: list[Problem] = field(default_factory=list)
+    cases: Path | None = None
+    specs: list[Path] | None = None
+    fixtures: Path | None = None
+    packs: tuple[str, ...] | None = None
+    checks: tuple[str, ...] | None = None
+    traces: TraceSettings = field(default_factory=TraceSettings)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+
+def find_config(explicit: str | None) -> Path | None:
+    """The config file to read: `--config FILE` (which must exist), else ./validator.yaml
+    when there is one. Raises UsageError."""
+    if explicit is None:
+        default = Path(CONFIG_NAME)
+        return default if default.is_file() else None
+    path = Path(explicit)
+    if path.is_dir() and (path / CONFIG_NAME).is_file():
+        return path / CONFIG_NAME
+    if not path.is_file():
+        what = "is not a regular file" if path.exists() else "does not exist"
+        raise UsageError(
+            f"config file {explicit} {what}",
+            f"pass --config with a {CONFIG_NAME} file, or create one with"
+            " `python -m validator init`",
+        )
+    return path
+
+
+def load_config(path: Path) -> Config:
+    """Read and check a config file. Never raises for its content: see `Config.problems`."""
+    config = Config(display_path(path), path.parent)
+    try:
+        doc = load_yaml(path, config.file)
+    except ProblemsFound as exc:
+        config.problems = list(exc.problems)
+        return config
+    config.doc = doc
+    config.problems = [*doc.problems, *schema_problems(doc, "config")]
+    _Reader(config, doc).read()
+    config.problems = sorted(set(config.problems))
+    return config
+
+
+class _Reader:
+    """Fills a Config from a document the schema has checked, adding the problems only this
+    module can see. A value of the wrong type was reported by the schema: it is skipped."""
+
+    def __init__(self, config: Config, doc: YamlDocument) -> None:
+        self.config = config
+        self.doc = doc
+        self.data: dict[str, Any] = doc.data
+
+    def problem(self, path: PathKey, code: str, message: str, detail: tuple[str, ...] = ()) -> None:
+        at = self.doc.value_at(path)
+        self.config.problems.append(
+            Problem(self.config.file, at.line, at.column, ERROR, code, message, detail)
+        )
+
+    def read(self) -> None:
+        self.config.cases = self._path(("cases",), want_folder=False)
+        self.config.fixtures = self._path(("fixtures",), want_folder=False)
+        specs = self.data.get("specs")
+        if _texts(specs):
+            found = [self._path(("specs", i), want_folder=True) for i in range(len(specs))]
+            self.config.specs = [p for p in found if p is not None]
+        self._packs()
+        checks = self.data.get("checks")
+        if _texts(checks) and checks:
+            self.config.checks = tuple(checks)
+        traces = self.data.get("traces")
+        if isinstance(traces, dict):
+            self.config.traces = self._traces(traces)
+
+    def _path(self, path: PathKey, want_folder: bool) -> Path | None:
+        value = _get(self.data, path)
+        if not isinstance(value, str) or not value:
+            return None
+        resolved = Path(value) if Path(value).is_absolute() else self.config.folder / value
+        key = path[0]
+        if want_folder and not resolved.is_dir():
+            what = "is not a folder" if resolved.exists() else "does not exist"
+            self.problem(
+                path,
+                "config-path",
+                f"{key}: the folder {show(value)} {what}"
+                f" (looked for {display_path(resolved)}; paths are relative to the"
+                " config file's folder)",
+            )
+            return None
+        if not resolved.exists():
+            self.problem(
+                path,
+                "config-path",
+                f"{key}: {show(value)} does not exist (looked for"
+                f" {display_path(resolved)}; paths are relative to the config file's"
+                " folder)",
+            )
+            return None
+        return resolved
+
+    def _packs(self) -> None:
+        packs = self.data.get("packs")
+        if not _texts(packs):
+            return
+        known = available_packs()
+        good = []
+        for i, pack in enumerate(packs):
+            if pack in known:
+                good.append(pack)
+                continue
+            hint = did_you_mean(pack, known)
+            self.problem(
+                ("packs", i),
+                "bad-value",
+                f"packs[{i}]: there is no standard spec pack {show(pack)}{hint}; packs:"
+                f" {', '.join(known) or 'none'} (your own specs go in a `specs` folder)",
+            )
+        self.config.packs = tuple(good) if len(good) == len(packs) else None
+
+    def _traces(self, traces: dict[str, Any]) -> TraceSettings:
+        settings: dict[str, Any] = {}
+        pattern = traces.get("pattern")
+        patterns = [pattern] if isinstance(pattern, str) else pattern
+        if _texts(patterns) and patterns and self._globs(patterns, isinstance(pattern, str)):
+            settings["pattern"] = tuple(patterns)
+        if traces.get("format") in ("json", "jsonl", "otlp-json"):
+            settings["format"] = traces["format"]
+        if isinstance(traces.get("split"), str) and self._split(traces):
+            settings["split"] = traces["split"]
+        if isinstance(traces.get("case_id"), str) and self._case_id(traces["case_id"]):
+            settings["case_id"] = traces["case_id"]
+        if isinstance(traces.get("allow_unmatched"), bool):
+            settings["allow_unmatched"] = traces["allow_unmatched"]
+        if traces.get("view") in ADAPTERS:
+            settings["view"] = traces["view"]
+        if isinstance(traces.get("messages"), str) and self._jsonpath(
+            ("traces", "messages"), traces["messages"]
+        ):
+            settings["messages"] = traces["messages"]
+        return TraceSettings(**settings)
+
+    def _globs(self, patterns: list[str], single: bool) -> bool:
+        good = True
+        for i, pattern in enumerate(patterns):
+            path: PathKey = ("traces", "pattern") if single else ("traces", "pattern", i)
+            try:
+                glob_regex(pattern)
+            except re.error as exc:
+                good = False
+                self.problem(
+                    path,
+                    "bad-value",
+                    f"traces.pattern: {show(pattern)} is not a"
+                    f" glob ({exc}): write e.g. '*.json' or 'runs/**/*.json'",
+                )
+        return good
+
+    def _split(self, traces: dict[str, Any]) -> bool:
+        if traces.get("format") == "otlp-json":
+            self.problem(
+                ("traces", "split"),
+                "bad-value",
+                "traces.split does not apply to format otlp-json, whose traces are its spans"
+                " grouped by traceId: remove split, or choose another format",
+            )
+            return False
+        return self._jsonpath(("traces", "split"), traces["split"])
+
+    def _jsonpath(self, path: PathKey, text: str) -> bool:
+        try:
+            compile_query(text)
+        except QueryError as exc:
+            self._bad_jsonpath(path, exc)
+            return False
+        return True
+
+    def _bad_jsonpath(self, path: PathKey, exc: QueryError) -> None:
+        name = ".".join(str(p) for p in path)
+        self.problem(
+            path,
+            "bad-jsonpath",
+            f"{name}: JSONPath does not compile at character {exc.column}: {exc.message}",
+            tuple(exc.caret_lines()),
+        )
+
+    def _case_id(self, text: str) -> bool:
+        path: PathKey = ("traces", "case_id")
+        try:
+            compile_case_id(text)
+        except QueryError as exc:
+            self._bad_jsonpath(path, exc)
+            return False
+        except TemplateError as exc:
+            self.problem(
+                path,
+                "bad-template",
+                f"traces.case_id: {exc.message} (at character {exc.column})",
+                tuple(exc.caret_lines()),
+            )
+            return False
+        return True
+
+
+def _get(data: Any, path: PathKey) -> Any:
+    for part in path:
+        if isinstance(part, int):
+            data = data[part] if isinstance(data, list) and part < len(data) else None
+        else:
+            data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _texts(value: Any) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
