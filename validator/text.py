@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -232,14 +233,38 @@ _ATTR = (
 )
 # Order matters: comments / processing instructions / CDATA / declarations before tags.
 # Unterminated comments etc. run to the end of the html_block, as in CommonMark.
-_HTML_PIECE_RE = re.compile(
+_HTML_COMMENT_PI_CDATA = (
     r"(?P<comment><!--.*?(?:-->|\Z))"
     r"|(?P<pi><\?.*?(?:\?>|\Z))"
     r"|<!\[CDATA\[(?P<cdata>.*?)(?:\]\]>|\Z)"
-    r"|(?P<decl><![A-Za-z][^>]*>)"
-    rf"|<(?P<close>/)?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?(close)\s*>|{_ATTR}*\s*/?>)",
+)
+_HTML_TAG = rf"<(?P<close>/)?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?(close)\s*>|{_ATTR}*\s*/?>)"
+# A declaration needs its ">", but ``<![A-Za-z][^>]*>`` alone fails only after scanning to the
+# end of the text, at every "<!X" in turn: quadratic (a 990 KB block of "<!A" took minutes).
+# So the pattern also matches an unterminated declaration (group decl_open, up to the end);
+# _html_pieces() then treats that as "no declaration here" and, since no ">" follows, none
+# later either: it goes on with _HTML_PIECE_NO_DECL_RE. Same pieces, linear time.
+_HTML_PIECE_RE = re.compile(
+    _HTML_COMMENT_PI_CDATA + r"|(?P<decl><![A-Za-z][^>]*(?:>|(?P<decl_open>\Z)))|" + _HTML_TAG,
     re.DOTALL,
 )
+_HTML_PIECE_NO_DECL_RE = re.compile(_HTML_COMMENT_PI_CDATA + "|" + _HTML_TAG, re.DOTALL)
+
+
+def _html_pieces(src: str) -> Iterator[re.Match[str]]:
+    """The matches of `_HTML_PIECE_RE` over `src` (as ``finditer`` would give them if a
+    declaration had to be terminated), in linear time."""
+    pattern = _HTML_PIECE_RE
+    pos = 0
+    while (m := pattern.search(src, pos)) is not None:
+        if pattern is _HTML_PIECE_RE and m.group("decl_open") is not None:
+            # Not a declaration: its "<" is text. No ">" is left, so no declaration can
+            # start later either; the other alternatives are tried from the next character.
+            pattern = _HTML_PIECE_NO_DECL_RE
+            pos = m.start() + 1
+            continue
+        yield m
+        pos = m.end()
 
 
 def _html_tag_text(tag: str) -> str:
@@ -257,7 +282,7 @@ def _html_block_text(src: str) -> str:
 
     parts: list[str] = []
     pos = 0
-    for m in _HTML_PIECE_RE.finditer(src):
+    for m in _html_pieces(src):
         parts.append(html.unescape(src[pos : m.start()]))
         pos = m.end()
         cdata = m.group("cdata")
