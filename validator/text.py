@@ -211,7 +211,11 @@ def _parser() -> Any:
     if _md_parser is None:
         from markdown_it import MarkdownIt
 
-        _md_parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+        # text_join off: it would merge character references into the text around them,
+        # and _special_text must see them (the text is the same: the walk concatenates).
+        _md_parser = (
+            MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
+        )
     return _md_parser
 
 
@@ -267,6 +271,63 @@ def _html_pieces(src: str) -> Iterator[re.Match[str]]:
         pos = m.end()
 
 
+def _charref_text(code: int) -> str | None:
+    """What a numeric character reference reads as when the renderer has no character for it.
+
+    markdown-it replaces ``&#0;``, ``&#7;``, ``&#x85;``... with U+FFFD, and ``html.unescape``
+    turns ``&#0;`` into U+FFFD and drops ``&#1;``: either way ``rest&#0;art`` would not read
+    ``restart``, while a literal NUL there is deleted like any invisible character. So such a
+    reference reads as its character written literally would: nothing if it is ignorable
+    (see `_ignorable_re`), a space if it is whitespace. ``None`` (keep the renderer's
+    result) for the others: surrogates, noncharacters, numbers beyond U+10FFFF.
+    """
+    if code > sys.maxunicode:
+        return None
+    char = chr(code)
+    if _ignorable_re().fullmatch(char):
+        return ""
+    return " " if char.isspace() else None
+
+
+def _charref_code(ref: str) -> int:
+    """The number of a numeric character reference such as ``&#120;``, ``&#x78`` or ``&#X78;``."""
+    digits = ref[2:].rstrip(";")
+    if digits[:1] in ("x", "X"):
+        return int(digits[1:], 16)
+    return int(digits)
+
+
+# html.unescape's own pattern (Lib/html/__init__.py), so each match is exactly one reference
+# that html.unescape would replace.
+_CHARREF_RE = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+
+
+def _unescape_ref(m: re.Match[str]) -> str:
+    ref = m.group(0)
+    out = html.unescape(ref)
+    if ref[1] == "#" and out in ("", "\ufffd"):
+        replaced = _charref_text(_charref_code(ref))
+        if replaced is not None:
+            return replaced
+    return out
+
+
+def _unescape(text: str) -> str:
+    """``html.unescape``, except for numeric references it has no character for (`_charref_text`)."""
+    if "&" not in text:
+        return text
+    return _CHARREF_RE.sub(_unescape_ref, text)
+
+
+def _special_text(tok: Any) -> str:
+    """Text of a ``text_special`` token: an escaped character or a character reference."""
+    if tok.info == "entity" and tok.content == "\ufffd" and tok.markup.startswith("&#"):
+        replaced = _charref_text(_charref_code(tok.markup))
+        if replaced is not None:
+            return replaced
+    return tok.content
+
+
 def _html_tag_text(tag: str) -> str:
     """Replacement for one inline HTML token: a space for word-separating tags, else ''."""
     m = _HTML_PIECE_RE.fullmatch(tag)
@@ -283,7 +344,7 @@ def _html_block_text(src: str) -> str:
     parts: list[str] = []
     pos = 0
     for m in _html_pieces(src):
-        parts.append(html.unescape(src[pos : m.start()]))
+        parts.append(_unescape(src[pos : m.start()]))
         pos = m.end()
         cdata = m.group("cdata")
         if cdata is not None:
@@ -292,7 +353,7 @@ def _html_block_text(src: str) -> str:
             name = m.group("name")
             if name and name.lower() in _BLOCK_TAGS:
                 parts.append(" ")
-    parts.append(html.unescape(src[pos:]))
+    parts.append(_unescape(src[pos:]))
     return "".join(parts)
 
 
@@ -308,8 +369,10 @@ def _markdown_text(src: str) -> str:
             stack.pop()
             continue
         ttype = tok.type
-        if ttype in ("text", "text_special", "code_inline"):
+        if ttype in ("text", "code_inline"):
             append(tok.content)
+        elif ttype == "text_special":
+            append(_special_text(tok))
         elif ttype in ("inline", "image"):
             # Inline container, or image whose children are the parsed alt text.  The
             # image URL (attrs["src"]) and title are never looked at.
@@ -355,11 +418,20 @@ def normalize_markdown(text: str) -> str:
     :func:`normalize_plain` then removes such whitespace next to CJK text, where there
     are no word spaces anyway.  Inline tags such as ``<b>`` vanish without a space.
 
+    Invisible characters (those :func:`normalize_plain` deletes, NUL included) are deleted
+    *before* rendering, and a numeric character reference to one (``&#0;``, ``&#x200B;``) is
+    deleted too, so ``rest\x00art`` and ``rest&#0;art`` both read ``restart`` (markdown-it
+    alone would show U+FFFD there); a reference to a whitespace character reads as a space.
+
     Walking the token stream (instead of rendering HTML and stripping tags) keeps escaped
     ``<`` and ``&lt;`` in the text as they are displayed, and never confuses user text for
     markup.  Never raises: if markdown-it fails on some input, the raw text is normalized
     with :func:`normalize_plain` instead.
     """
+    # Invisible characters go before rendering: markdown-it turns NUL into a visible U+FFFD
+    # (CommonMark's rule for NUL, the only character its "normalize" step replaces), and a
+    # deleted character must not change the Markdown structure it stands between either.
+    text = _ignorable_re().sub("", text)
     try:
         rendered = _markdown_text(text)
     except Exception:  # a validator must not crash on a weird answer
