@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["normalize_markdown", "normalize_plain", "shared_run"]
+__all__ = ["has_markdown_syntax", "normalize_markdown", "normalize_plain", "shared_run"]
 
 # ---------------------------------------------------------------------------
 # normalize_plain
@@ -432,11 +432,54 @@ def normalize_markdown(text: str) -> str:
     # (CommonMark's rule for NUL, the only character its "normalize" step replaces), and a
     # deleted character must not change the Markdown structure it stands between either.
     text = _ignorable_re().sub("", text)
+    if not has_markdown_syntax(text):
+        # Nothing markdown-it would read as markup: normalize_plain gives the same, faster.
+        return normalize_plain(text)
     try:
         rendered = _markdown_text(text)
     except Exception:  # a validator must not crash on a weird answer
         rendered = text
     return normalize_plain(rendered)
+
+
+# ---------------------------------------------------------------------------
+# The fast path: text without Markdown syntax
+# ---------------------------------------------------------------------------
+
+# Text in which none of these occurs is not Markdown to markdown-it (CommonMark 0.31.2 with the
+# table and strikethrough extensions, typographer and linkify off): its visible text is the
+# text itself, up to whitespace at line ends and block boundaries, which normalize_plain
+# collapses; so it is normalized directly (tests/test_text_fastpath.py checks that the
+# outputs are identical). Conservative: each item matches more than what really is syntax.
+_MARKDOWN_SYNTAX_RE = re.compile(
+    # anywhere: code spans, emphasis with "*", links and images, table pipes
+    r"[`*\[\]|]"
+    # strikethrough and "~~~" fences (markdown-it reads a single "~" as text)
+    r"|~~"
+    # a "_" run not inside a word: one with a letter or digit on both sides can neither open
+    # nor close emphasis (CommonMark's rule for "_"), so max_connections is text
+    r"|(?<!\w)_|_(?!\w)"
+    # backslash escapes and hard breaks (a backslash before anything else, C:\temp, is text)
+    r"|\\(?:[!-/:-@\[-`{-~\n\r]|\Z)"
+    # autolinks and HTML ("a < b" is text)
+    r"|<(?!\s|\Z)"
+    # character references, valid or not ("R&D" is text)
+    r"|&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)"
+    # at the start of a line, after any whitespace (also an ideographic space, though only
+    # spaces and tabs indent): ATX headings, block quotes, bullet list markers and thematic
+    # breaks with "-" or "+", setext underlines, ordered list markers ("1." "1)")
+    r"|(?:\A|[\n\r])[^\S\n\r]*(?:[#>+=-]|[0-9]+[.)])"
+)
+# Not listed because, without the above, they only change whitespace: indentation (an indented
+# code block shows its lines verbatim, and nothing in them is markup), two trailing spaces (a
+# hard break is a line break), "!" (an image needs "["), and "#", "-", "+", "=", ">", digits
+# and "." inside a line.
+
+
+def has_markdown_syntax(text: str) -> bool:
+    """Whether `text` has a character that may start Markdown syntax (see `_MARKDOWN_SYNTAX_RE`);
+    when it has none, rendering it changes nothing but whitespace. Linear time."""
+    return _MARKDOWN_SYNTAX_RE.search(text) is not None
 
 
 # ---------------------------------------------------------------------------
