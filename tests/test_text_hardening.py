@@ -122,3 +122,166 @@ def test_unterminated_declaration_keeps_its_text_and_later_pieces() -> None:
     assert text_mod._html_block_text("<!A x <!-- z") == "<!A x "  # comments run to the end
     assert text_mod._html_block_text("<!A<!A x <b>y</b>") == "y"  # "<b>" ends the first one
     assert text_mod._html_block_text("<!DOCTYPE html><p>x") == " x"
+
+
+# ---------------------------------------------------------------------------
+# The Markdown rendering budget
+# ---------------------------------------------------------------------------
+
+BUDGET = text_mod.MARKDOWN_BUDGET_CHARS
+
+
+def _markdown_of_length(n: int) -> str:
+    unit = "**restart** mysql. "
+    return unit * (n // len(unit)) + "." * (n % len(unit))
+
+
+def test_budget_renders_up_to_the_limit_and_notes_beyond() -> None:
+    at = _markdown_of_length(BUDGET)
+    normalized, note = text_mod.normalize_markdown_ex(at)
+    assert note is None and "**" not in normalized
+    over = _markdown_of_length(BUDGET + 1)
+    normalized, note = text_mod.normalize_markdown_ex(over)
+    assert note is not None
+    assert f"{BUDGET + 1:,} characters" in note and f"budget of {BUDGET:,}" in note
+    assert "without Markdown rendering" in note
+    assert "**" not in normalized and "restart mysql" in normalized  # markup still stripped
+
+
+def test_budget_counts_characters_once_invisible_ones_are_deleted() -> None:
+    padded = _markdown_of_length(BUDGET) + "\u200b" * 1000
+    assert text_mod.normalize_markdown_ex(padded)[1] is None
+
+
+def test_text_without_markdown_syntax_has_no_budget() -> None:
+    plain = "the connection pool was exhausted. " * 100_000  # 3.5 MB
+    normalized, note = text_mod.normalize_markdown_ex(plain)
+    assert note is None and normalized == normalize_plain(plain)
+
+
+def test_over_the_budget_markdown_it_is_not_called(monkeypatch) -> None:
+    def refuse(src: str) -> str:
+        raise AssertionError("markdown-it called over the budget")
+
+    monkeypatch.setattr(text_mod, "_markdown_text", refuse)
+    for unit in ("[", "*[", "![", "| a |\n", "`[", "[x](!["):
+        assert text_mod.normalize_markdown_ex(unit * (BUDGET // len(unit) + 1))[1] is not None
+
+
+def test_markdown_it_failure_is_noted(monkeypatch) -> None:
+    def boom(src: str) -> str:
+        raise RuntimeError("parser exploded")
+
+    monkeypatch.setattr(text_mod, "_markdown_text", boom)
+    normalized, note = text_mod.normalize_markdown_ex("**Slow**\n query")
+    assert normalized == normalize_plain("**Slow**\n query")
+    assert note is not None and "RuntimeError" in note and "without Markdown rendering" in note
+
+
+def test_budget_note_reaches_the_check_message_and_details() -> None:
+    answer = _markdown_of_length(BUDGET * 2)
+    ctx = TraceContext({})
+    outcome = run_predicate("contains-none", [answer], {"keywords": ["restart mysql"]}, ctx)
+    assert not outcome.passed  # the forbidden phrase is still found without rendering
+    assert "note: the text has" in outcome.message
+    assert outcome.details is not None and len(outcome.details["notes"]) == 1
+    outcome = run_predicate("contains-min", [answer], {"keywords": ["restart mysql"]}, ctx)
+    assert outcome.passed and "without Markdown rendering" in outcome.message
+    outcome = run_predicate("no-shared-run", ["short"], {"other": [answer], "min_length": 10}, ctx)
+    assert outcome.passed and outcome.details == {"notes": [ctx.text_notes[answer]]}
+    # rendered (small) answers get no note, and their details are unchanged
+    small = run_predicate("contains-none", ["**x**"], {"keywords": ["y"]}, ctx)
+    assert small.details == {"found": []} and "note" not in small.message
+    # nor do answers matched with markdown: false
+    plain = run_predicate("contains-none", [answer], {"keywords": ["y"], "markdown": False}, ctx)
+    assert "note" not in plain.message
+
+
+# Answers that are slow for markdown-it (1 MB of "[" took 14 s) and answers that exercise each
+# rule of the fallback. Over the budget the work must be linear: CPU time of 4x the input.
+FALLBACK_ATTACKS = {
+    "brackets": "[",
+    "emphasis and brackets": "*[",
+    "images": "![",
+    "nested images": "![a](",
+    "links with long destinations": "[x](" + "a" * 200,
+    "table rows": "| a | b |\n",
+    "code span runs": "` ",
+    "growing backtick runs": "`[``[```[",
+    "declarations": "<!A",
+    "comments": "<!--",
+    "entities": "&#x41;&",
+    "escapes": "\\",
+    "underscores": "_a ",
+    "line markers": "\n> - # 1. ",
+}
+
+
+@pytest.mark.parametrize("unit", FALLBACK_ATTACKS.values(), ids=FALLBACK_ATTACKS.keys())
+def test_fallback_is_linear(unit: str) -> None:
+    small = unit * (100_000 // len(unit))
+    large = unit * (400_000 // len(unit))
+    assert text_mod.normalize_markdown_ex(small)[1] is not None  # over the budget
+    t1 = _best_cpu_time(lambda: text_mod.normalize_markdown_ex(small), repeats=3)
+    t2 = _best_cpu_time(lambda: text_mod.normalize_markdown_ex(large), repeats=3)
+    assert t2 / max(t1, 1e-4) < 10.0, (t1, t2)
+
+
+def test_fallback_memory_stays_small() -> None:
+    # markdown-it needed ~300 bytes a character for a big table; the fallback works chunk by
+    # chunk. Allocation sizes are deterministic, so this is a stable bound.
+    import tracemalloc
+
+    answer = "` " * 250_000 + "| a | b |\n" * 25_000  # 750,000 characters
+    tracemalloc.start()
+    try:
+        text_mod.normalize_markdown_ex(answer)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # a few copies of the text, and one chunk's working set (measured: ~30 MB in all)
+    assert peak < 16 * len(answer) + 32 * 2**20, peak
+
+
+FALLBACK_SAMPLES = [
+    "**slow** query, __Slow__ *query* _plan_, ~~slow~~ query, **连接池**耗尽",
+    r"set binlog\_expire\_logs\_seconds; \*not emphasis\*; a &amp; b &lt;b&gt; &#x41;",
+    'see [docs](https://x/slow-query) and [the docs](https://x/a "slow-query title")',
+    "see [docs][r]\n\n[r]: https://x/slow-query",
+    "see <https://x/slow-query> and ![连接池 **耗尽** 示意](https://img.example/pool-leak.png)",
+    'a <span class="slow-query">b</span> c, s<b>low</b> query, line1<br>line2, x <!-- q --> y',
+    "set `max_connections` to 500, `a*b*` stays, 2 * 3 * 4, snake_case_name and __init__",
+    "text\n\n```sql\nSELECT * FROM t\nWHERE x;\n```\n",
+    "| 指标 | Value |\n|---|---|\n| slow | query |\n| QPS | 100 |\n",
+    "# Root\ncause\n\n- slow\n- query\n\n1. slow\n2. query\n\n> slow\n\n---\n\nquery",
+    "slow  \nquery, slow\\\nquery; 根因是数据库连接池\n耗尽。\n\n建议：调大\n`max_connections`。",
+    "[![badge](img.svg)](https://ci) rest&#0;art",
+]
+
+
+@pytest.mark.parametrize("sample", FALLBACK_SAMPLES)
+def test_fallback_reads_common_markdown_as_rendering_does(sample: str) -> None:
+    assert normalize_plain(text_mod.strip_markdown(sample)) == normalize_markdown(sample)
+
+
+def test_fallback_reads_the_fixture_answers_as_rendering_does() -> None:
+    import json
+    from pathlib import Path
+
+    answers = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "fixtures").glob("*.json")):
+        doc = json.loads(path.read_text("utf-8"))
+        answers += [
+            doc[k] for k in ("finalAnswer", "executorAnswer") if isinstance(doc.get(k), str)
+        ]
+    assert len(answers) >= 10
+    for answer in answers:
+        assert normalize_plain(text_mod.strip_markdown(answer)) == normalize_markdown(answer)
+
+
+def test_fallback_keeps_what_is_text() -> None:
+    strip = text_mod.strip_markdown
+    assert strip("a <!-- never closed") == "a <!-- never closed"  # inline: text, not a comment
+    assert strip("x `unclosed code") == "x `unclosed code"
+    assert strip("a ~ b ~5") == "a ~ b ~5"
+    assert strip("C:\\temp") == "C:\\temp"

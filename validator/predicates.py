@@ -71,6 +71,8 @@ class TraceContext:
     def __init__(self, trace: Any) -> None:
         self.trace = trace
         self._texts: dict[tuple[str, bool], str] = {}
+        # Markdown values matched without rendering (over the budget), and the note saying so.
+        self.text_notes: dict[str, str] = {}
 
     def text(self, value: str, markdown: bool) -> str:
         """`value` normalized for matching (Markdown rendered first when asked), cached."""
@@ -88,7 +90,12 @@ class TraceContext:
         if cached is None:
             from . import text
 
-            cached = text.normalize_markdown(value) if markdown else text.normalize_plain(value)
+            if markdown:
+                cached, note = text.normalize_markdown_ex(value)
+                if note is not None:
+                    self.text_notes[value] = note
+            else:
+                cached = text.normalize_plain(value)
             self._texts[key] = cached
         return cached
 
@@ -212,18 +219,29 @@ def _member(value: Any, options: list[Any]) -> bool:
 
 def _texts(
     values: list[Any], args: dict[str, Any], ctx: TraceContext
-) -> tuple[str, int, str | None]:
+) -> tuple[str, int, str | None, list[str]]:
     """The matched values (nulls left out) as one normalized text and how many there are,
-    or an error message naming the first that is not text."""
+    or an error message naming the first that is not text; and the notes on those matched
+    without Markdown rendering."""
     markdown = bool(args.get("markdown", True))
     texts = []
     for value in values:
         if value is None:
             continue
         if not isinstance(value, str):
-            return "", 0, f"expected text, found {kind_of(value)} {show(value)}"
+            return "", 0, f"expected text, found {kind_of(value)} {show(value)}", []
         texts.append(ctx.text(value, markdown))
-    return "\n".join(texts), len(texts), None
+    notes = ctx.text_notes
+    noted = [notes[v] for v in values if markdown and notes and v in notes]  # rarely any
+    return "\n".join(texts), len(texts), None, list(dict.fromkeys(noted))
+
+
+def _noted(outcome: Outcome, notes: list[str]) -> Outcome:
+    """`outcome` with the notes on unrendered texts in its message and details."""
+    if notes:
+        outcome.message += "".join(f" (note: {n})" for n in notes)
+        outcome.details = {**(outcome.details or {}), "notes": notes}
+    return outcome
 
 
 def _keyword_groups(keywords: list[Any]) -> list[list[str]]:
@@ -401,7 +419,7 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     """
     groups = _keyword_groups(args["keywords"])
     need = required_count(args["min"], len(groups))
-    text, found, problem = _texts(values, args, ctx)
+    text, found, problem, notes = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
     if not found:
@@ -418,13 +436,15 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
             missing.append(_label(group))
     details = {"matched": matched, "missing": missing, "required": need, "total": len(groups)}
     if len(matched) < need:
-        return Outcome(
+        outcome = Outcome(
             False,
             f"found {len(matched)} of {len(groups)} keyword entries, {need} required;"
             f" missing: {', '.join(missing)}",
             details,
         )
-    return Outcome(True, f"found {len(matched)} of {len(groups)} ({need} required)", details)
+    else:
+        outcome = Outcome(True, f"found {len(matched)} of {len(groups)} ({need} required)", details)
+    return _noted(outcome, notes)
 
 
 @predicate(
@@ -438,7 +458,7 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     Zero matches pass (there is no text to contain anything); a match that is not text fails
     with its type. Matching is normalized and literal, as for `contains-min`.
     """
-    text, _, problem = _texts(values, args, ctx)
+    text, _, problem, notes = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
     found = [
@@ -448,10 +468,12 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
         if (wanted := ctx.text(k, False)) and wanted in text
     ]
     if found:
-        return Outcome(
+        outcome = Outcome(
             False, f"found forbidden {', '.join(repr(k) for k in found)}", {"found": found}
         )
-    return Outcome(True, "none found", {"found": []})
+    else:
+        outcome = Outcome(True, "none found", {"found": []})
+    return _noted(outcome, notes)
 
 
 @predicate(
@@ -472,17 +494,19 @@ def no_shared_run(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     """
     from .text import shared_run
 
-    text, _, problem = _texts(values, args, ctx)
-    other, _, other_problem = _texts(args["other"], args, ctx)
+    text, _, problem, notes = _texts(values, args, ctx)
+    other, _, other_problem, other_notes = _texts(args["other"], args, ctx)
     if problem or other_problem:
         return Outcome(False, problem or f"the text to compare with: {other_problem}")
     if not text or not other:
         return Outcome(True, "nothing to compare")
     run = shared_run(text, other, args["min_length"])
     if run is not None:
-        return Outcome(
+        outcome = Outcome(
             False,
             f"shares {args['min_length']}+ characters with the compared text: {show(run, 80)}",
             {"shared": run},
         )
-    return Outcome(True, f"no shared run of {args['min_length']} characters")
+    else:
+        outcome = Outcome(True, f"no shared run of {args['min_length']} characters")
+    return _noted(outcome, list(dict.fromkeys(notes + other_notes)))

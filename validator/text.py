@@ -23,15 +23,24 @@ tables are built, on first use only.
 from __future__ import annotations
 
 import html
+import html.entities
 import os
 import re
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["has_markdown_syntax", "normalize_markdown", "normalize_plain", "shared_run"]
+__all__ = [
+    "MARKDOWN_BUDGET_CHARS",
+    "has_markdown_syntax",
+    "normalize_markdown",
+    "normalize_markdown_ex",
+    "normalize_plain",
+    "shared_run",
+    "strip_markdown",
+]
 
 # ---------------------------------------------------------------------------
 # normalize_plain
@@ -235,37 +244,48 @@ _ATTR = (
     r"(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*"
     r"(?:\s*=\s*(?:[^\"'=<>`\x00-\x20]+|'[^']*'|\"[^\"]*\"))?)"
 )
-# Order matters: comments / processing instructions / CDATA / declarations before tags.
-# Unterminated comments etc. run to the end of the html_block, as in CommonMark.
-_HTML_COMMENT_PI_CDATA = (
-    r"(?P<comment><!--.*?(?:-->|\Z))"
-    r"|(?P<pi><\?.*?(?:\?>|\Z))"
-    r"|<!\[CDATA\[(?P<cdata>.*?)(?:\]\]>|\Z)"
-)
-_HTML_TAG = rf"<(?P<close>/)?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?(close)\s*>|{_ATTR}*\s*/?>)"
-# A declaration needs its ">", but ``<![A-Za-z][^>]*>`` alone fails only after scanning to the
-# end of the text, at every "<!X" in turn: quadratic (a 990 KB block of "<!A" took minutes).
-# So the pattern also matches an unterminated declaration (group decl_open, up to the end);
-# _html_pieces() then treats that as "no declaration here" and, since no ">" follows, none
-# later either: it goes on with _HTML_PIECE_NO_DECL_RE. Same pieces, linear time.
-_HTML_PIECE_RE = re.compile(
-    _HTML_COMMENT_PI_CDATA + r"|(?P<decl><![A-Za-z][^>]*(?:>|(?P<decl_open>\Z)))|" + _HTML_TAG,
-    re.DOTALL,
-)
-_HTML_PIECE_NO_DECL_RE = re.compile(_HTML_COMMENT_PI_CDATA + "|" + _HTML_TAG, re.DOTALL)
+# The pieces of HTML, in the order they are tried (comments, processing instructions, CDATA
+# and declarations before tags). Each but the tag may be unterminated: its pattern then
+# matches up to the end, with its "<kind>_open" group set, and _html_pieces() decides.
+_HTML_PIECE_PARTS: dict[str, str] = {
+    "comment": r"(?P<comment><!--.*?(?:-->|(?P<comment_open>\Z)))",
+    "pi": r"(?P<pi><\?.*?(?:\?>|(?P<pi_open>\Z)))",
+    "cdata_piece": r"(?P<cdata_piece><!\[CDATA\[(?P<cdata>.*?)(?:\]\]>|(?P<cdata_piece_open>\Z)))",
+    "decl": r"(?P<decl><![A-Za-z][^>]*(?:>|(?P<decl_open>\Z)))",
+    "tag": rf"(?P<tag><(?P<close>/)?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?(close)\s*>|{_ATTR}*\s*/?>))",
+}
+# Unterminated, these run to the end of an html_block, as in CommonMark.
+_RUN_TO_END = frozenset({"comment", "pi", "cdata_piece"})
 
 
-def _html_pieces(src: str) -> Iterator[re.Match[str]]:
-    """The matches of `_HTML_PIECE_RE` over `src` (as ``finditer`` would give them if a
-    declaration had to be terminated), in linear time."""
+@lru_cache(maxsize=16)
+def _html_piece_re(kinds: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("|".join(v for k, v in _HTML_PIECE_PARTS.items() if k in kinds), re.DOTALL)
+
+
+_HTML_PIECE_RE = _html_piece_re(frozenset(_HTML_PIECE_PARTS))
+
+
+def _html_pieces(src: str, run_to_end: frozenset[str] = _RUN_TO_END) -> Iterator[re.Match[str]]:
+    """The HTML pieces of `src`, left to right; the kinds in `run_to_end` may be unterminated
+    (they then take the rest of `src`), the others need their terminator.
+
+    In linear time. A pattern such as ``<![A-Za-z][^>]*>`` fails only after scanning to the
+    end of the text, and a regex search retries it at every "<!X" in turn: quadratic (a
+    990 KB block of "<!A" took minutes). Here each pattern also matches its unterminated form
+    (up to the end); that is "no piece here" for a kind that needs its terminator, and since
+    no terminator is left, none of that kind can come later either: the search goes on from
+    the next character without it. Each kind is scanned to the end at most once.
+    """
+    kinds = frozenset(_HTML_PIECE_PARTS)
     pattern = _HTML_PIECE_RE
     pos = 0
     while (m := pattern.search(src, pos)) is not None:
-        if pattern is _HTML_PIECE_RE and m.group("decl_open") is not None:
-            # Not a declaration: its "<" is text. No ">" is left, so no declaration can
-            # start later either; the other alternatives are tried from the next character.
-            pattern = _HTML_PIECE_NO_DECL_RE
-            pos = m.start() + 1
+        kind = m.lastgroup  # the outer group of the alternative that matched
+        if kind != "tag" and kind not in run_to_end and m.group(f"{kind}_open") is not None:
+            kinds = kinds - {kind}
+            pattern = _html_piece_re(kinds)
+            pos = m.start() + 1  # the "<" is text
             continue
         yield m
         pos = m.end()
@@ -340,11 +360,16 @@ def _html_block_text(src: str) -> str:
     """Visible text of an HTML block: tags, comments, declarations and processing
     instructions removed, CDATA content kept, character references decoded (as markdown-it
     does for ordinary text, so ``&amp;`` reads ``&`` everywhere)."""
+    return _drop_html(src, _RUN_TO_END, _unescape)
 
+
+def _drop_html(src: str, run_to_end: frozenset[str], unescape: Callable[[str], str]) -> str:
+    """`src` without its HTML pieces (see `_html_pieces`): a block-level tag becomes a space,
+    CDATA keeps its content (literal), the text between pieces goes through `unescape`."""
     parts: list[str] = []
     pos = 0
-    for m in _html_pieces(src):
-        parts.append(_unescape(src[pos : m.start()]))
+    for m in _html_pieces(src, run_to_end):
+        parts.append(unescape(src[pos : m.start()]))
         pos = m.end()
         cdata = m.group("cdata")
         if cdata is not None:
@@ -353,7 +378,7 @@ def _html_block_text(src: str) -> str:
             name = m.group("name")
             if name and name.lower() in _BLOCK_TAGS:
                 parts.append(" ")
-    parts.append(_unescape(src[pos:]))
+    parts.append(unescape(src[pos:]))
     return "".join(parts)
 
 
@@ -428,23 +453,25 @@ def normalize_markdown(text: str) -> str:
     markup.  Never raises: if markdown-it fails on some input, the raw text is normalized
     with :func:`normalize_plain` instead.
     """
-    # Invisible characters go before rendering: markdown-it turns NUL into a visible U+FFFD
-    # (CommonMark's rule for NUL, the only character its "normalize" step replaces), and a
-    # deleted character must not change the Markdown structure it stands between either.
-    text = _ignorable_re().sub("", text)
-    if not has_markdown_syntax(text):
-        # Nothing markdown-it would read as markup: normalize_plain gives the same, faster.
-        return normalize_plain(text)
-    try:
-        rendered = _markdown_text(text)
-    except Exception:  # a validator must not crash on a weird answer
-        rendered = text
-    return normalize_plain(rendered)
+    # Invisible characters go before rendering (in normalize_markdown_ex): markdown-it turns
+    # NUL into a visible U+FFFD (CommonMark's rule for NUL, the only character its "normalize"
+    # step replaces), and a deleted character must not change the Markdown structure it
+    # stands between either.
+    return normalize_markdown_ex(text)[0]
 
 
 # ---------------------------------------------------------------------------
-# The fast path: text without Markdown syntax
+# Which answers markdown-it renders: the fast path and the budget
 # ---------------------------------------------------------------------------
+
+# Answers longer than this (in characters, once invisible characters are deleted) that contain
+# Markdown syntax are not given to markdown-it. Its cost is linear but steep for some markup:
+# up to ~20 us a character on this project's machine ("[x](![" repeated; 1 MB of "[" took
+# 14 s, a 960 KB table 5.7 s and 287 MB), so this bounds one answer's rendering to ~1.4 s
+# and ~20 MB whatever its content. Longer answers go through strip_markdown() (linear, about
+# 0.1 s a megabyte) and the caller gets a note saying so. A size, not a clock: the same
+# answer takes the same path on every machine.
+MARKDOWN_BUDGET_CHARS = 65_536
 
 # Text in which none of these occurs is not Markdown to markdown-it (CommonMark 0.31.2 with the
 # table and strikethrough extensions, typographer and linkify off): its visible text is the
@@ -480,6 +507,214 @@ def has_markdown_syntax(text: str) -> bool:
     """Whether `text` has a character that may start Markdown syntax (see `_MARKDOWN_SYNTAX_RE`);
     when it has none, rendering it changes nothing but whitespace. Linear time."""
     return _MARKDOWN_SYNTAX_RE.search(text) is not None
+
+
+def normalize_markdown_ex(text: str) -> tuple[str, str | None]:
+    """:func:`normalize_markdown`, and a note when the text was not rendered as Markdown.
+
+    The note (``None`` when the text was rendered, or needed no rendering) says which budget
+    was exceeded and that the text was matched without Markdown rendering, for the report.
+
+    * Invisible characters are deleted first (see :func:`normalize_markdown`).
+    * Text without any Markdown syntax character (:func:`has_markdown_syntax`) skips
+      markdown-it: :func:`normalize_plain` gives the same result, faster.
+    * Text longer than ``MARKDOWN_BUDGET_CHARS`` characters is not rendered either: its markup
+      is removed by :func:`strip_markdown`, a cheap linear approximation, and there is a note.
+    * If markdown-it raises, the raw text is normalized, with a note.
+    """
+    text = _ignorable_re().sub("", text)
+    if not has_markdown_syntax(text):
+        return normalize_plain(text), None
+    if len(text) > MARKDOWN_BUDGET_CHARS:
+        note = (
+            f"the text has {len(text):,} characters, over the budget of"
+            f" {MARKDOWN_BUDGET_CHARS:,} for Markdown rendering: it was matched without"
+            " Markdown rendering (markup removed by a simpler, linear pass)"
+        )
+        return normalize_plain(strip_markdown(text)), note
+    try:
+        rendered = _markdown_text(text)
+    except Exception as exc:  # a validator must not crash on a weird answer
+        note = (
+            f"Markdown rendering failed ({type(exc).__name__}): the text was matched"
+            " without Markdown rendering"
+        )
+        return normalize_plain(text), note
+    return normalize_plain(rendered), None
+
+
+# ---------------------------------------------------------------------------
+# strip_markdown: the linear fallback for answers over the budget
+# ---------------------------------------------------------------------------
+
+_LINE_END_RE = re.compile(r"\r\n?")
+# Whole lines that are only markup, each pattern anchored at a line start (so tried once a
+# line) and without nested repetition: linear.
+_LINE_RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
+    # code fence lines: the fence and its info string (language tag) are markup
+    (re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})[^\n]*$", re.M), ""),
+    # link reference definitions: "[label]: /url 'title'"
+    (
+        re.compile(
+            r"^[ \t]{0,3}\[[^\[\]\n]+\]:[ \t]*(?:<[^<>\n]*>|\S+)"
+            r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
+            re.M,
+        ),
+        "",
+    ),
+    # lines of only -, =, *, _, |, : and spaces: setext underlines, thematic breaks, table
+    # delimiter rows
+    (re.compile(r"^[ \t]*[-=|:*_][-=|:*_ \t]*$", re.M), ""),
+    # block quote markers, then a heading marker or a list marker
+    (
+        re.compile(
+            r"^[ \t]*(?:>[ \t]?)*[ \t]*"
+            r"(?:#{1,6}(?=[ \t]|$)|[-+*](?=[ \t])|[0-9]{1,9}[.)](?=[ \t]|$))?",
+            re.M,
+        ),
+        "",
+    ),
+    # table rows (lines starting with "|"): the pipes separate cells
+    (re.compile(r"^[ \t]*\|[^\n]*", re.M), lambda m: m.group().replace("|", " ")),
+)
+# Inline links, images and full reference links: their text. The label stops at the next
+# bracket and the destination at the next space or parenthesis, so each character is scanned
+# by one attempt of each part: linear.
+_LINK_RE = re.compile(
+    r"!?\[([^\[\]]*)\]"
+    r"(?:\([ \t\n]*(?:<[^<>\n]*>|[^\s()]*)"
+    r"(?:[ \t\n]+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?[ \t\n]*\)"
+    r"|\[[^\[\]]*\])"
+)
+_BACKTICKS_RE = re.compile(r"`+")
+_INLINE_RE = re.compile(
+    r"<(?P<autolink>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\x00-\x20]*"
+    r"|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>"
+    r"|\\(?P<escaped>[!-/:-@\[-`{-~])"
+    r"|(?P<hardbreak>\\\n)"
+    r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+    r"|(?P<delims>[*_~]+)"
+)
+
+
+def strip_markdown(text: str) -> str:
+    """An approximation of the visible text of Markdown `text`, in linear time.
+
+    For answers over the rendering budget (see :func:`normalize_markdown_ex`). It removes what
+    :func:`normalize_markdown` removes in the common cases: fence lines, link reference
+    definitions, heading, list and block quote markers, setext and table delimiter rows,
+    table pipes, link and image URLs (their text and alt text stay), HTML tags and comments,
+    emphasis and strikethrough markers (not ``_`` inside a word, nor ``*`` between spaces);
+    it keeps code span contents verbatim and resolves backslash escapes and character
+    references. Nested constructs beyond one level of links, emphasis inside code blocks
+    and other corner cases may read differently than when rendered.
+    """
+    text = _LINE_END_RE.sub("\n", text)
+    # Chunk by chunk (cut after a line break where there is one), so the intermediate copies
+    # and the list of backtick runs stay small however long the text: a 64 MiB answer of
+    # "` " would otherwise list 32 million runs. Inline markup rarely spans a cut.
+    parts: list[str] = []
+    pos = 0
+    while pos < len(text):
+        end = pos + _STRIP_CHUNK
+        if end < len(text):
+            cut = text.rfind("\n", pos, end)
+            end = cut + 1 if cut > pos else end
+        parts.append(_strip_chunk(text[pos:end]))
+        pos = end
+    return "".join(parts)
+
+
+_STRIP_CHUNK = 1 << 18
+
+
+def _strip_chunk(text: str) -> str:
+    for pattern, repl in _LINE_RULES:
+        text = pattern.sub(repl, text)
+    for _ in range(2):  # a second pass for an image inside a link: [![alt](img)](url)
+        text = _LINK_RE.sub(r"\1", text)
+    parts: list[str] = []
+    for segment, is_code in _code_spans(text):
+        parts.append(segment if is_code else _strip_inline(segment))
+    return "".join(parts)
+
+
+def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
+    """`text` cut into (segment, is code span content), code spans as in CommonMark: from a
+    backtick run to the next run of the same length; their backticks are left out.
+
+    Linear: the runs are listed once, and for each length a cursor only moves forward."""
+    runs = [m.span() for m in _BACKTICKS_RE.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for i, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(i)
+    cursor = dict.fromkeys(by_length, 0)
+    pos = i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        same = by_length[end - start]
+        c = cursor[end - start]
+        while c < len(same) and same[c] <= i:
+            c += 1
+        cursor[end - start] = c
+        if c == len(same):  # never closed: literal backticks
+            i += 1
+            continue
+        closing = runs[same[c]]
+        yield text[pos:start], False
+        yield text[end : closing[0]], True
+        pos = closing[1]
+        i = same[c] + 1
+    yield text[pos:], False
+
+
+def _strip_inline(segment: str) -> str:
+    """Outside code spans: HTML pieces (terminated ones only: a stray "<!--" in prose is text),
+    then autolinks, escapes, references and emphasis delimiters, in one pass."""
+    return _INLINE_RE.sub(_inline_piece, _drop_html(segment, frozenset(), _no_unescape))
+
+
+def _no_unescape(text: str) -> str:
+    return text
+
+
+def _inline_piece(m: re.Match[str]) -> str:
+    kind = m.lastgroup
+    if kind == "delims":
+        return _delimiter_text(m)
+    if kind == "entity":
+        return _entity_text(m.group(kind))
+    if kind == "hardbreak":
+        return "\n"
+    return m.group(kind or 0)  # an autolink's URL, an escaped character
+
+
+def _delimiter_text(m: re.Match[str]) -> str:
+    """A run of ``*``, ``_`` and ``~``: removed as emphasis or strikethrough markup, except
+    where CommonMark reads it as text: between spaces (``2 * 3``), a single ``~``, and
+    underscores inside a word (``max_connections``)."""
+    run, text = m.group(), m.string
+    start, end = m.span()
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    if (before.isspace() and after.isspace()) or run == "~":
+        return run
+    if run.strip("_") == "" and before.isalnum() and after.isalnum():
+        return run
+    return ""
+
+
+def _entity_text(ref: str) -> str:
+    """A character reference as markdown-it reads it, invisible characters as in _charref_text."""
+    if ref[1] != "#":
+        return html.entities.html5.get(ref[1:], ref)
+    from markdown_it.common.utils import isValidEntityCode
+
+    code = _charref_code(ref)
+    if isValidEntityCode(code):
+        return chr(code)
+    replaced = _charref_text(code)
+    return "\ufffd" if replaced is None else replaced
 
 
 # ---------------------------------------------------------------------------
