@@ -4,8 +4,11 @@ visible, and regular expressions that must stay linear in the size of the answer
 from __future__ import annotations
 
 import time
+import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from validator import text as text_mod
 from validator.interpreter import run_predicate
@@ -122,6 +125,44 @@ def test_unterminated_declaration_keeps_its_text_and_later_pieces() -> None:
     assert text_mod._html_block_text("<!A x <!-- z") == "<!A x "  # comments run to the end
     assert text_mod._html_block_text("<!A<!A x <b>y</b>") == "y"  # "<b>" ends the first one
     assert text_mod._html_block_text("<!DOCTYPE html><p>x") == " x"
+
+
+# Long runs of combining marks: NFKC's canonical ordering is an insertion sort in CPython, so a
+# run out of order was quadratic (1 MB of "\u0301\u0323" ~13 minutes); normalize_plain
+# now sorts long runs itself first, which must not change any result.
+
+MARK_SOUP = [
+    *"\u0300\u0301\u0308\u0323\u0327\u0345\u05b0\u0591\u064b\u0f71\u0f72\u0f74\u0f80",
+    *"\u3099\u309a\u302a\u302f\u1dc0\u20d0\ufe20\U0001d165\U0001d16d",
+    *"\u0f73\u0f75\u0f81\u0344\uff9e\uff9f",  # decompose into non-starters only
+    *"a e u か ǘ\u1e09\u01d6\u0340\u0341\u034f\u200b\u0f77\U0001d15e",  # starters and others
+]
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(st.sampled_from(MARK_SOUP), max_size=150).map("".join))
+def test_presorting_marks_changes_no_nfkc_result(text: str) -> None:
+    assert unicodedata.normalize("NFKC", text_mod._presort_marks(text)) == unicodedata.normalize(
+        "NFKC", text
+    )
+
+
+def test_long_runs_of_marks_normalize_in_linear_time() -> None:
+    small = "a" + "\u0301\u0323" * 25_000
+    large = "a" + "\u0301\u0323" * 100_000
+    assert normalize_plain(small) == unicodedata.normalize("NFKC", small)
+    t1 = _best_cpu_time(lambda: normalize_plain(small), repeats=3)
+    t2 = _best_cpu_time(lambda: normalize_plain(large), repeats=3)
+    assert t2 / max(t1, 1e-4) < 10.0, (t1, t2)
+
+
+def test_mark_table_matches_the_unicode_database() -> None:
+    if unicodedata.unidata_version != text_mod.MARK_UNICODE_VERSION:
+        pytest.skip(
+            f"table made for Unicode {text_mod.MARK_UNICODE_VERSION}, this Python has"
+            f" {unicodedata.unidata_version}: regenerate it with mark_ranges_from_database()"
+        )
+    assert text_mod._mark_ranges() == text_mod.mark_ranges_from_database()
 
 
 # ---------------------------------------------------------------------------
