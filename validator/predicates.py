@@ -248,6 +248,17 @@ def _keyword_groups(keywords: list[Any]) -> list[list[str]]:
     return [[k] if isinstance(k, str) else list(k) for k in keywords]
 
 
+def _occurs(text: str, groups: list[list[str]], ctx: TraceContext) -> Callable[[str], bool]:
+    """`wanted in text` for the normalized keywords of `groups`: plain `in` for a few
+    keywords, else membership in the set one pass over the text finds (`text.keywords_in`)."""
+    from . import text as text_mod
+
+    if not text_mod.many_keywords(sum(map(len, groups)), len(text)):
+        return text.__contains__
+    wanted = [ctx.text(k, False) for group in groups for k in group]
+    return text_mod.keywords_in(text, wanted).__contains__
+
+
 def _label(group: list[str]) -> str:
     return group[0] if len(group) == 1 else " / ".join(group)
 
@@ -426,10 +437,11 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
         return Outcome(False, "no text found; expected an answer to search for keywords")
     matched, missing = [], []
     plain = ctx.text
+    occurs = _occurs(text, groups, ctx)
     for group in groups:
         for keyword in group:
             wanted = plain(keyword, False)
-            if wanted and wanted in text:
+            if wanted and occurs(wanted):
                 matched.append(keyword)
                 break
         else:
@@ -461,12 +473,9 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     text, _, problem, notes = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
-    found = [
-        k
-        for g in _keyword_groups(args["keywords"])
-        for k in g
-        if (wanted := ctx.text(k, False)) and wanted in text
-    ]
+    groups = _keyword_groups(args["keywords"])
+    occurs = _occurs(text, groups, ctx)
+    found = [k for g in groups for k in g if (wanted := ctx.text(k, False)) and occurs(wanted)]
     if found:
         outcome = Outcome(
             False, f"found forbidden {', '.join(repr(k) for k in found)}", {"found": found}
