@@ -131,19 +131,38 @@ def test_unterminated_declaration_keeps_its_text_and_later_pieces() -> None:
 # run out of order was quadratic (1 MB of "\u0301\u0323" ~13 minutes); normalize_plain
 # now sorts long runs itself first, which must not change any result.
 
-MARK_SOUP = [
+MARKS = [
     *"\u0300\u0301\u0308\u0323\u0327\u0345\u05b0\u0591\u064b\u0f71\u0f72\u0f74\u0f80",
-    *"\u3099\u309a\u302a\u302f\u1dc0\u20d0\ufe20\U0001d165\U0001d16d",
+    *"\u3099\u309a\u302a\u302f\u1dc0\u20d0\ufe20\U0001d165\U0001d16d\U0001e944",
     *"\u0f73\u0f75\u0f81\u0344\uff9e\uff9f",  # decompose into non-starters only
-    *"a e u か ǘ\u1e09\u01d6\u0340\u0341\u034f\u200b\u0f77\U0001d15e",  # starters and others
 ]
+# starters, characters with trailing marks, astral characters that are not marks, others
+OTHERS = [*"a e u か ǘ\u1e09\u01d6\u0340\u0341\u034f\u200b\u0f77\U0001d15e\U0001f600\U00020000"]
+# Runs long enough (32+) for the presorting to apply, broken by the other characters.
+mark_soup = st.lists(
+    st.one_of(
+        st.sampled_from(OTHERS),
+        st.lists(st.sampled_from(MARKS + OTHERS[-3:]), min_size=20, max_size=70).map("".join),
+    ),
+    max_size=6,
+).map("".join)
 
 
 @settings(deadline=None, max_examples=300)
-@given(st.lists(st.sampled_from(MARK_SOUP), max_size=150).map("".join))
+@given(mark_soup)
 def test_presorting_marks_changes_no_nfkc_result(text: str) -> None:
     assert unicodedata.normalize("NFKC", text_mod._presort_marks(text)) == unicodedata.normalize(
         "NFKC", text
+    )
+
+
+def test_presorting_applies_to_long_runs_only() -> None:
+    short = "a" + "\u0301\u0323" * 15  # 30 marks: NFKC sorts them itself
+    assert text_mod._presort_marks(short) == short
+    long = "a" + "\u0301\u0323" * 16 + "\U0001f600" + "\u0301\u0323"
+    assert (
+        text_mod._presort_marks(long)
+        == "a" + "\u0323" * 16 + "\u0301" * 16 + "\U0001f600\u0323\u0301"
     )
 
 
@@ -326,3 +345,43 @@ def test_fallback_keeps_what_is_text() -> None:
     assert strip("x `unclosed code") == "x `unclosed code"
     assert strip("a ~ b ~5") == "a ~ b ~5"
     assert strip("C:\\temp") == "C:\\temp"
+
+
+# ---------------------------------------------------------------------------
+# normalize_plain's shortcuts (ASCII text, the ignorable class cut in three, presorted marks)
+# must give exactly what the straightforward pipeline gives
+# ---------------------------------------------------------------------------
+
+
+def reference_normalize_plain(text: str) -> str:
+    """normalize_plain without any shortcut, as it was written first."""
+    ignorable = text_mod._ignorable_re()
+    text = ignorable.sub("", text)
+    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text.casefold())
+    text = ignorable.sub("", text)
+    text = text_mod._WS_RUN_RE.sub(" ", text).strip(" ")
+    text = text_mod._CJK_SPACE_RE.sub("", text)
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text
+
+
+IGNORABLE = [chr(lo) for lo, _ in text_mod._IGNORABLE_RANGES] + [
+    chr(hi) for _, hi in text_mod._IGNORABLE_RANGES
+]
+
+
+@settings(deadline=None, max_examples=500)
+@given(
+    st.one_of(
+        st.text(),
+        st.text(alphabet=st.characters(max_codepoint=127)),
+        st.lists(st.sampled_from([*IGNORABLE, *"aZ \t\n\x1c\x85连接，ＭｙＳＱＬか\u3099"])).map(
+            "".join
+        ),
+        mark_soup,
+    )
+)
+def test_normalize_plain_equals_the_reference_pipeline(text: str) -> None:
+    assert normalize_plain(text) == reference_normalize_plain(text)

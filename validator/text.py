@@ -6,15 +6,21 @@ keyword lists and with the executor's unverified draft.  Every comparison happen
 zero-width characters, Markdown markup, soft line breaks inside a Chinese sentence -- can
 neither hide a forbidden keyword nor make a required one go missing.
 
-Three entry points:
+Entry points:
 
 * :func:`normalize_plain` -- for keywords, markers and any text that is *not* Markdown.
   It is also the last step of :func:`normalize_markdown`, so a keyword and an answer go
   through exactly the same character-level pipeline and ``kw in answer`` stays symmetric.
 * :func:`normalize_markdown` -- renders Markdown to its visible text (via the markdown-it
-  token stream) and then applies :func:`normalize_plain`.
+  token stream) and then applies :func:`normalize_plain`.  :func:`normalize_markdown_ex`
+  also says when it did not render: text longer than ``MARKDOWN_BUDGET_CHARS`` goes
+  through the linear :func:`strip_markdown` instead, with a note for the report.
+* :func:`keywords_in` -- which of many keywords occur in a text, in one pass.
 * :func:`shared_run` -- finds a substring of a given length shared by two texts in
   (practically) linear time; used as the "did the answer copy the rejected draft" check.
+
+Every function here takes time linear in its input (or ``n log n``), whatever the input: no
+regular expression backtracks over the text more than a bounded number of times.
 
 Importing this module is cheap: markdown-it is imported, and the parser and the Unicode
 tables are built, on first use only.
@@ -166,6 +172,40 @@ def _ignorable_re() -> re.Pattern[str]:
     return re.compile(f"[{body}]+")
 
 
+@lru_cache(maxsize=1)
+def _ignorable_parts() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """`_ignorable_re` cut in three for speed: its ASCII characters, its BMP characters, and
+    those beyond the BMP. re tests a class of BMP characters with a bitmap, but a class that
+    lists ranges beyond it range by range: the single class costs ~20 ns a character,
+    the BMP part alone a third of that, and ASCII text (`str.isascii` is O(1)) less still."""
+
+    def part(keep: Callable[[int, int], bool]) -> re.Pattern[str]:
+        body = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _IGNORABLE_RANGES if keep(lo, hi))
+        return re.compile(f"[{body}]+")
+
+    assert all(lo > 0xFFFF or hi <= 0xFFFF for lo, hi in _IGNORABLE_RANGES)
+    ascii_ = re.compile(
+        "["
+        + "".join(
+            f"\\x{lo:02x}-\\x{min(hi, 0x7F):02x}" for lo, hi in _IGNORABLE_RANGES if lo < 0x80
+        )
+        + "]+"
+    )
+    return ascii_, part(lambda lo, hi: hi <= 0xFFFF), part(lambda lo, hi: lo > 0xFFFF)
+
+
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _delete_ignorable(text: str) -> str:
+    """`text` without the characters of `_ignorable_re`: the same as its ``sub("", text)``."""
+    ascii_, bmp, astral = _ignorable_parts()
+    if text.isascii():
+        return ascii_.sub("", text)
+    text = bmp.sub("", text)
+    return astral.sub("", text) if _ASTRAL_RE.search(text) else text
+
+
 # Code points whose compatibility decomposition is made only of non-starters (canonical
 # combining class not 0): combining marks, and a few others such as U+0F73 and U+FF9E.
 # NFKC sorts each run of non-starters by combining class, and CPython sorts by insertion:
@@ -225,17 +265,43 @@ def _mark_ranges() -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=1)
 def _mark_run_re() -> re.Pattern[str]:
-    """Regex matching runs of at least `_MARK_RUN` characters of `_MARK_RANGES_HEX`."""
-    body = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _mark_ranges())
-    return re.compile(f"[{body}]{{{_MARK_RUN},}}")
+    """Regex matching runs of at least `_MARK_RUN` characters that are combining marks of the
+    Basic Multilingual Plane or any character beyond it.
+
+    A superset of `_MARK_RANGES_HEX`, for speed: re tests a class of BMP characters with one
+    bitmap lookup, but a class that also lists ranges beyond the BMP range by range (~100 ns
+    a character here, doubling normalize_plain's time); astral characters are rare, and
+    `_sorted_marks` tells the exact ones apart.
+    """
+    body = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _mark_ranges() if hi <= 0xFFFF)
+    return re.compile(f"[{body}\\U00010000-\\U0010ffff]{{{_MARK_RUN},}}")
+
+
+@lru_cache(maxsize=4096)
+def _nfkd_marks(char: str) -> str | None:
+    """`char` decomposed (NFKD) if that is made only of non-starters, else None."""
+    parts = unicodedata.normalize("NFKD", char)
+    return parts if all(unicodedata.combining(c) for c in parts) else None
 
 
 def _sorted_marks(m: re.Match[str]) -> str:
-    # Each character decomposed on its own (cheap), then one stable sort by combining class:
-    # exactly the canonical order NFKC would give this run, in O(n log n).
-    marks = [c for char in m.group() for c in unicodedata.normalize("NFKD", char)]
-    marks.sort(key=unicodedata.combining)
-    return "".join(marks)
+    # Each block of marks between other characters: its characters decomposed one by one
+    # (cheap), then one stable sort by combining class, which is exactly the canonical order
+    # NFKC gives that block, in O(n log n).
+    out: list[str] = []
+    block: list[str] = []
+    for char in m.group():
+        marks = _nfkd_marks(char)
+        if marks is not None:
+            block.extend(marks)
+            continue
+        block.sort(key=unicodedata.combining)
+        out += block
+        out.append(char)
+        block = []
+    block.sort(key=unicodedata.combining)
+    out += block
+    return "".join(out)
 
 
 def _presort_marks(text: str) -> str:
@@ -277,12 +343,15 @@ def normalize_plain(text: str) -> str:
     Regex and Markdown metacharacters (``c++ (gcc)``, ``.*``, ``[a-z]+``, ``|``) are
     ordinary characters here and pass through unchanged.
     """
-    ignorable = _ignorable_re()
-    text = ignorable.sub("", text)
+    text = _delete_ignorable(text)
+    if text.isascii():
+        # ASCII (O(1) to tell): no CJK and no combining marks, NFKC changes nothing and
+        # casefold is lower(), so only the whitespace step is left: the same result, faster.
+        return _WS_RUN_RE.sub(" ", text.lower()).strip(" ")
     text = _presort_marks(text)  # same result, but linear time on long runs of marks
     text = unicodedata.normalize("NFKC", text)
     text = unicodedata.normalize("NFKC", text.casefold())
-    text = ignorable.sub("", text)  # defensive: NFKC/casefold do not produce these today
+    text = _delete_ignorable(text)  # defensive: NFKC/casefold do not produce these today
     text = _WS_RUN_RE.sub(" ", text).strip(" ")
     text = _CJK_SPACE_RE.sub("", text)
     if not unicodedata.is_normalized("NFKC", text):
@@ -555,11 +624,14 @@ def normalize_markdown(text: str) -> str:
 # Markdown syntax are not given to markdown-it. Its cost is linear but steep for some markup:
 # up to ~20 us a character on this project's machine ("[x](![" repeated; 1 MB of "[" took
 # 14 s, a 960 KB table 5.7 s and 287 MB), so this bounds one answer's rendering to ~1.4 s
-# and ~20 MB whatever its content. Longer answers go through strip_markdown() (linear, about
-# 0.1 s a megabyte) and the caller gets a note saying so. A size, not a clock: the same
-# answer takes the same path on every machine.
+# and ~30 MB whatever its content. Longer answers go through strip_markdown() (linear: 0.3 s
+# for a megabyte of ordinary Markdown, at most 0.7 s for the worst found) and the caller
+# gets a note saying so. A size, not a clock: the same answer takes the same path on every
+# machine.
 MARKDOWN_BUDGET_CHARS = 65_536
 
+_LINE_START_SYNTAX = r"[^\S\n\r]*(?:[#>+=-]|[0-9]+[.)])"
+_LINE_START_SYNTAX_RE = re.compile(_LINE_START_SYNTAX)
 # Text in which none of these occurs is not Markdown to markdown-it (CommonMark 0.31.2 with the
 # table and strikethrough extensions, typographer and linkify off): its visible text is the
 # text itself, up to whitespace at line ends and block boundaries, which normalize_plain
@@ -571,18 +643,21 @@ _MARKDOWN_SYNTAX_RE = re.compile(
     # strikethrough and "~~~" fences (markdown-it reads a single "~" as text)
     r"|~~"
     # a "_" run not inside a word: one with a letter or digit on both sides can neither open
-    # nor close emphasis (CommonMark's rule for "_"), so max_connections is text
-    r"|(?<!\w)_|_(?!\w)"
+    # nor close emphasis (CommonMark's rule for "_"), so max_connections is text. (Written
+    # "_(?<!\w_)", not "(?<!\w)_": every alternative then starts with a character, which
+    # lets re skip ahead to the next candidate at C speed: twice as fast.)
+    r"|_(?<!\w_)|_(?!\w)"
     # backslash escapes and hard breaks (a backslash before anything else, C:\temp, is text)
     r"|\\(?:[!-/:-@\[-`{-~\n\r]|\Z)"
     # autolinks and HTML ("a < b" is text)
     r"|<(?!\s|\Z)"
     # character references, valid or not ("R&D" is text)
     r"|&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)"
-    # at the start of a line, after any whitespace (also an ideographic space, though only
-    # spaces and tabs indent): ATX headings, block quotes, bullet list markers and thematic
-    # breaks with "-" or "+", setext underlines, ordered list markers ("1." "1)")
-    r"|(?:\A|[\n\r])[^\S\n\r]*(?:[#>+=-]|[0-9]+[.)])"
+    # at the start of a line (the first line: _LINE_START_SYNTAX_RE), after any whitespace
+    # (also an ideographic space, though only spaces and tabs indent): ATX headings, block
+    # quotes, bullet list markers and thematic breaks with "-" or "+", setext underlines,
+    # ordered list markers ("1." "1)")
+    r"|[\n\r]" + _LINE_START_SYNTAX
 )
 # Not listed because, without the above, they only change whitespace: indentation (an indented
 # code block shows its lines verbatim, and nothing in them is markup), two trailing spaces (a
@@ -593,7 +668,10 @@ _MARKDOWN_SYNTAX_RE = re.compile(
 def has_markdown_syntax(text: str) -> bool:
     """Whether `text` has a character that may start Markdown syntax (see `_MARKDOWN_SYNTAX_RE`);
     when it has none, rendering it changes nothing but whitespace. Linear time."""
-    return _MARKDOWN_SYNTAX_RE.search(text) is not None
+    return (
+        _LINE_START_SYNTAX_RE.match(text) is not None
+        or _MARKDOWN_SYNTAX_RE.search(text) is not None
+    )
 
 
 def normalize_markdown_ex(text: str) -> tuple[str, str | None]:
@@ -609,7 +687,7 @@ def normalize_markdown_ex(text: str) -> tuple[str, str | None]:
       is removed by :func:`strip_markdown`, a cheap linear approximation, and there is a note.
     * If markdown-it raises, the raw text is normalized, with a note.
     """
-    text = _ignorable_re().sub("", text)
+    text = _delete_ignorable(text)
     if not has_markdown_syntax(text):
         return normalize_plain(text), None
     if len(text) > MARKDOWN_BUDGET_CHARS:
