@@ -426,7 +426,8 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     whitespace collapsed), so it works for Chinese and English alike. A keyword that is empty
     once normalized (only spaces or invisible characters) occurs nowhere. Several matches are
     searched as one text; zero matches (or only nulls) fail; a match that is not text fails
-    with its type.
+    with its type. A Markdown text too long to render (see Limits in the README) is matched
+    after a simpler markup-stripping pass, and the message and details carry a note saying so.
     """
     groups = _keyword_groups(args["keywords"])
     need = required_count(args["min"], len(groups))
