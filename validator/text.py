@@ -724,47 +724,42 @@ def normalize_markdown_ex(text: str) -> tuple[str, str | None]:
 # strip_markdown: the linear fallback for answers over the budget
 # ---------------------------------------------------------------------------
 
-_LINE_END_RE = re.compile(r"\r\n?")
+# Pattern sources, compiled on first use (re caches them): importing this module stays cheap.
+_LINE_END = r"\r\n?"
 # Whole lines that are only markup, each pattern anchored at a line start (so tried once a
 # line) and without nested repetition: linear.
-_LINE_RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
+_LINE_RULES: tuple[tuple[str, Any], ...] = (
     # code fence lines: the fence and its info string (language tag) are markup
-    (re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})[^\n]*$", re.M), ""),
+    (r"(?m)^[ \t]{0,3}(?:`{3,}|~{3,})[^\n]*$", ""),
     # link reference definitions: "[label]: /url 'title'"
     (
-        re.compile(
-            r"^[ \t]{0,3}\[[^\[\]\n]+\]:[ \t]*(?:<[^<>\n]*>|\S+)"
-            r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
-            re.M,
-        ),
+        r"(?m)^[ \t]{0,3}\[[^\[\]\n]+\]:[ \t]*(?:<[^<>\n]*>|\S+)"
+        r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
         "",
     ),
     # lines of only -, =, *, _, |, : and spaces: setext underlines, thematic breaks, table
     # delimiter rows
-    (re.compile(r"^[ \t]*[-=|:*_][-=|:*_ \t]*$", re.M), ""),
+    (r"(?m)^[ \t]*[-=|:*_][-=|:*_ \t]*$", ""),
     # block quote markers, then a heading marker or a list marker
     (
-        re.compile(
-            r"^[ \t]*(?:>[ \t]?)*[ \t]*"
-            r"(?:#{1,6}(?=[ \t]|$)|[-+*](?=[ \t])|[0-9]{1,9}[.)](?=[ \t]|$))?",
-            re.M,
-        ),
+        r"(?m)^[ \t]*(?:>[ \t]?)*[ \t]*"
+        r"(?:#{1,6}(?=[ \t]|$)|[-+*](?=[ \t])|[0-9]{1,9}[.)](?=[ \t]|$))?",
         "",
     ),
     # table rows (lines starting with "|"): the pipes separate cells
-    (re.compile(r"^[ \t]*\|[^\n]*", re.M), lambda m: m.group().replace("|", " ")),
+    (r"(?m)^[ \t]*\|[^\n]*", lambda m: m.group().replace("|", " ")),
 )
 # Inline links, images and full reference links: their text. The label stops at the next
 # bracket and the destination at the next space or parenthesis, so each character is scanned
 # by one attempt of each part: linear.
-_LINK_RE = re.compile(
+_LINK = (
     r"!?\[([^\[\]]*)\]"
     r"(?:\([ \t\n]*(?:<[^<>\n]*>|[^\s()]*)"
     r"(?:[ \t\n]+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?[ \t\n]*\)"
     r"|\[[^\[\]]*\])"
 )
-_BACKTICKS_RE = re.compile(r"`+")
-_INLINE_RE = re.compile(
+_BACKTICKS = r"`+"
+_INLINE = (
     r"<(?P<autolink>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\x00-\x20]*"
     r"|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>"
     r"|\\(?P<escaped>[!-/:-@\[-`{-~])"
@@ -786,7 +781,7 @@ def strip_markdown(text: str) -> str:
     references. Nested constructs beyond one level of links, emphasis inside code blocks
     and other corner cases may read differently than when rendered.
     """
-    text = _LINE_END_RE.sub("\n", text)
+    text = re.sub(_LINE_END, "\n", text)
     # Chunk by chunk (cut after a line break where there is one), so the intermediate copies
     # and the list of backtick runs stay small however long the text: a 64 MiB answer of
     # "` " would otherwise list 32 million runs. Inline markup rarely spans a cut.
@@ -807,9 +802,9 @@ _STRIP_CHUNK = 1 << 18
 
 def _strip_chunk(text: str) -> str:
     for pattern, repl in _LINE_RULES:
-        text = pattern.sub(repl, text)
+        text = re.sub(pattern, repl, text)
     for _ in range(2):  # a second pass for an image inside a link: [![alt](img)](url)
-        text = _LINK_RE.sub(r"\1", text)
+        text = re.sub(_LINK, r"\1", text)
     parts: list[str] = []
     for segment, is_code in _code_spans(text):
         parts.append(segment if is_code else _strip_inline(segment))
@@ -821,7 +816,7 @@ def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
     backtick run to the next run of the same length; their backticks are left out.
 
     Linear: the runs are listed once, and for each length a cursor only moves forward."""
-    runs = [m.span() for m in _BACKTICKS_RE.finditer(text)]
+    runs = [m.span() for m in re.finditer(_BACKTICKS, text)]
     by_length: dict[int, list[int]] = {}
     for i, (start, end) in enumerate(runs):
         by_length.setdefault(end - start, []).append(i)
@@ -848,7 +843,7 @@ def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
 def _strip_inline(segment: str) -> str:
     """Outside code spans: HTML pieces (terminated ones only: a stray "<!--" in prose is text),
     then autolinks, escapes, references and emphasis delimiters, in one pass."""
-    return _INLINE_RE.sub(_inline_piece, _drop_html(segment, frozenset(), _no_unescape))
+    return re.sub(_INLINE, _inline_piece, _drop_html(segment, frozenset(), _no_unescape))
 
 
 def _no_unescape(text: str) -> str:
