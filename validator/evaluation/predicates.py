@@ -34,7 +34,13 @@ from ..model import Finder
 from ..problems import did_you_mean, kind_of
 from ..problems import show as _show_any
 from .params import PARAM_TYPES, UNIT_MS, duration_ms, type_error
-from .text import normalize_markdown, normalize_plain, shared_run
+from .text import (
+    keywords_in,
+    many_keywords,
+    normalize_markdown_ex,
+    normalize_plain,
+    shared_run,
+)
 from .view import ViewOptions, make_view
 
 
@@ -87,8 +93,9 @@ class TraceContext:
         self, trace: Any, view: str | None = None, messages: str | None = None, parent: Any = None
     ) -> None:
         self.trace = trace
-        self.parent = parent
         self._texts: dict[tuple[str, bool], str] = {}
+        # Markdown values matched without rendering (over the budget), and the note saying so.
+        self.text_notes: dict[str, str] = {}
         self._view_settings = (view, messages)
         self.parent = parent
         self._view_document: dict[str, Any] | None = None
@@ -123,7 +130,12 @@ class TraceContext:
         key = (value, markdown)
         cached = self._texts.get(key)
         if cached is None:
-            cached = normalize_markdown(value) if markdown else normalize_plain(value)
+            if markdown:
+                cached, note = normalize_markdown_ex(value)
+                if note is not None:
+                    self.text_notes[value] = note
+            else:
+                cached = normalize_plain(value)
             self._texts[key] = cached
         return cached
 
@@ -209,22 +221,42 @@ def _member(value: Any, options: list[Any]) -> bool:
 
 def _texts(
     values: list[Any], args: dict[str, Any], ctx: TraceContext
-) -> tuple[str, int, str | None]:
+) -> tuple[str, int, str | None, list[str]]:
     """The matched values (nulls left out) as one normalized text and how many there are,
-    or an error message naming the first that is not text."""
+    or an error message naming the first that is not text; and the notes on those matched
+    without Markdown rendering."""
     markdown = bool(args.get("markdown", True))
     texts = []
     for value in values:
         if value is None:
             continue
         if not isinstance(value, str):
-            return "", 0, f"expected text, found {kind_of(value)} {show(value)}"
+            return "", 0, f"expected text, found {kind_of(value)} {show(value)}", []
         texts.append(ctx.text(value, markdown))
-    return "\n".join(texts), len(texts), None
+    notes = ctx.text_notes
+    noted = [notes[v] for v in values if markdown and notes and v in notes]  # rarely any
+    return "\n".join(texts), len(texts), None, list(dict.fromkeys(noted))
+
+
+def _noted(outcome: Outcome, notes: list[str]) -> Outcome:
+    """`outcome` with the notes on unrendered texts in its message and details."""
+    if notes:
+        outcome.message += "".join(f" (note: {n})" for n in notes)
+        outcome.details = {**(outcome.details or {}), "notes": notes}
+    return outcome
 
 
 def _keyword_groups(keywords: list[Any]) -> list[list[str]]:
     return [[k] if isinstance(k, str) else list(k) for k in keywords]
+
+
+def _occurs(text: str, groups: list[list[str]], ctx: TraceContext) -> Callable[[str], bool]:
+    """`wanted in text` for the normalized keywords of `groups`: plain `in` for a few
+    keywords, else membership in the set one pass over the text finds (`keywords_in`)."""
+    if not many_keywords(sum(map(len, groups)), len(text)):
+        return text.__contains__
+    wanted = [ctx.text(k, False) for group in groups for k in group]
+    return keywords_in(text, wanted).__contains__
 
 
 def _label(group: list[str]) -> str:
@@ -399,34 +431,38 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     whitespace collapsed), so it works for Chinese and English alike. A keyword that is empty
     once normalized (only spaces or invisible characters) occurs nowhere. Several matches are
     searched as one text; zero matches (or only nulls) fail; a match that is not text fails
-    with its type.
+    with its type. A Markdown text too long to render (see Limits in the README) is matched
+    after a simpler markup-stripping pass, and the message and details carry a note saying so.
     """
     groups = _keyword_groups(args["keywords"])
     need = required_count(args["min"], len(groups))
-    text, found, problem = _texts(values, args, ctx)
+    text, found, problem, notes = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
     if not found:
         return Outcome(False, "no text found; expected an answer to search for keywords")
     matched, missing = [], []
     plain = ctx.text
+    occurs = _occurs(text, groups, ctx)
     for group in groups:
         for keyword in group:
             wanted = plain(keyword, False)
-            if wanted and wanted in text:
+            if wanted and occurs(wanted):
                 matched.append(keyword)
                 break
         else:
             missing.append(_label(group))
     details = {"matched": matched, "missing": missing, "required": need, "total": len(groups)}
     if len(matched) < need:
-        return Outcome(
+        outcome = Outcome(
             False,
             f"found {len(matched)} of {len(groups)} keyword entries, {need} required;"
             f" missing: {', '.join(missing)}",
             details,
         )
-    return Outcome(True, f"found {len(matched)} of {len(groups)} ({need} required)", details)
+    else:
+        outcome = Outcome(True, f"found {len(matched)} of {len(groups)} ({need} required)", details)
+    return _noted(outcome, notes)
 
 
 @predicate(
@@ -441,20 +477,19 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     Zero matches pass (there is no text to contain anything); a match that is not text fails
     with its type. Matching is normalized and literal, as for `contains-min`.
     """
-    text, _, problem = _texts(values, args, ctx)
+    text, _, problem, notes = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
-    found = [
-        k
-        for g in _keyword_groups(args["keywords"])
-        for k in g
-        if (wanted := ctx.text(k, False)) and wanted in text
-    ]
+    groups = _keyword_groups(args["keywords"])
+    occurs = _occurs(text, groups, ctx)
+    found = [k for g in groups for k in g if (wanted := ctx.text(k, False)) and occurs(wanted)]
     if found:
-        return Outcome(
+        outcome = Outcome(
             False, f"found forbidden {', '.join(repr(k) for k in found)}", {"found": found}
         )
-    return Outcome(True, "none found", {"found": []})
+    else:
+        outcome = Outcome(True, "none found", {"found": []})
+    return _noted(outcome, notes)
 
 
 @predicate(
@@ -474,20 +509,22 @@ def no_shared_run(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     `when` to skip it visibly instead). A value that is not text fails with its type. Runs in
     time linear in the length of both texts.
     """
-    text, _, problem = _texts(values, args, ctx)
-    other, _, other_problem = _texts(args["other"], args, ctx)
+    text, _, problem, notes = _texts(values, args, ctx)
+    other, _, other_problem, other_notes = _texts(args["other"], args, ctx)
     if problem or other_problem:
         return Outcome(False, problem or f"the text to compare with: {other_problem}")
     if not text or not other:
         return Outcome(True, "nothing to compare")
     run = shared_run(text, other, args["min_length"])
     if run is not None:
-        return Outcome(
+        outcome = Outcome(
             False,
             f"shares {args['min_length']}+ characters with the compared text: {show(run, 80)}",
             {"shared": run},
         )
-    return Outcome(True, f"no shared run of {args['min_length']} characters")
+    else:
+        outcome = Outcome(True, f"no shared run of {args['min_length']} characters")
+    return _noted(outcome, list(dict.fromkeys(notes + other_notes)))
 
 
 # --------------------------------------------------------------------------------------------
