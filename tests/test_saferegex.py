@@ -252,7 +252,9 @@ def test_pickles_and_memoizes() -> None:
     safe = compile_safe("x+y")
     assert compile_safe("x+y") is safe
     assert pickle.loads(pickle.dumps(safe)).search("xxy")
-    error = pytest.raises(RegexError, compile_safe, "(").value
+    with pytest.raises(RegexError) as info:
+        compile_safe("(")
+    error = info.value
     clone = pickle.loads(pickle.dumps(error))
     assert (clone.text, clone.column, clone.message) == (error.text, error.column, error.message)
 

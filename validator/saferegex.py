@@ -618,21 +618,30 @@ def _template_pieces(python: re.Pattern[str], template: Any) -> list[str | int]:
         raise RegexError(repr(template), 1, "the replacement must be text", "replacement")
     if any(ord(char) >= _SENTINEL for char in template) or python.groups >= 0xFFFF:
         raise RegexError(template, 1, "private-use characters are not supported", "replacement")
+    try:
+        expanded = _marker_match(python).expand(template)
+    except (re.error, IndexError) as exc:
+        position = getattr(exc, "pos", None) or 0
+        message = getattr(exc, "msg", None) or str(exc)
+        raise RegexError(template, position + 1, message, "replacement") from None
+    return _split_expanded(expanded, python.groups)
+
+
+def _marker_match(python: re.Pattern[str]) -> re.Match[str]:
+    """A match with the pattern's groups (numbers and names) whose group N holds the
+    single character _SENTINEL + N."""
     names = {number: name for name, number in python.groupindex.items()}
     probe = [f"\\U{_SENTINEL:08x}"]
     for number in range(1, python.groups + 1):
         marker = f"\\U{_SENTINEL + number:08x}"
         probe.append(f"(?P<{names[number]}>{marker})" if number in names else f"({marker})")
-    match = re.fullmatch(
-        "".join(probe), "".join(chr(_SENTINEL + n) for n in range(python.groups + 1))
-    )
+    text = "".join(chr(_SENTINEL + n) for n in range(python.groups + 1))
+    match = re.fullmatch("".join(probe), text)
     assert match is not None
-    try:
-        expanded = match.expand(template)
-    except (re.error, IndexError) as exc:
-        position = getattr(exc, "pos", None) or 0
-        message = getattr(exc, "msg", None) or str(exc)
-        raise RegexError(template, position + 1, message, "replacement") from None
+    return match
+
+
+def _split_expanded(expanded: str, groups: int) -> list[str | int]:
     pieces: list[str | int] = []
     literal: list[str] = []
     i = 0
@@ -647,7 +656,7 @@ def _template_pieces(python: re.Pattern[str], template: Any) -> list[str | int]:
             literal = []
         pieces.append(code - _SENTINEL)
         # \g<0> is every marker in a row: skip the group markers that are part of it.
-        i += python.groups + 1 if code == _SENTINEL else 1
+        i += groups + 1 if code == _SENTINEL else 1
     if literal:
         pieces.append("".join(literal))
     return pieces
