@@ -337,7 +337,8 @@ class _SafeSubstitution:
 
     def sub(self, _repl: str, value: Any) -> str:
         if not isinstance(value, str):
-            raise _Unevaluable(f"`sub()` applies to text, found {kind_of(value)} {show(value)}")
+            shown = "" if value is None else f" {show(value)}"
+            raise _Unevaluable(f"`sub()` applies to text, found {kind_of(value)}{shown}")
         return self._substitute(value)
 
 

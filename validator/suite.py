@@ -17,7 +17,7 @@ from .loading.specs import Spec
 from .outcomes import ERROR, FAIL, PASS, CheckResult, RunResult
 from .predicates import TraceContext
 from .problems import kind_of, show
-from .query import Query
+from .query import Query, QueryEvaluationError
 
 MISSING = "MISSING"
 INVALID = "INVALID"
@@ -63,7 +63,10 @@ class Suite:
         """The case id a trace names, and an error reason when it names one badly."""
         if not isinstance(trace, dict):
             return None, None
-        found = [v for v in self.fields.case_id.find(trace) if v is not None]
+        try:
+            found = [v for v in self.fields.case_id.find(trace) if v is not None]
+        except QueryEvaluationError as exc:  # no case can be matched: the run is an error
+            return None, f"{exc.expression} cannot be read, so no case can be matched: {exc.reason}"
         if not found:
             return None, None
         if not isinstance(found[0], str):
@@ -132,27 +135,21 @@ class Suite:
             return CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
 
     def _metrics(self, trace: dict[str, Any], run: RunResult) -> None:
-        verdicts = [v for v in self.fields.verdict.find(trace) if v is not None]
-        if not verdicts:
+        # A field that cannot be read is a note on the run, never a crash: the checks read
+        # the trace themselves, and fail on their own if they cannot.
+        found = _read(self.fields.verdict, trace, run, "verdict not recorded")
+        verdicts = [v for v in found or () if v is not None]
+        if found is None:
+            run.verdict_key = INVALID
+        elif not verdicts:
             run.verdict_key = MISSING
         elif isinstance(verdicts[0], str):
             # Interned: a few distinct verdicts shared by every run, not one copy per trace.
             run.verdict = run.verdict_key = sys.intern(verdicts[0])
         else:
             run.verdict_key = INVALID
-        if self.fields.tool_call_matches is not None:
-            run.tool_call_count = len(self.fields.tool_call_matches.find(trace))
-        elif self.fields.tool_calls is not None:
-            calls = self.fields.tool_calls.find(trace)
-            if not calls or calls[0] is None:
-                run.tool_call_count = 0
-            elif isinstance(calls[0], list):
-                run.tool_call_count = len(calls[0])
-            else:
-                run.notes.append(
-                    f"{self.fields.tool_calls.expression} is {kind_of(calls[0])}, not a list: tool calls not counted"
-                )
-        durations = self.fields.duration_ms.find(trace)
+        self._tool_calls(trace, run)
+        durations = _read(self.fields.duration_ms, trace, run, "duration not counted")
         if durations and durations[0] is not None:
             value = durations[0]
             if (
@@ -165,3 +162,32 @@ class Suite:
                 run.notes.append(
                     f"{self.fields.duration_ms.expression} is {kind_of(value)}, not a number: duration not counted"
                 )
+
+    def _tool_calls(self, trace: dict[str, Any], run: RunResult) -> None:
+        if self.fields.tool_call_matches is not None:
+            matches = _read(self.fields.tool_call_matches, trace, run, "tool calls not counted")
+            if matches is not None:
+                run.tool_call_count = len(matches)
+        elif self.fields.tool_calls is not None:
+            calls = _read(self.fields.tool_calls, trace, run, "tool calls not counted")
+            if calls is None:
+                return
+            if not calls or calls[0] is None:
+                run.tool_call_count = 0
+            elif isinstance(calls[0], list):
+                run.tool_call_count = len(calls[0])
+            else:
+                run.notes.append(
+                    f"{self.fields.tool_calls.expression} is {kind_of(calls[0])}, not a list: tool calls not counted"
+                )
+
+
+def _read(
+    query: Query, trace: dict[str, Any], run: RunResult, consequence: str
+) -> list[Any] | None:
+    """The values of a trace field, or None (with a note on the run) when it cannot be read."""
+    try:
+        return query.find(trace)
+    except QueryEvaluationError as exc:
+        run.notes.append(f"{exc.expression} cannot be read ({exc.reason}): {consequence}")
+        return None
