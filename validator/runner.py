@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from .loading.traces import (
     DEFAULT_MAX_TRACE_BYTES,
@@ -32,6 +33,7 @@ class Job:
     fixture: str  # how the report names it
     path: str | None = None
     text: str | None = None
+    problem: str | None = None  # why it cannot be evaluated, known before reading (a line too long)
 
 
 @dataclass
@@ -124,24 +126,58 @@ def run_order(name: str) -> tuple[tuple[int | str, ...], str]:
 _CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
-def iter_jsonl(path: Path, shown: str) -> Iterator[Job]:
-    """One job per non-blank line, read lazily; the line's caseId picks its case."""
+def iter_jsonl(path: Path, shown: str, max_bytes: int | None = None) -> Iterator[Job]:
+    """One job per non-blank line, read lazily; the line's caseId picks its case.
+
+    A line longer than `max_bytes` (default: the limit `evaluate_all` runs with, read when
+    the first line is) is read no further than the limit plus one byte; the rest is skipped
+    in small reads while its size is counted, and the line becomes a job reporting it. So a
+    1 GiB line costs the limit in memory, not 2 GiB."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the generator
     except OSError as exc:
         raise UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    limit = _MAX_BYTES if max_bytes is None else max_bytes
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            text = raw.decode("utf-8", errors="surrogateescape")
-            yield Job(None, f"{shown}:{number}", text=text)
+        number = 0
+        while raw := handle.readline(limit + 1):
+            number += 1
+            if len(raw) > limit:
+                yield _long_line(handle, raw, limit, f"{shown}:{number}")
+            elif raw.strip():
+                text = raw.decode("utf-8", errors="surrogateescape")
+                yield Job(None, f"{shown}:{number}", text=text)
+
+
+_SKIP_CHUNK = 1024 * 1024
+
+
+def _long_line(handle: BinaryIO, head: bytes, limit: int, fixture: str) -> Job:
+    """A job for a line over the limit: the rest of it is read and dropped, counting."""
+    size = len(head)
+    chunk = head
+    while not chunk.endswith(b"\n"):
+        chunk = handle.readline(_SKIP_CHUNK)
+        if not chunk:
+            break
+        size += len(chunk)
+    problem = (
+        f"the line is {size} bytes, over the limit of {limit} bytes; raise --max-trace-bytes"
+        " to evaluate it"
+    )
+    # The start of the line is kept only to find the caseId it names.
+    start = head[:4096].decode("utf-8", errors="surrogateescape")
+    return Job(None, fixture, text=start, problem=problem)
 
 
 def guess_case_id(job: Job) -> str | None:
     """For a JSON Lines trace that cannot be parsed: the caseId it seems to name, if any."""
     match = _CASE_ID.search(job.text or "")
-    return match.group(1) if match else None
+    # Bytes that are not UTF-8 were decoded as lone surrogates: not text a report can hold.
+    return _LONE_SURROGATE.sub("\ufffd", match.group(1)) if match else None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,6 +197,8 @@ def evaluate_job(job: Job) -> RunResult:
     """Read, parse and evaluate one trace. Never raises."""
     suite = _SUITE
     assert suite is not None
+    if job.problem is not None:
+        return RunResult(job.case_id or guess_case_id(job) or "?", ERROR, job.problem, job.fixture)
     try:
         if job.path is not None:
             parsed = read_trace_file(job.path, _ROOT, _MAX_BYTES)
@@ -243,10 +281,11 @@ def evaluate_all(
     process is started."""
     compact = _Compactor()
     done = 0
+    # Before the first job is read: a JSON Lines reader takes its line limit from here.
+    _init_worker(suite, max_bytes, root)
     batches = _chunks(jobs, chunk or DEFAULT_CHUNK)
     first = next(batches, None)
     second = next(batches, None) if workers > 1 and first is not None else None
-    _init_worker(suite, max_bytes, root)
     if second is None:  # one process: a handful of jobs, or --jobs 1
         for job in _chain(first, batches):
             done += 1
@@ -308,16 +347,22 @@ def _chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:
 
 
 def count_lines(path: Path) -> int | None:
-    """Non-blank lines of a JSON Lines file (for a progress bar's total); None if unreadable."""
+    """Non-blank lines of a JSON Lines file (for a progress bar's total); None if unreadable.
+
+    Read in blocks, not lines, so one huge line is never held whole."""
     count = 0
+    blank = True  # the line being read has only whitespace so far
     try:
         with open(path, "rb") as handle:
-            for raw in handle:
-                if raw.strip():
-                    count += 1
+            while block := handle.read(_SKIP_CHUNK):
+                *ended, rest = block.split(b"\n")
+                for piece in ended:
+                    count += not (blank and not piece.strip())
+                    blank = True
+                blank = blank and not rest.strip()
     except OSError:
         return None
-    return count
+    return count + (not blank)
 
 
 def group_results(
