@@ -136,7 +136,7 @@ def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
     if reader.duplicates:
         raise TraceError(prefix + _duplicates_reason(document, reader.duplicates))
     notes = _drop_invalid(document) if reader.invalid else []
-    if replaced or "\\ud" in text or "\\uD" in text:  # a \uD800-\uDFFF escape, maybe lone
+    if replaced or _lone_surrogate_escape(text):
         replaced += _replace_surrogates(document, prefix)
     if replaced:
         notes.append(
@@ -231,6 +231,36 @@ def _paths_of(document: dict[str, Any], wanted: set[int]) -> dict[int, str]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_HIGH = range(0xD800, 0xDC00)
+_LOW = range(0xDC00, 0xE000)
+
+
+def _lone_surrogate_escape(text: str) -> bool:
+    """Whether the text may hold a "\\uD800".."\\uDFFF" escape without its pair. Found with
+    str.find (a regex scan costs more than the parse): the escaped emoji that writers using
+    ensure_ascii emit as pairs do not make every such trace walked again."""
+    if "\\u" not in text:  # one search: most traces have no \u escape at all
+        return False
+    for marker in ("\\ud", "\\uD"):
+        i = text.find(marker)
+        while i >= 0:
+            code = _hex4(text, i + 2)
+            if code in _HIGH:
+                if _hex4(text, i + 8) not in _LOW or text[i + 6 : i + 8] != "\\u":
+                    return True
+                i += 6  # its low half is not lone
+            elif code in _LOW and (_hex4(text, i - 4) not in _HIGH or text[i - 6 : i - 4] != "\\u"):
+                return True
+            i = text.find(marker, i + 1)
+    return False
+
+
+def _hex4(text: str, at: int) -> int:
+    digits = text[at : at + 4] if at >= 0 else ""
+    try:
+        return int(digits, 16) if len(digits) == 4 else -1
+    except ValueError:
+        return -1
 
 
 def _replace_surrogates(document: dict[str, Any], prefix: str) -> int:
