@@ -630,7 +630,7 @@ def _over_budget() -> _Unevaluable:
 # ----------------------------------------------------------------------- filter tests
 
 
-def _value_test(op: str, literal: Any, regex: SafeRegex | None) -> Callable[[Any], bool]:
+def _value_test(op: Any, literal: Any, regex: SafeRegex | None) -> Callable[[Any], bool]:
     """Whether one value found by a filter's target satisfies `op literal`, as in
     jsonpath-ng's Expression.find (RFC 9535 comparisons)."""
     if op == "=~":

@@ -33,8 +33,8 @@ import functools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from re import _constants as _c
-from re import _parser as _p
+from re import _constants as _c  # type: ignore[attr-defined]  # Python's own regex parser
+from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any
 
 import re2
