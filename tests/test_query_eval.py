@@ -282,3 +282,18 @@ def test_descendant_filter_on_a_big_trace_is_linear() -> None:
     assert [c["toolName"] for c in found] == [f"t{i}" for i in range(0, 20_000, 97)]
     assert elapsed < 5, elapsed  # jsonpath-ng: ~20x longer
     assert json.dumps(found[:1])
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "$.v[*].`sub(/_/, -)`",
+        "$.v[*].`sub(/(\\\\w+)_(\\\\w+)/, \\\\2 \\\\1)`",
+        "$.v[*].`sub(/^drop$/, DROP)`",
+        "$.v[*].`sub(/[aeiou]+/, *)`",
+        "$.v[?(@.`sub(/_/, -)` == 'mysql-explain')]",
+    ],
+)
+def test_sub_matches_jsonpath_ng_on_text(expression: str) -> None:
+    document = {"v": ["mysql_explain", "drop", "drop\n", "a_b_c", "ünï_cödé", "plain"]}
+    assert same(compile_query(expression).find(document), reference(expression, document))
