@@ -19,7 +19,7 @@ LAYERS = {
     "validator.display": (),
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.results": (),
-    "validator.inputs": ("validator.problems",),
+    "validator.inputs": ("validator.problems", "validator.traces"),
     "validator.traces": ("validator.problems",),
     "validator.evaluation": (
         "validator.evaluation",

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as reference_parse
 
-from validator.evaluation.query import Query, QueryError, compile_query
+from validator.evaluation.query import Query, QueryError, QueryEvaluationError, compile_query
 
 CTS_ENV = "JSONPATH_CTS"
 
@@ -368,12 +368,22 @@ def test_very_long_expression_compiles_and_never_raises() -> None:
     assert result in ([1], [])  # [] only if jsonpath-ng had to evaluate and overflowed
 
 
-@pytest.mark.parametrize("error", [RecursionError("too deep"), TypeError("'<' not supported")])
-def test_slow_path_exception_becomes_empty(error: BaseException) -> None:
-    # An unknown AST node type is never fast, so this exercises the jsonpath-ng branch.
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (RecursionError("too deep"), "nested too deeply"),
+        (TypeError("'<' not supported"), "values of different types ('<' not supported)"),
+    ],
+)
+def test_slow_path_exception_is_an_evaluation_error(error: BaseException, reason: str) -> None:
+    # An unknown AST node type is never planned, so this exercises the jsonpath-ng branch.
+    # It used to return [] ("no match"), which let an `absent` check pass unexamined.
     query = Query("$.x", _ExplodingPath(error))  # type: ignore[arg-type]
     assert not query.fast
-    assert query.find({"x": 1}) == []
+    with pytest.raises(QueryEvaluationError) as info:
+        query.find({"x": 1})
+    assert info.value.expression == "$.x"
+    assert reason in info.value.reason
 
 
 def test_query_repr_and_type() -> None:

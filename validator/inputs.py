@@ -12,9 +12,10 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from .problems import UsageError, did_you_mean
+from .traces import DEFAULT_MAX_TRACE_BYTES
 
 CASE_SUFFIXES = (".yaml", ".yml")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -171,6 +172,7 @@ class Job:
     path: str | None = None
     text: str | None = None
     format: str | None = None  # how `path` is read; None: by its suffix
+    problem: str | None = None  # why it cannot be evaluated, known before reading (a line too long)
     more_cases: tuple[str, ...] = ()  # further cases whose fixture: key picks this file
     picked: bool = False  # chosen by a case's fixture: key (its own case id is not checked)
     unmatched: str | None = None  # a file no case claims, known from its name: why (not read)
@@ -218,6 +220,7 @@ class Plan:
     patterns: tuple[str, ...] = DEFAULT_PATTERNS
     format: str | None = None
     single: bool = False  # the fixtures path is one file
+    max_bytes: int = DEFAULT_MAX_TRACE_BYTES  # longer JSON Lines lines are refused unread
 
     def label(self, rel: str) -> str:
         return self.shown if self.single else f"{self.shown}/{rel}"
@@ -248,9 +251,9 @@ class Plan:
             if fmt == "jsonl" and self.single:
                 # An export given as --fixtures: one job per line, so its lines spread over
                 # the workers (and a progress bar counts them).
-                for line in iter_jsonl(path, label):
+                for line in iter_jsonl(path, label, self.max_bytes):
                     yield Job(case, line.fixture, text=line.text, more_cases=more,
-                              picked=picked, source=label)  # fmt: skip
+                              picked=picked, source=label, problem=line.problem)  # fmt: skip
             else:
                 yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked)
 
@@ -623,28 +626,60 @@ def not_a_file(path: Path) -> str:
     return f"{path}: no such file or folder"
 
 
-def iter_jsonl(path: Path, shown: str) -> Iterator[Job]:
-    """One job per non-blank line, read lazily; the line's caseId picks its case."""
+def iter_jsonl(path: Path, shown: str, max_bytes: int = DEFAULT_MAX_TRACE_BYTES) -> Iterator[Job]:
+    """One job per non-blank line, read lazily; the line's caseId picks its case.
+
+    A line longer than `max_bytes` is read no further than the limit plus one byte; the rest
+    is skipped in small reads while its size is counted, and the line becomes a job that
+    reports it. So a 1 GiB line costs the limit in memory, not 2 GiB."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the generator
     except OSError as exc:
         raise UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            text = raw.decode("utf-8", errors="surrogateescape")
-            yield Job(None, f"{shown}:{number}", text=text)
+        number = 0
+        while raw := handle.readline(max_bytes + 1):
+            number += 1
+            if len(raw) > max_bytes:
+                yield _long_line(handle, raw, max_bytes, f"{shown}:{number}")
+            elif raw.strip():
+                text = raw.decode("utf-8", errors="surrogateescape")
+                yield Job(None, f"{shown}:{number}", text=text)
+
+
+_SKIP_CHUNK = 1024 * 1024
+
+
+def _long_line(handle: BinaryIO, head: bytes, limit: int, fixture: str) -> Job:
+    """A job for a line over the limit: the rest of it is read and dropped, counting."""
+    size = len(head)
+    chunk = head
+    while not chunk.endswith(b"\n"):
+        chunk = handle.readline(_SKIP_CHUNK)
+        if not chunk:
+            break
+        size += len(chunk)
+    problem = (
+        f"the line is {size} bytes, over the limit of {limit} bytes; raise --max-trace-bytes"
+        " to evaluate it"
+    )
+    # The start of the line is kept only to find the caseId it names.
+    start = head[:4096].decode("utf-8", errors="surrogateescape")
+    return Job(None, fixture, text=start, problem=problem)
 
 
 def count_lines(path: Path) -> int | None:
     """Non-blank lines of a JSON Lines file (for a progress bar's total); None if unreadable."""
     count = 0
+    blank = True  # the line being read has only whitespace so far
     try:
-        with open(path, "rb") as handle:
-            for raw in handle:
-                if raw.strip():
-                    count += 1
+        with open(path, "rb") as handle:  # in blocks, so one huge line is never held whole
+            while block := handle.read(_SKIP_CHUNK):
+                *ended, rest = block.split(b"\n")
+                for piece in ended:
+                    count += not (blank and not piece.strip())
+                    blank = True
+                blank = blank and not rest.strip()
     except OSError:
         return None
-    return count
+    return count + (not blank)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,12 +32,217 @@ class ParsedTrace:
 
 
 class _Invalid:
-    """Stands for NaN, Infinity and -Infinity while parsing; removed before evaluation."""
+    """Stands for a value no JSON reader can hold (NaN, Infinity, 1e4000, an integer of
+    100,000 digits) while parsing; removed before evaluation, with a note (`text`)."""
 
     __slots__ = ("text",)
 
     def __init__(self, text: str) -> None:
         self.text = text
+
+
+class _Reader:
+    """The json.loads hooks for one trace, and what they found."""
+
+    __slots__ = ("duplicates", "invalid")
+
+    def __init__(self) -> None:
+        self.invalid: list[_Invalid] = []
+        self.duplicates: list[tuple[dict[str, Any], list[tuple[str, Any]]]] = []
+
+    def hooks(self) -> dict[str, Any]:
+        return {
+            "parse_constant": self.constant,
+            "parse_float": self.number,
+            "object_pairs_hook": self.pairs,
+        }
+
+    def _mark(self, text: str) -> _Invalid:
+        marker = _Invalid(text)
+        self.invalid.append(marker)
+        return marker
+
+    def constant(self, name: str) -> _Invalid:
+        return self._mark(f"non-standard JSON value {name}")
+
+    def number(self, text: str) -> float | _Invalid:
+        value = float(text)
+        if value - value == 0.0:  # finite; only overflow (1e4000) gives inf here
+            return value
+        return self._mark(f"number {_short(text)} (too large for a 64-bit float, like Infinity)")
+
+    def whole(self, text: str) -> int | _Invalid:
+        limit = sys.get_int_max_str_digits()
+        digits = len(text) - text.startswith("-")
+        if limit and digits > limit:
+            return self._mark(
+                f"whole number of {digits} digits (over Python's limit of {limit} digits)"
+            )
+        return int(text)
+
+    def pairs(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
+        # Called for every object: the cheapest exact duplicate check (about 1.8x the plain
+        # parse of a 20 KB trace; every pre-scan tried costs more than the parse).
+        obj = dict(items)
+        if len(obj) != len(items):
+            self.duplicates.append((obj, items))
+        return obj
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
+
+
+def _loads(text: str) -> tuple[Any, _Reader]:
+    reader = _Reader()
+    try:
+        return json.loads(text, **reader.hooks()), reader
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        # An integer over Python's digit limit. Checking every integer would slow every
+        # trace down, so only a trace that has one is read again with the check.
+        if "integer string conversion" not in str(exc):
+            raise
+    reader = _Reader()
+    return json.loads(text, parse_int=reader.whole, **reader.hooks()), reader
+
+
+# JSON's own messages, for the mistakes they word misleadingly.
+def _json_reason(exc: json.JSONDecodeError) -> str:
+    if exc.msg.startswith("Unterminated string"):
+        return "a string is not closed: it has no closing quote"
+    if exc.msg.startswith("Invalid control character"):
+        char = exc.doc[exc.pos] if exc.pos < len(exc.doc) else ""
+        if char in ("\n", "\r"):
+            start = _string_start(exc.doc, exc.pos)
+            opened = f" (it opens at column {start})" if start else ""
+            return (
+                f"a string is not closed before the end of the line{opened}: a closing quote"
+                " is missing, or a line break inside a string must be written \\n"
+            )
+        return f"a control character (U+{ord(char or chr(0)):04X}) inside a string must be escaped"
+    return exc.msg
+
+
+def _string_start(text: str, pos: int) -> int | None:
+    """The 1-based column of the quote that opens the string running up to `pos`."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    quote = pos
+    while True:
+        quote = text.rfind('"', line_start, quote)
+        if quote < 0:
+            return None
+        backslashes = len(text[line_start:quote]) - len(text[line_start:quote].rstrip("\\"))
+        if backslashes % 2 == 0:
+            return quote - line_start + 1
+
+
+def _duplicates_reason(
+    document: dict[str, Any], found: list[tuple[dict[str, Any], list[tuple[str, Any]]]]
+) -> str:
+    """Name the repeated keys and where: a reader keeps one value silently (the last, for
+    Python), so the trace says two things and must not be judged."""
+    paths = _paths_of(document, {id(obj) for obj, _ in found})
+    parts = []
+    for obj, items in found[:3]:
+        names = [k for k, n in Counter(k for k, _ in items).items() if n > 1]
+        where = paths.get(id(obj), "an object that a later duplicate key replaced")
+        parts.append(", ".join(f"'{k}'" for k in names) + f" in {where}")
+    more = f" (and {len(found) - 3} more objects)" if len(found) > 3 else ""
+    return (
+        f"duplicate key: {'; '.join(parts)}{more}: the trace gives two values for one field"
+        " and a reader keeps either, so it is not evaluated; write each key once"
+    )
+
+
+def _paths_of(document: dict[str, Any], wanted: set[int]) -> dict[int, str]:
+    found: dict[int, str] = {}
+    stack: list[tuple[Any, str]] = [(document, "$")]
+    while stack and len(found) < len(wanted):
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            if id(node) in wanted:
+                found[id(node)] = path
+            stack.extend((v, f"{path}.{k}") for k, v in node.items() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(
+                (v, f"{path}[{i}]") for i, v in enumerate(node) if isinstance(v, (dict, list))
+            )
+    return found
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HIGH = range(0xD800, 0xDC00)
+_LOW = range(0xDC00, 0xE000)
+
+
+def _lone_surrogate_escape(text: str) -> bool:
+    """Whether the text may hold a "\\uD800".."\\uDFFF" escape without its pair. Found with
+    str.find (a regex scan costs more than the parse): the escaped emoji that writers using
+    ensure_ascii emit as pairs do not make every such trace walked again."""
+    if "\\u" not in text:  # one search: most traces have no \u escape at all
+        return False
+    for marker in ("\\ud", "\\uD"):
+        i = text.find(marker)
+        while i >= 0:
+            code = _hex4(text, i + 2)
+            if code in _HIGH:
+                if _hex4(text, i + 8) not in _LOW or text[i + 6 : i + 8] != "\\u":
+                    return True
+                i += 6  # its low half is not lone
+            elif code in _LOW and (_hex4(text, i - 4) not in _HIGH or text[i - 6 : i - 4] != "\\u"):
+                return True
+            i = text.find(marker, i + 1)
+    return False
+
+
+def _hex4(text: str, at: int) -> int:
+    digits = text[at : at + 4] if at >= 0 else ""
+    try:
+        return int(digits, 16) if len(digits) == 4 else -1
+    except ValueError:
+        return -1
+
+
+def _replace_surrogates(document: dict[str, Any], prefix: str) -> int:
+    """Replace lone surrogates (from escapes such as "\\ud800") in every key and string
+    with U+FFFD: they are not text, and no report writer can encode them."""
+    count = 0
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            count += _fix_dict(node, prefix)
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        else:
+            for i, value in enumerate(node):
+                if isinstance(value, str) and not value.isascii():
+                    node[i], n = _SURROGATE.subn("\ufffd", value)
+                    count += n
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
+    return count
+
+
+def _fix_dict(node: dict[str, Any], prefix: str) -> int:
+    count = 0
+    for key, value in node.items():
+        if isinstance(value, str) and not value.isascii():
+            node[key], n = _SURROGATE.subn("\ufffd", value)
+            count += n
+    bad_keys = [k for k in node if not k.isascii() and _SURROGATE.search(k)]
+    if bad_keys:
+        items = [(_SURROGATE.sub("\ufffd", k), v) for k, v in node.items()]
+        if len({k for k, _ in items}) != len(items):
+            raise TraceError(
+                f"{prefix}two keys of one object become the same once lone surrogates are"
+                " replaced with U+FFFD: the trace gives two values for one field"
+            )
+        node.clear()
+        node.update(items)
+        count += sum(len(_SURROGATE.findall(k)) for k in bad_keys)
+    return count
 
 
 def decode(data: bytes | str, where: str = "") -> str:
@@ -59,21 +267,19 @@ class Document:
 
     value: Any
     marked: bool  # it holds NaN, Infinity or -Infinity markers
+    notes: list[str] = field(default_factory=list)  # what was changed on reading (U+FFFD)
 
 
 def parse_document(data: bytes | str, where: str = "") -> Document:
-    """Parse one JSON document, whatever its top level. Raises TraceError with a reason."""
+    """Parse one JSON document, whatever its top level. Raises TraceError with a reason.
+
+    NaN, Infinity, numbers no float holds (1e4000) and integers over Python's digit limit
+    are marked (see `drop_invalid`); a duplicate key is an error (a reader would keep one of
+    its two values silently); lone surrogates become U+FFFD, with a note."""
     prefix = f"{where}: " if where else ""
-    text = decode(data, where)
-    invalid: list[_Invalid] = []
-
-    def constant(name: str) -> _Invalid:
-        marker = _Invalid(name)
-        invalid.append(marker)
-        return marker
-
+    text, replaced = _text_of(decode(data, where), isinstance(data, str))
     try:
-        value = json.loads(text, parse_constant=constant)
+        value, reader = _loads(text)
     except json.JSONDecodeError as exc:
         if not text.strip():
             raise TraceError(
@@ -82,13 +288,34 @@ def parse_document(data: bytes | str, where: str = "") -> Document:
                 else f"{prefix}the file holds only whitespace"
             ) from None
         raise TraceError(
-            f"{prefix}invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            f"{prefix}invalid JSON at line {exc.lineno} column {exc.colno}: {_json_reason(exc)}"
         ) from None
     except RecursionError:
         raise TraceError(
             f"{prefix}the JSON nests too deeply to read (more than Python's recursion limit)"
         ) from None
-    return Document(value, bool(invalid))
+    if reader.duplicates:
+        raise TraceError(prefix + _duplicates_reason(value, reader.duplicates))
+    if replaced or _lone_surrogate_escape(text):
+        replaced += _replace_surrogates(value, prefix)
+    notes = []
+    if replaced:
+        notes.append(
+            f"{replaced} lone surrogate{'s' if replaced > 1 else ''} (\\ud800-\\udfff without"
+            " its pair, which is not text) replaced with U+FFFD"
+        )
+    return Document(value, bool(reader.invalid), notes)
+
+
+def _text_of(text: str, given_as_text: bool) -> tuple[str, int]:
+    """The JSON text, and how many lone surrogates (text given as str only) were replaced."""
+    if not given_as_text:
+        return text, 0
+    try:
+        text.encode("utf-8")  # C speed; fails only on lone surrogates
+    except UnicodeEncodeError:
+        return _SURROGATE.subn("\ufffd", text)
+    return text, 0
 
 
 # Said wherever a trace must be an object: a file of several traces is the usual reason.
@@ -112,7 +339,7 @@ def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
     if not isinstance(parsed.value, dict):
         raise not_an_object(parsed.value, where)
     notes = drop_invalid(parsed.value).get(None, []) if parsed.marked else []
-    return ParsedTrace(parsed.value, notes)
+    return ParsedTrace(parsed.value, [*notes, *parsed.notes])
 
 
 def is_invalid(value: Any) -> bool:
@@ -149,7 +376,7 @@ Children = tuple[list[str], list[tuple[Any, str]]]
 def _drop_in_dict(node: dict[str, Any], path: str) -> Children:
     notes = []
     for key in [k for k, v in node.items() if isinstance(v, _Invalid)]:
-        notes.append(f"non-standard JSON value {node[key].text} at {path}.{key} ignored")
+        notes.append(f"{node[key].text} at {path}.{key} ignored")
         del node[key]
     return notes, [(v, f"{path}.{k}") for k, v in node.items() if isinstance(v, (dict, list))]
 
@@ -158,7 +385,7 @@ def _drop_in_list(node: Any, path: str) -> Children:
     if not isinstance(node, list):
         return [], []
     bad = [i for i, v in enumerate(node) if isinstance(v, _Invalid)]
-    notes = [f"non-standard JSON value {node[i].text} at {path}[{i}] ignored" for i in bad]
+    notes = [f"{node[i].text} at {path}[{i}] ignored" for i in bad]
     if bad:
         node[:] = [v for v in node if not isinstance(v, _Invalid)]
     return notes, [(v, f"{path}[{i}]") for i, v in enumerate(node) if isinstance(v, (dict, list))]

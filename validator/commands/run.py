@@ -231,6 +231,7 @@ def find_traces(options: RunOptions, suite: Suite, full: Suite) -> Traces:
         format=settings.format,
     )
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
+    plan.max_bytes = options.max_trace_bytes
     root = None if options.follow_symlinks or plan.single else fixtures
     # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
     wanted = _interactive(sys.stderr) and not options.quiet

@@ -11,11 +11,12 @@ import math
 import sys
 from typing import Any
 
-from ..model import Case, Suite, TraceSettings
+from ..model import Case, Finder, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, CheckResult, RunResult
 from .interpreter import CaseArguments, evaluate_spec
 from .predicates import TraceContext
+from .query import QueryEvaluationError
 from .tracefile import fields_case_id
 
 MISSING = "MISSING"
@@ -144,10 +145,23 @@ def read_metrics(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
     _duration(suite, ctx, run)
 
 
+def _read(query: Finder, ctx: TraceContext, run: RunResult, consequence: str) -> list[Any] | None:
+    """The values of a trace field, or None (with a note on the run) when it cannot be read:
+    the checks read the trace themselves, and fail on their own if they cannot."""
+    try:
+        return ctx.find(query)
+    except QueryEvaluationError as exc:
+        run.notes.append(f"{exc.expression} cannot be read ({exc.reason}): {consequence}")
+        return None
+
+
 def _verdict(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
     query = suite.fields.query("verdict")
-    verdicts = [v for v in ctx.find(query) if v is not None] if query else []
-    if not verdicts:
+    found = _read(query, ctx, run, "verdict not recorded") if query else []
+    verdicts = [v for v in found or () if v is not None]
+    if found is None:
+        run.verdict_key = INVALID
+    elif not verdicts:
         run.verdict_key = MISSING
     elif isinstance(verdicts[0], str):
         # Interned: a few distinct verdicts shared by every run, not one copy per trace.
@@ -159,12 +173,16 @@ def _verdict(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
 def _tool_calls(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
     matches = suite.fields.query("tool_call_matches")
     if matches is not None:
-        run.tool_call_count = len(ctx.find(matches))
+        found = _read(matches, ctx, run, "tool calls not counted")
+        if found is not None:
+            run.tool_call_count = len(found)
         return
     listed = suite.fields.query("tool_calls")
     if listed is None:
         return
-    calls = ctx.find(listed)
+    calls = _read(listed, ctx, run, "tool calls not counted")
+    if calls is None:
+        return
     if not calls or calls[0] is None:
         run.tool_call_count = 0
     elif isinstance(calls[0], list):
@@ -177,7 +195,7 @@ def _tool_calls(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
 
 def _duration(suite: Suite, ctx: TraceContext, run: RunResult) -> None:
     query = suite.fields.query("duration_ms")
-    durations = ctx.find(query) if query else []
+    durations = (_read(query, ctx, run, "duration not counted") if query else []) or []
     if not durations or durations[0] is None:
         return
     value = durations[0]

@@ -17,6 +17,7 @@ from ..model import Binding, Clause, Condition, Finder, Spec, Unbound
 from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult
 from .params import PARAM_TYPES, type_error
 from .predicates import PREDICATES, Outcome, TraceContext, param_type_error
+from .query import QueryEvaluationError
 
 _ABSENT = object()
 Arguments = dict[str, Any]
@@ -48,9 +49,9 @@ class CaseArguments:
 
 def evaluate_spec(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckResult:
     """Evaluate one check spec: guards first, then every clause (all must hold)."""
-    skip = _guard_skip(spec.when, spec.unless, spec.skip_reason, case, ctx)
-    if skip is not None:
-        return CheckResult(spec.id, SKIPPED, skip, report_as=spec.report_as)
+    guarded = _spec_guard(spec, case, ctx)
+    if guarded is not None:
+        return guarded
     clauses = spec.clauses
     if len(clauses) == 1:  # the common shape: the clause's result is the check's
         result = _clause(clauses[0], case, ctx)
@@ -70,16 +71,35 @@ def _combined(results: list[ClauseResult]) -> tuple[str, str]:
     return PASS, "; ".join([*(r.message for r in results if r.status == PASS), *notes])
 
 
+def _spec_guard(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckResult | None:
+    """The result when the spec's guards decide it (skipped, or failed because a guard
+    cannot be evaluated), else None."""
+    try:
+        skip = _guard_skip(spec.when, spec.unless, spec.skip_reason, case, ctx)
+    except _Unevaluated as exc:
+        return CheckResult(spec.id, FAIL, exc.message, report_as=spec.report_as)
+    if skip is not None:
+        return CheckResult(spec.id, SKIPPED, skip, report_as=spec.report_as)
+    return None
+
+
 def _prefixed(result: ClauseResult) -> str:
     return f"[{result.name}] {result.message}"
 
 
 def _clause(clause: Clause, case: CaseArguments, ctx: TraceContext) -> ClauseResult:
-    skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
-    if skip is not None:
-        return ClauseResult(clause.name, SKIPPED, skip)
     condition = clause.condition
-    outcome = _run(condition, case, ctx)
+    try:
+        skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
+        if skip is not None:
+            return ClauseResult(clause.name, SKIPPED, skip)
+        outcome = _run(condition, case, ctx)
+    except _Unevaluated as exc:
+        return ClauseResult(clause.name, FAIL, exc.message)
+    except QueryEvaluationError as exc:
+        # Never "nothing matched": a check that cannot look at the trace does not pass.
+        message = f"{condition.where}: cannot be evaluated, so this fails: {_why(condition, exc)}"
+        return ClauseResult(clause.name, FAIL, message)
     status = PASS if outcome.passed else FAIL
     return ClauseResult(
         clause.name, status, f"{condition.where}: {outcome.message}", outcome.details
@@ -93,12 +113,41 @@ def _guard_skip(
     case: CaseArguments,
     ctx: TraceContext,
 ) -> str | None:
-    """The recorded reason for skipping, or None when the check applies."""
-    if when is not None and not _run(when, case, ctx).passed:
+    """The recorded reason for skipping, or None when the check applies.
+
+    Raises _Unevaluated when a guard's query cannot be evaluated: skipping would let a
+    check pass unexamined, so the check (or clause) fails instead."""
+    if when is not None and not _guard_holds(when, "when", case, ctx):
         return "skipped: " + (reason or f"condition on {when.where} does not hold")
-    if unless is not None and _run(unless, case, ctx).passed:
+    if unless is not None and _guard_holds(unless, "unless", case, ctx):
         return "skipped: " + (reason or f"exception on {unless.where} holds")
     return None
+
+
+class _Unevaluated(Exception):
+    """A guard whose query could not be evaluated; `message` is the failure to report."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _guard_holds(condition: Condition, role: str, case: CaseArguments, ctx: TraceContext) -> bool:
+    try:
+        return _run(condition, case, ctx).passed
+    except QueryEvaluationError as exc:
+        raise _Unevaluated(
+            f"the `{role}` condition on {condition.where} cannot be evaluated, so this fails"
+            f" instead of being skipped: {_why(condition, exc)}"
+        ) from None
+
+
+def _why(condition: Condition, exc: QueryEvaluationError) -> str:
+    """The reason, naming the expression when it is not the one the message starts with
+    (one of several queries, or a parameter read from the trace)."""
+    if exc.expression == condition.where:
+        return exc.reason
+    return f"{exc.expression}: {exc.reason}"
 
 
 def run_predicate(name: str, values: list[Any], args: Arguments, ctx: TraceContext) -> Outcome:

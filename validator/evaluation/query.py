@@ -1,19 +1,36 @@
-"""Compiled JSONPath queries with a plain-Python fast path.
+"""Compiled JSONPath queries with a plain-Python evaluator.
 
 Check specs evaluate the same handful of JSONPath expressions against many trace
 documents. jsonpath-ng is the reference semantics, but its ``find`` builds a
 ``DatumInContext`` (with a full parent chain) for every node it visits, which costs
-~6 us for ``$.a.b.c`` and milliseconds for ``$..name`` on a trace. Most spec
-expressions are plain child/index/wildcard/descendant chains, and for those the
-same answer can be computed with dict/list access in a fraction of the time.
+~6 us for ``$.a.b.c``, milliseconds for ``$..name`` on a trace and tens of seconds for
+``$..[?(@.status == 'error')]`` on a 50 MB trace; it also recurses once per segment, so
+a long expression or a deep document overflows Python's stack. The same answers are
+computed here with dict/list access, iteratively.
 
 Every expression is always parsed by ``jsonpath_ng.ext.parse``: its grammar decides
 what is valid, how names are spelled (``$.01`` is the field ``"1"``, ``$['a\\nb']``
-is the field ``"anb"``), and how segments associate. The fast path is then derived
-from the *parsed AST*, not from a second hand-written grammar, so it can only differ
-from jsonpath-ng in evaluation, and evaluation of each supported node type mirrors
-jsonpath-ng 1.16 line by line (see the ``_step_*`` helpers). ASTs containing any
-other node type are evaluated by jsonpath-ng itself.
+is the field ``"anb"``), and how segments associate (``|`` binds tighter than ``.``,
+so ``$.a|$.b`` is ``$.(a|$).b``). The evaluator is derived from the *parsed AST*, not
+from a second grammar, so it can only differ from jsonpath-ng in evaluation, and
+evaluation of each node type mirrors jsonpath-ng 1.16 (see the ``_step_*`` helpers):
+children, indexes, wildcards, descendants, unions, ``$`` anywhere, filters (comparisons,
+``=~``, ``!``, ``&&``, ``||``). Other nodes that do not look at a node's parents
+(slices, several names, `len`, `sub()`, ...) are evaluated by jsonpath-ng one segment at
+a time; an AST with a node that does (```parent```, ```path```, sorting) is evaluated
+by jsonpath-ng as a whole.
+
+Two rules make a query safe for a release gate:
+
+* Evaluation never turns a problem into "no match": ``find`` raises
+  ``QueryEvaluationError`` saying what went wrong, and the interpreter fails the check.
+* Every regular expression jsonpath-ng would run (``=~`` operands, ``sub(/re/, x)``) is
+  compiled when the query is, by ``validator.saferegex`` (linear time, Python's
+  meaning); a bad pattern is a ``QueryError`` at the pattern's column.
+
+One evaluation may produce at most ``NODE_BUDGET`` values (intermediate ones included);
+past that it fails with a reason instead of growing without bound (chains of
+``|$`` re-rooting double the values at every step).
 
 The plan is fixed at compile time, so ``jsonpath_ng.jsonpath.auto_id_field`` (a
 global that changes Fields/Wildcard semantics) must keep its default ``None``.
@@ -24,13 +41,31 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import jsonpath_ng.jsonpath as _jp
+from jsonpath_ng.ext import filter as _filter
+from jsonpath_ng.ext import iterable as _iterable
 from jsonpath_ng.ext import parse as _jsonpath_parse
+from jsonpath_ng.ext import string as _string
+from jsonpath_ng.ext.arithmetic import Operation as _Operation
+from jsonpath_ng.ext.filter import EQUALITY_ONLY_OPERATOR_MAP as _EQUALITY_ONLY
+from jsonpath_ng.ext.filter import _compare
 
-__all__ = ["Query", "QueryError", "compile_query"]
+from ..problems import kind_of, show
+from .saferegex import RegexError, SafeRegex, compile_safe
+
+__all__ = ["NODE_BUDGET", "Query", "QueryError", "QueryEvaluationError", "compile_query"]
+
+# Values one evaluation may produce, intermediate ones included. A 50 MB trace holds ~6
+# million nodes, so only a runaway expression (or `$..*` on an extreme trace) gets near it;
+# reaching it takes seconds, not minutes, and the list of values stays under ~100 MB.
+NODE_BUDGET = 10_000_000
+# AST depth jsonpath-ng's recursive find() can evaluate well inside Python's stack; only
+# queries the plain-Python evaluator cannot take are held to it.
+MAX_JSONPATH_NG_DEPTH = 100
 
 
 class QueryError(ValueError):
@@ -65,6 +100,30 @@ class QueryError(ValueError):
 
 
 _ONE_COLUMN = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
+
+
+class QueryEvaluationError(Exception):
+    """A compiled query that could not be evaluated on one document.
+
+    Never to be read as "no match": a check that cannot evaluate its query must fail (an
+    `absent` check would otherwise pass on a trace it could not look at). `reason` says
+    what went wrong in plain words.
+    """
+
+    expression: str
+    reason: str
+
+    def __init__(self, expression: str, reason: str) -> None:
+        self.expression = expression
+        self.reason = reason
+        super().__init__(f"cannot evaluate the JSONPath {expression} on this trace: {reason}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.expression, self.reason))
+
+
+class _Unevaluable(Exception):
+    """Raised inside an evaluation with the plain reason for QueryEvaluationError."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -132,25 +191,290 @@ def _query_error(expression: str, exc: BaseException) -> QueryError:
     return QueryError(expression, 1, message)
 
 
-# ------------------------------------------------------------------ fast-path steps
+# --------------------------------------------------------------------------- the AST
+
+
+def _children(node: Any) -> list[Any]:
+    """The sub-expressions of a jsonpath-ng node (whatever its class), in source order."""
+    out = []
+    for name in ("left", "right", "target", "value"):
+        child = getattr(node, name, None)
+        if isinstance(child, _jp.JSONPath):
+            out.append(child)
+    for name in ("expressions", "operands"):
+        items = getattr(node, name, None)
+        for item in items if isinstance(items, list) else ():
+            item = item[0] if isinstance(item, tuple) else item  # SortedThis: (path, reverse)
+            if isinstance(item, _jp.JSONPath):
+                out.append(item)
+    return out
+
+
+def _walk(path: Any) -> Iterator[tuple[Any, int]]:
+    """Every node with its depth, without recursion (a 5,000-way union nests 5,000 deep)."""
+    stack = [(path, 1)]
+    while stack:
+        node, depth = stack.pop()
+        yield node, depth
+        stack.extend((child, depth + 1) for child in reversed(_children(node)))
+
+
+# Nodes whose find() looks only at the value it is given, never at parents or the root,
+# so one segment can be evaluated by jsonpath-ng on a bare value. (Root, Parent, `path`,
+# sorting - which returns a bare datum, not a list - and unknown nodes are not.)
+_CONTEXT_FREE = frozenset(
+    {
+        _jp.Child,
+        _jp.Descendants,
+        _jp.Fields,
+        _jp.Index,
+        _jp.Slice,
+        _jp.Wildcard,
+        _jp.This,
+        _jp._Union,
+        _jp.Where,
+        _jp.WhereNot,
+        _filter.Filter,
+        _filter.Expression,
+        _filter.And,
+        _filter.Or,
+        _iterable.Len,
+        _iterable.Keys,
+        _string.Sub,
+        _string.Split,
+        _string.Str,
+        _Operation,
+    }
+)
+
+
+def _context_free(node: Any) -> bool:
+    return all(type(n) in _CONTEXT_FREE or type(n) is _SafeMatch for n, _ in _walk(node))
+
+
+# --------------------------------------------------------------------------- regexes
+
+
+@dataclass
+class _Literal:
+    """A quoted or bare token of the expression, decoded as jsonpath-ng's lexer does."""
+
+    start: int  # index of its first character (the opening quote, if quoted)
+    value: str
+    offsets: list[int]  # index in the expression of each character of `value`
+
+    def column(self, index: int) -> int:
+        """The 1-based column of character `index` of the value (or just after it)."""
+        if 0 <= index < len(self.offsets):
+            return self.offsets[index] + 1
+        return (self.offsets[-1] + 2) if self.offsets else self.start + 1
+
+
+_BARE_OPERAND = re.compile(r"-?\d+(?:\.\d+)?|@?[A-Za-z_][A-Za-z0-9_@\-]*")
+
+
+def _read_quoted(expression: str, start: int) -> tuple[_Literal, int]:
+    # jsonpath-ng's lexer: inside quotes, a backslash keeps the character after it.
+    quote, i = expression[start], start + 1
+    value: list[str] = []
+    offsets: list[int] = []
+    while i < len(expression) and expression[i] != quote:
+        at = i  # an escaped character is located at its backslash
+        if expression[i] == "\\" and i + 1 < len(expression):
+            i += 1
+        value.append(expression[i])
+        offsets.append(at)
+        i += 1
+    return _Literal(start, "".join(value), offsets), i + 1
+
+
+def _scan_literals(expression: str) -> tuple[list[_Literal], list[_Literal]]:
+    """The operands of `=~` and the backquoted operators, in source order, with where each
+    character of their decoded text is in the expression (for a caret under a pattern)."""
+    quoted: dict[int, _Literal] = {}
+    after_match_operator: list[int] = []
+    i = 0
+    while i < len(expression):
+        if expression[i] in "'\"`":
+            literal, i = _read_quoted(expression, i)
+            quoted[literal.start] = literal
+        elif expression.startswith("=~", i):
+            after_match_operator.append(i + 2)
+            i += 2
+        else:
+            i += 1
+    operands = []
+    for j in after_match_operator:
+        while j < len(expression) and expression[j] in " \t\r\n":
+            j += 1
+        bare = _BARE_OPERAND.match(expression, j)
+        text = bare.group() if bare and j not in quoted else ""
+        operands.append(quoted.get(j) or _Literal(j, text, list(range(j, j + len(text)))))
+    backquoted = [lit for start, lit in quoted.items() if expression[start] == "`"]
+    return operands, backquoted
+
+
+class _SafeMatch(_filter.Expression):
+    """An `=~` comparison whose pattern runs on the linear-time engine (same results as
+    jsonpath-ng's: only text values can match, `re.search` semantics)."""
+
+    regex: SafeRegex
+
+    def find(self, datum: Any) -> list[Any]:
+        search = self.regex.search
+        found = self.target.find(_jp.DatumInContext.wrap(datum))
+        return [match for match in found if isinstance(match.value, str) and search(match.value)]
+
+
+class _SafeSubstitution:
+    """Stands in for the `re` pattern of a jsonpath-ng Sub node: Sub.find calls
+    ``self.regex.sub(self.repl, value)``."""
+
+    __slots__ = ("_substitute",)
+
+    def __init__(self, substitute: Callable[[str], str]) -> None:
+        self._substitute = substitute
+
+    def sub(self, _repl: str, value: Any) -> str:
+        if not isinstance(value, str):
+            shown = "" if value is None else f" {show(value)}"
+            raise _Unevaluable(f"`sub()` applies to text, found {kind_of(value)}{shown}")
+        return self._substitute(value)
+
+
+def _take(literals: list[_Literal], value: str) -> _Literal | None:
+    """The first unused token whose decoded text is `value` (and mark it used)."""
+    for i, literal in enumerate(literals):
+        if literal.value == value:
+            return literals.pop(i)
+    return None
+
+
+def _guard_match(expression: str, node: Any, operands: list[_Literal]) -> None:
+    pattern = node.value
+    if not isinstance(pattern, str):
+        literal = operands.pop(0) if operands else None
+        column = literal.start + 1 if literal else 1
+        raise QueryError(
+            expression,
+            column,
+            f"the pattern after =~ must be quoted text, not {pattern!r}",
+        )
+    literal = _take(operands, pattern)
+    try:
+        regex = compile_safe(pattern)
+    except RegexError as exc:
+        column = literal.column(exc.column - 1) if literal else 1
+        raise QueryError(
+            expression, column, f"invalid regular expression {pattern!r}: {exc.message}"
+        ) from None
+    node.__class__ = _SafeMatch  # same data, find() on the linear-time engine
+    node.regex = regex
+
+
+def _sub_parts(method: str) -> tuple[int, int]:
+    """Where Sub's pattern and replacement start in its operator text, found as
+    jsonpath-ng's Sub splits it (it strips both)."""
+    body = _string._SUB_BODY.match(method)
+    parts = _string._SUB_PARTS.fullmatch(body.group(1)) if body else None
+    if body is None or parts is None:
+        return 0, 0
+    raw_expr, raw_repl = parts.group(1), parts.group(2)
+    expr_at = body.start(1) + parts.start(1) + len(raw_expr) - len(raw_expr.lstrip())
+    repl_at = body.start(1) + parts.start(2) + len(raw_repl) - len(raw_repl.lstrip())
+    return expr_at, repl_at
+
+
+def _sub_error(
+    expression: str, exc: RegexError, literal: _Literal | None, method: str
+) -> QueryError:
+    expr_at, repl_at = _sub_parts(method)
+    at = repl_at if exc.part == "replacement" else expr_at
+    column = literal.column(at + exc.column - 1) if literal else 1
+    what = "replacement" if exc.part == "replacement" else "regular expression"
+    return QueryError(expression, column, f"invalid {what} {exc.text!r} in sub(): {exc.message}")
+
+
+def _guard_sub(expression: str, node: Any, backquoted: list[_Literal]) -> None:
+    literal = _take(backquoted, node.method)
+    try:
+        substitute = compile_safe(node.expr).substitution(node.repl)
+    except RegexError as exc:
+        raise _sub_error(expression, exc, literal, node.method) from None
+    node.regex = _SafeSubstitution(substitute)
+
+
+def _guard_regexes(expression: str, path: Any) -> None:
+    """Compile every regex the AST holds with the linear-time engine, in place; a bad or
+    unsupported one is a QueryError at its column."""
+    nodes = [
+        node
+        for node, _ in _walk(path)
+        if (type(node) is _filter.Expression and node.op == "=~") or type(node) is _string.Sub
+    ]
+    if not nodes:
+        return
+    operands, backquoted = _scan_literals(expression)
+    for node in nodes:
+        if type(node) is _string.Sub:
+            _guard_sub(expression, node, backquoted)
+        else:
+            _guard_match(expression, node, operands)
+
+
+def _parse_time_regex_error(expression: str, exc: re.error) -> QueryError:
+    """jsonpath-ng compiles `sub()` patterns with `re` while parsing: point at the one."""
+    for literal in _scan_literals(expression)[1]:
+        body = _string._SUB_BODY.match(literal.value)
+        parts = _string._SUB_PARTS.fullmatch(body.group(1)) if body else None
+        if parts is None:
+            continue
+        try:
+            compile_safe(parts.group(1).strip())
+        except RegexError as error:
+            return _sub_error(expression, error, literal, literal.value)
+    return QueryError(expression, 1, f"invalid regular expression: {exc}")
+
+
+def _intersection_column(expression: str) -> int:
+    """The column of a `&` outside brackets and quotes (an intersection, not a filter's and)."""
+    depth, i = 0, 0
+    while i < len(expression):
+        char = expression[i]
+        if char in "'\"`":
+            i = _read_quoted(expression, i)[1]
+            continue
+        depth += (char == "[") - (char == "]")
+        if char == "&" and depth == 0:
+            return i + 1
+        i += 1
+    return 1
+
+
+# ------------------------------------------------------------------------ evaluation
 #
-# A fast plan is a list of steps; each maps the current list of matched nodes to the
-# next one (a flat-map). jsonpath-ng's Child(L, R) is flat-map composition, and
-# Descendants(L, R) is "flat-map pre-order-walk, then flat-map R". Flat-map
-# composition is associative, so any nesting of Child/Descendants over the supported
-# leaves flattens into one left-to-right list of steps with the same results in the
-# same order.
+# A plan is a list of steps; each maps the current list of matched values to the next
+# one (a flat-map), given the document root (for `$`). jsonpath-ng's Child(L, R) is
+# flat-map composition and Descendants(L, R) is "flat-map pre-order walk, then flat-map
+# R"; flat-map composition is associative, so any nesting of Child/Descendants flattens
+# into one left-to-right list of steps with the same results in the same order.
 
 _MISSING = object()
 
-Step = Callable[[list[Any]], list[Any]]
+Step = Callable[[list[Any], Any], list[Any]]
+Predicate = Callable[[Any, Any], bool]
+Finder = Callable[[Any, Any], list[Any]]
+
+
+class _NotPlannable(Exception):
+    """An AST node the plain-Python evaluator has no exact equivalent for."""
 
 
 def _step_field(name: str) -> Step:
     # Mirrors Fields.get_field_datum: ``value.get(name, NOT_SET)``; anything without a
     # usable ``get`` (list, str, number, None) yields nothing; a key whose value is
     # None *is* a match.
-    def step(nodes: list[Any]) -> list[Any]:
+    def step(nodes: list[Any], root: Any) -> list[Any]:
         missing = _MISSING
         return [
             value
@@ -164,7 +488,7 @@ def _step_field(name: str) -> Step:
 def _step_index(index: int) -> Step:
     # Mirrors Index._find_base: only lists/tuples, negative indexes count from the
     # end, out-of-range indexes (and ``[N]`` on a dict) yield nothing.
-    def step(nodes: list[Any]) -> list[Any]:
+    def step(nodes: list[Any], root: Any) -> list[Any]:
         return [
             node[index]
             for node in nodes
@@ -174,7 +498,7 @@ def _step_index(index: int) -> Step:
     return step
 
 
-def _step_wildcard(nodes: list[Any]) -> list[Any]:
+def _step_wildcard(nodes: list[Any], root: Any) -> list[Any]:
     # Mirrors Wildcard.find: array elements, object member values in insertion
     # order, nothing for scalars (a string is *not* iterated).
     out: list[Any] = []
@@ -186,7 +510,13 @@ def _step_wildcard(nodes: list[Any]) -> list[Any]:
     return out
 
 
-def _step_descend(nodes: list[Any]) -> list[Any]:
+def _step_root(nodes: list[Any], root: Any) -> list[Any]:
+    # Mirrors Root.find on a datum: it climbs the context chain to the document, so
+    # every value becomes the document once.
+    return [root] * len(nodes)
+
+
+def _step_descend(nodes: list[Any], root: Any) -> list[Any]:
     # Mirrors Descendants.find: every node itself followed by all its descendants,
     # depth-first pre-order, children of lists and dicts only (not tuples), using an
     # explicit stack so arbitrarily deep documents cannot hit the recursion limit.
@@ -208,7 +538,7 @@ def _step_descend(nodes: list[Any]) -> list[Any]:
 def _step_descend_field(name: str) -> Step:
     # ``..name`` fused: the same pre-order walk as _step_descend followed by
     # _step_field, without materialising the list of every node.
-    def step(nodes: list[Any]) -> list[Any]:
+    def step(nodes: list[Any], root: Any) -> list[Any]:
         out: list[Any] = []
         append = out.append
         stack = nodes[::-1]
@@ -229,72 +559,315 @@ def _step_descend_field(name: str) -> Step:
     return step
 
 
-class _NotFast(Exception):
-    """Raised while planning when an AST node has no exact fast equivalent."""
+def _step_filter(test: Predicate) -> Step:
+    # Mirrors Filter.find: the members of a dict (in order) or the items of a list that
+    # pass every expression; nothing for anything else (tuples and strings included).
+    def step(nodes: list[Any], root: Any) -> list[Any]:
+        out: list[Any] = []
+        for node in nodes:
+            if isinstance(node, dict):
+                out.extend(value for value in node.values() if test(value, root))
+            elif isinstance(node, list):
+                out.extend(value for value in node if test(value, root))
+        return out
+
+    return step
 
 
-def _plan(node: _jp.JSONPath, leftmost: bool, out: list[tuple[str, Any]]) -> None:
-    """Flatten a jsonpath-ng AST into ``out`` as (kind, argument) steps.
+def _step_descend_filter(test: Predicate) -> Step:
+    # ``..[?(...)]`` fused: for each node of the pre-order walk, its children that pass
+    # (Descendants.find applies the Filter to every node it visits).
+    def step(nodes: list[Any], root: Any) -> list[Any]:
+        out: list[Any] = []
+        append = out.append
+        containers = (dict, list)
+        # Only containers go on the stack: a scalar has no children to test.
+        stack = [node for node in reversed(nodes) if isinstance(node, containers)]
+        while stack:
+            node = stack.pop()
+            children = node.values() if isinstance(node, dict) else node
+            for value in children:
+                if test(value, root):
+                    append(value)
+            stack.extend([value for value in reversed(children) if isinstance(value, containers)])
+        return out
 
-    Exact type checks on purpose: ext subclasses (Filter, SortedThis, Len, ...) and
-    anything else must not be mistaken for the node they inherit from.
+    return step
+
+
+def _step_union(branches: list[Finder]) -> Step:
+    # Mirrors _Union.find: per value, the left side's matches then the right side's.
+    def step(nodes: list[Any], root: Any) -> list[Any]:
+        out: list[Any] = []
+        for node in nodes:
+            for branch in branches:
+                out.extend(branch(node, root))
+            if len(out) > NODE_BUDGET:
+                raise _over_budget()
+        return out
+
+    return step
+
+
+def _step_jsonpath(node: Any) -> Step:
+    # A context-free segment: jsonpath-ng evaluates it on each bare value.
+    find = node.find
+    wrap = _jp.DatumInContext
+
+    def step(nodes: list[Any], root: Any) -> list[Any]:
+        return [match.value for value in nodes for match in find(wrap(value))]
+
+    return step
+
+
+def _over_budget() -> _Unevaluable:
+    return _Unevaluable(
+        f"it produces more than {NODE_BUDGET:,} values (a runaway expression, e.g. a long"
+        " chain of `|` unions, each of which also re-reads the whole document)"
+    )
+
+
+# ----------------------------------------------------------------------- filter tests
+
+
+def _value_test(op: Any, literal: Any, regex: SafeRegex | None) -> Callable[[Any], bool]:
+    """Whether one value found by a filter's target satisfies `op literal`, as in
+    jsonpath-ng's Expression.find (RFC 9535 comparisons)."""
+    if op == "=~":
+        assert regex is not None
+        search = regex.search
+        return lambda value: isinstance(value, str) and search(value)
+    if literal is None:  # `== null`: only None is equal to it
+        equal_null = _EQUALITY_ONLY[op]
+        return lambda value: equal_null(value is None)
+    equality_only = _EQUALITY_ONLY[op]
+    if isinstance(literal, bool):
+        return lambda value: equality_only(value is literal)
+    if isinstance(literal, str) and op in ("==", "=", "!="):
+        # The common case, spelled out: text equals only text (what _compare computes).
+        negate = op == "!="
+        return lambda value: (isinstance(value, str) and value == literal) != negate
+    return lambda value: (
+        equality_only(value is literal) if isinstance(value, bool) else _compare(op, value, literal)
+    )
+
+
+def _comparison(expression: Any) -> Predicate:
+    # Not `leftmost`: a `$` in a filter is the document, not the candidate value.
+    target = _finder(_plan(expression.target, False))
+    op = expression.op
+    if op == "!":
+        return lambda value, root: not target(value, root)
+    if op is None:  # existence
+        return lambda value, root: bool(target(value, root))
+    test = _value_test(op, expression.value, getattr(expression, "regex", None))
+    when_absent = op == "!="  # a missing member is "not equal" to anything
+    name = _single_name(expression.target)
+    if name is not None:
+        # `@.name OP literal`, the usual filter: one dict lookup, no intermediate lists.
+        missing = _MISSING
+
+        def member_predicate(value: Any, root: Any) -> bool:
+            if not isinstance(value, dict):
+                return when_absent
+            item = value.get(name, missing)
+            return when_absent if item is missing else bool(test(item))
+
+        return member_predicate
+
+    def predicate(value: Any, root: Any) -> bool:
+        found = target(value, root)
+        if not found:
+            return when_absent
+        return any(test(item) for item in found)
+
+    return predicate
+
+
+def _single_name(target: Any) -> str | None:
+    """`name` when a filter's target is `@.name` or a bare `name`."""
+    if type(target) is _jp.Child and type(target.left) is _jp.This:
+        target = target.right
+    if type(target) is _jp.Fields and _single_field(target):
+        return str(target.fields[0])
+    return None
+
+
+def _query_comparison(expression: Any) -> Predicate:
+    # Mirrors Expression._find_with_query_operand: `@.a == @.b`, `@.a < $.limit`. Two
+    # empty results are equal; an empty result equals nothing else.
+    target = _finder(_plan(expression.target, False))
+    other = _finder(_plan(expression.value, False))
+    op = expression.op
+    when_empty = _EQUALITY_ONLY[op]
+
+    def predicate(value: Any, root: Any) -> bool:
+        found = target(value, root)
+        values = other(value, root)
+        if not found or not values:
+            return bool(when_empty(not found and not values))
+        return any(_compare(op, item, against) for item in found for against in values)
+
+    return predicate
+
+
+def _predicate(expression: Any) -> Predicate:
+    """A filter expression as a test of one candidate value."""
+    kind = type(expression)
+    if kind in (_filter.And, _filter.Or):
+        tests = [_predicate(operand) for operand in expression.operands]
+        if kind is _filter.And:
+            return lambda value, root: all(test(value, root) for test in tests)
+        return lambda value, root: any(test(value, root) for test in tests)
+    if kind in (_filter.Expression, _SafeMatch):
+        if isinstance(expression.value, _jp.JSONPath):
+            return _query_comparison(expression)
+        return _comparison(expression)
+    if _context_free(expression):  # e.g. a comparison of two queries: @.a == @.b
+        find = expression.find
+        return lambda value, root: bool(find(value))
+    raise _NotPlannable
+
+
+def _filter_predicate(node: Any) -> Predicate:
+    tests = [_predicate(expression) for expression in node.expressions]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda value, root: all(test(value, root) for test in tests)
+
+
+# ----------------------------------------------------------------------------- plans
+
+# Step kinds the original fast path had; `Query.fast` reports whether only these are used.
+_PLAIN = frozenset({"field", "index", "wildcard", "descend"})
+
+
+def _plan(node: Any, leftmost: bool) -> list[tuple[str, Any]]:
+    """Flatten a jsonpath-ng AST into (kind, argument) steps; raises _NotPlannable.
+
+    Child and Descendants chains are walked without recursion, so thousands of segments
+    plan fine. Exact type checks on purpose: ext subclasses (Filter, SortedThis, Len, ...)
+    must not be mistaken for the node they inherit from.
     """
-    kind = type(node)
-    if kind is _jp.Root:
-        # Root anywhere but the start jumps back to the document root; only the
-        # leading ``$`` is a no-op on the document.
-        if not leftmost:
-            raise _NotFast
-    elif kind is _jp.Child:
-        _plan(node.left, leftmost, out)
-        _plan(node.right, False, out)
-    elif kind is _jp.Descendants:
-        _plan(node.left, leftmost, out)
-        out.append(("descend", None))
-        _plan(node.right, False, out)
-    elif kind is _jp.Fields:
-        if len(node.fields) != 1 or node._deprecated_wildcard_use:
-            raise _NotFast
-        (name,) = node.fields
-        if not isinstance(name, str) or name == _jp.auto_id_field:
-            raise _NotFast
-        out.append(("field", name))
-    elif kind is _jp.Index:
-        if len(node.indices) != 1 or not isinstance(node.indices[0], int):
-            raise _NotFast
-        out.append(("index", node.indices[0]))
-    elif kind is _jp.Wildcard:
-        if _jp.auto_id_field is not None:
-            raise _NotFast
-        out.append(("wildcard", None))
-    else:
-        raise _NotFast
+    spine = []
+    while type(node) in (_jp.Child, _jp.Descendants):
+        spine.append(node)
+        node = node.left
+    out = _plan_segment(node, leftmost)
+    for parent in reversed(spine):
+        if type(parent) is _jp.Descendants:
+            out.append(("descend", None))
+        out.extend(_plan(parent.right, False))
+    return out
+
+
+def _plan_segment(node: Any, leftmost: bool) -> list[tuple[str, Any]]:
+    planner = _SEGMENT_PLANNERS.get(type(node))
+    plan = planner(node, leftmost) if planner is not None else None
+    if plan is not None:
+        return plan
+    if type(node) in _CONTEXT_FREE and _context_free(node) and _jp.auto_id_field is None:
+        return [("jsonpath", node)]  # e.g. a slice or several names: jsonpath-ng, per value
+    raise _NotPlannable
+
+
+def _plan_root(node: Any, leftmost: bool) -> list[tuple[str, Any]]:
+    # The leading `$` is the document itself; elsewhere it jumps back to it.
+    return [] if leftmost else [("root", None)]
+
+
+def _plan_fields(node: Any, leftmost: bool) -> list[tuple[str, Any]] | None:
+    return [("field", node.fields[0])] if _single_field(node) else None
+
+
+def _plan_index(node: Any, leftmost: bool) -> list[tuple[str, Any]] | None:
+    single = len(node.indices) == 1 and isinstance(node.indices[0], int)
+    return [("index", node.indices[0])] if single else None
+
+
+def _plan_wildcard(node: Any, leftmost: bool) -> list[tuple[str, Any]] | None:
+    return [("wildcard", None)] if _jp.auto_id_field is None else None
+
+
+def _plan_union(node: Any, leftmost: bool) -> list[tuple[str, Any]]:
+    return [("union", [_finder(_plan(b, leftmost)) for b in _union_branches(node)])]
+
+
+_SEGMENT_PLANNERS: dict[type, Callable[[Any, bool], list[tuple[str, Any]] | None]] = {
+    _jp.Root: _plan_root,
+    _jp.This: lambda node, leftmost: [("this", None)],
+    _jp.Fields: _plan_fields,
+    _jp.Index: _plan_index,
+    _jp.Wildcard: _plan_wildcard,
+    _filter.Filter: lambda node, leftmost: [("filter", _filter_predicate(node))],
+    _jp._Union: _plan_union,
+}
+
+
+def _single_field(node: Any) -> bool:
+    if len(node.fields) != 1 or node._deprecated_wildcard_use:
+        return False
+    name = node.fields[0]
+    return isinstance(name, str) and name != _jp.auto_id_field
+
+
+def _union_branches(node: Any) -> list[Any]:
+    """The operands of nested unions, left to right (`a|b|c` nests either way)."""
+    branches = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is _jp._Union:
+            stack.extend((current.right, current.left))
+        else:
+            branches.append(current)
+    return branches
+
+
+_SIMPLE_STEPS: dict[str, Callable[[Any], Step]] = {
+    "field": _step_field,
+    "index": _step_index,
+    "filter": _step_filter,
+    "union": _step_union,
+    "jsonpath": _step_jsonpath,
+}
+_FIXED_STEPS: dict[str, Step] = {
+    "wildcard": _step_wildcard,
+    "root": _step_root,
+    "descend": _step_descend,
+}
+_FUSED_AFTER_DESCEND: dict[str, Callable[[Any], Step]] = {
+    "field": _step_descend_field,
+    "filter": _step_descend_filter,
+}
 
 
 def _build_steps(plan: list[tuple[str, Any]]) -> list[Step]:
+    plan = [entry for entry in plan if entry[0] != "this"]  # `@` is the value itself
     steps: list[Step] = []
     i = 0
     while i < len(plan):
         kind, arg = plan[i]
-        if kind == "descend":
-            if i + 1 < len(plan) and plan[i + 1][0] == "field":
-                steps.append(_step_descend_field(plan[i + 1][1]))
-                i += 2
-                continue
-            steps.append(_step_descend)
-        elif kind == "field":
-            steps.append(_step_field(arg))
-        elif kind == "index":
-            steps.append(_step_index(arg))
-        else:
-            steps.append(_step_wildcard)
+        following = plan[i + 1][0] if i + 1 < len(plan) else None
+        if kind == "descend" and following in _FUSED_AFTER_DESCEND:
+            steps.append(_FUSED_AFTER_DESCEND[following](plan[i + 1][1]))
+            i += 2
+            continue
+        steps.append(_FIXED_STEPS[kind] if kind in _FIXED_STEPS else _SIMPLE_STEPS[kind](arg))
         i += 1
     return steps
 
 
-def _field_chain(names: tuple[str, ...]) -> Callable[[Any], list[Any]]:
+def _finder(plan: list[tuple[str, Any]]) -> Finder:
+    """A function (value, root) -> matches for a plan."""
+    if all(kind in ("field", "this") for kind, _ in plan):
+        return _field_chain(tuple(arg for kind, arg in plan if kind == "field"))
+    return _step_chain(_build_steps(plan))
+
+
+def _field_chain(names: tuple[str, ...]) -> Finder:
     # ``$.a.b.c``: at most one match, so walk without building intermediate lists.
-    def find(document: Any) -> list[Any]:
+    def find(document: Any, root: Any) -> list[Any]:
         node = document
         for name in names:
             if not isinstance(node, dict):
@@ -307,19 +880,40 @@ def _field_chain(names: tuple[str, ...]) -> Callable[[Any], list[Any]]:
     return find
 
 
-def _step_chain(steps: list[Step]) -> Callable[[Any], list[Any]]:
-    def find(document: Any) -> list[Any]:
+def _step_chain(steps: list[Step]) -> Finder:
+    def find(document: Any, root: Any) -> list[Any]:
         nodes = [document]
+        produced = 0
         for step in steps:
-            nodes = step(nodes)
+            nodes = step(nodes, root)
             if not nodes:
                 break
+            produced += len(nodes)
+            if produced > NODE_BUDGET:
+                raise _over_budget()
         return nodes
 
     return find
 
 
 # ------------------------------------------------------------------------- queries
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, in plain words, for QueryEvaluationError."""
+    if isinstance(exc, _Unevaluable):
+        return str(exc)
+    if isinstance(exc, RecursionError):
+        return "the trace is nested too deeply for this expression (deeper than Python's recursion limit)"
+    if isinstance(exc, MemoryError):
+        return "it needs more memory than is available"
+    if isinstance(exc, ZeroDivisionError):
+        return "it divides by zero"
+    if isinstance(exc, AssertionError):  # jsonpath-ng's Parent on the document root
+        return "`parent` was applied to the document itself, which has no parent"
+    if isinstance(exc, TypeError):
+        return f"it compares or combines values of different types ({exc})"
+    return f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
 
 
 class Query:
@@ -332,46 +926,47 @@ class Query:
     expression: str
     fast: bool
 
-    __slots__ = ("_fast_find", "_path", "expression", "fast")
+    __slots__ = ("_find", "_path", "expression", "fast")
 
     def __init__(self, expression: str, path: _jp.JSONPath) -> None:
         self.expression = expression
         self._path = path
-        self._fast_find: Callable[[Any], list[Any]] | None = None
-        plan: list[tuple[str, Any]] = []
+        self._find: Finder | None = None
+        # `fast`: only plain child/index/wildcard/descendant steps (the common shapes).
+        self.fast = False
         try:
-            _plan(path, True, plan)
-        except (_NotFast, RecursionError):
-            # RecursionError: thousands of segments nest the AST too deeply to walk;
-            # such a query is left to jsonpath-ng, whose find() is then guarded too.
-            pass
-        else:
-            if all(kind == "field" for kind, _ in plan):
-                self._fast_find = _field_chain(tuple(arg for _, arg in plan))
-            else:
-                self._fast_find = _step_chain(_build_steps(plan))
-        self.fast = self._fast_find is not None
+            plan = _plan(path, True)
+        except (_NotPlannable, RecursionError):
+            # RecursionError: a right-nested AST too deep to plan; jsonpath-ng takes it (and
+            # compile_query refuses those too deep for it).
+            return
+        self._find = _finder(plan)
+        self.fast = all(kind in _PLAIN for kind, _ in plan)
+
+    @property
+    def native(self) -> bool:
+        """Whether the plain-Python evaluator takes this query (else jsonpath-ng does)."""
+        return self._find is not None
 
     def find(self, document: Any) -> list[Any]:
-        """All matched values, in jsonpath-ng order; never raises.
+        """All matched values, in jsonpath-ng order.
 
         Falsy values (``0``, ``""``, ``False``, ``[]``, ``None``) are matches like any
-        other. The fast path is iterative and cannot overflow the stack. On the
-        jsonpath-ng path, a ``RecursionError`` (document nested deeper than Python's
-        recursion limit) or any other exception jsonpath-ng raises while evaluating an
-        odd document (e.g. a filter comparing incomparable types) yields ``[]``: a
-        check must be able to report "nothing matched" rather than crash the run.
+        other. Raises QueryEvaluationError when the query cannot be evaluated on this
+        document (e.g. ```sub()``` on a number, a document nested deeper than Python's
+        recursion limit for jsonpath-ng, more than NODE_BUDGET values): that is never
+        "nothing matched".
         """
-        if self._fast_find is not None:
-            return self._fast_find(document)
         try:
+            if self._find is not None:
+                return self._find(document, document)
             matches: Any = self._path.find(document)
             # Some ext nodes (SortedThis) return a bare datum instead of a list.
             if isinstance(matches, _jp.DatumInContext):
                 matches = [matches]
             return [match.value for match in matches]
-        except Exception:  # RecursionError included
-            return []
+        except Exception as exc:  # RecursionError and MemoryError included
+            raise QueryEvaluationError(self.expression, _reason(exc)) from None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Worker processes receive the suite pickled: send the text and compile it again
@@ -385,9 +980,12 @@ class Query:
 def compile_query(expression: str) -> Query:
     """Compile (or fetch the memoized) Query for ``expression``.
 
-    Raises QueryError for a non-string, an empty/blank string, or anything
-    jsonpath-ng's extended parser rejects. Failures are not cached; valid
-    expressions are, for the life of the process (specs hold a bounded set).
+    Raises QueryError for a non-string, an empty/blank string, anything jsonpath-ng's
+    extended parser rejects, a regular expression that is invalid or has no exact
+    linear-time form, an intersection (`&`, which jsonpath-ng cannot evaluate), and an
+    expression jsonpath-ng would have to evaluate nested deeper than
+    MAX_JSONPATH_NG_DEPTH. Failures are not cached; valid expressions are, for the life
+    of the process (specs hold a bounded set).
     """
     if not isinstance(expression, str):
         raise QueryError(
@@ -408,6 +1006,27 @@ def _compile_cached(expression: str) -> Query:
             path = _jsonpath_parse(expression)
     except RecursionError:
         raise QueryError(expression, 1, "expression is nested too deeply") from None
+    except re.error as exc:  # a `sub()` pattern, compiled by the parser
+        raise _parse_time_regex_error(expression, exc) from None
     except Exception as exc:
         raise _query_error(expression, exc) from None
-    return Query(expression, path)
+    depth = 0
+    for node, level in _walk(path):
+        if type(node) is _jp._Intersect:
+            raise QueryError(
+                expression,
+                _intersection_column(expression),
+                "`&` (intersection) is not implemented by jsonpath-ng: it cannot be evaluated",
+            )
+        depth = max(depth, level)
+    _guard_regexes(expression, path)
+    query = Query(expression, path)
+    if not query.native and depth > MAX_JSONPATH_NG_DEPTH:
+        raise QueryError(
+            expression,
+            1,
+            f"the expression nests {depth} levels deep; jsonpath-ng evaluates it recursively"
+            f" and at most {MAX_JSONPATH_NG_DEPTH} levels are allowed (split it into shorter"
+            " expressions)",
+        )
+    return query

@@ -90,6 +90,8 @@ class Worker:
         """Read one job and evaluate each of its traces, in file order. Never raises."""
         if job.unmatched is not None:  # known from its name alone: not read
             out = [RunResult(job.case_id or "?", ERROR, job.unmatched, job.fixture)]
+        elif job.problem is not None:  # known before reading: a JSON Lines line too long
+            out = self._errors(job, job.problem, job.fixture)
         else:
             out = self._read_and_evaluate(job)
         source = job.source or job.fixture

@@ -33,7 +33,7 @@ from ..traces import (
     parse_document,
     read_trace_bytes,
 )
-from .query import Query, QueryError, compile_query
+from .query import Query, QueryError, QueryEvaluationError, compile_query
 
 # The case schema's id rule: an id found in a trace that breaks it can name no case.
 _ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -51,7 +51,10 @@ def fields_case_id(fields: TraceFields, trace: Any) -> tuple[str | None, str | N
     query = fields.query("case_id")
     if not isinstance(trace, dict) or query is None:
         return None, None
-    found = [v for v in query.find(trace) if v is not None]
+    try:
+        found = [v for v in query.find(trace) if v is not None]
+    except QueryEvaluationError as exc:  # no case can be matched: the run is an error
+        return None, f"{exc.expression} cannot be read, so no case can be matched: {exc.reason}"
     if not found:
         return None, None
     if not isinstance(found[0], str):
@@ -294,7 +297,7 @@ class TraceReader:
             if not isinstance(value, dict):
                 raise not_an_object(value)
             notes = drop_invalid(value).get(None, []) if document.marked else []
-            yield Trace(value, label, notes=notes, line=line)
+            yield Trace(value, label, notes=[*notes, *document.notes], line=line)
             return
         matches = self.split.find(value)
         if not matches:
@@ -305,7 +308,7 @@ class TraceReader:
         owners = {id(m): i for i, m in enumerate(matches) if isinstance(m, (dict, list))}
         by_owner = drop_invalid(value, owners) if document.marked else {}
         for i, match in enumerate(matches):
-            notes = [*by_owner.get(None, []), *by_owner.get(i, [])]
+            notes = [*by_owner.get(None, []), *by_owner.get(i, []), *document.notes]
             trace = Trace(match, f"{label}#{i + 1}", value, notes, line=line)
             if is_invalid(match) or not isinstance(match, dict):
                 kind = "a non-standard JSON value" if is_invalid(match) else kind_of(match)
