@@ -625,51 +625,50 @@ def sequence(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outc
     steps, key, mode = list(args["steps"]), args["key"], args["mode"]
     items = _items(values)
     labels = [_label_of(i, key) for i in items]
-    if mode == "only":
-        bad = [
-            (i, x) for i, x in enumerate(items) if not any(_step_matches(s, x, key) for s in steps)
-        ]
-        if bad:
-            index, item = bad[0]
-            return Outcome(
-                False,
-                f"item {index} is {show(_label_of(item, key))}, which is not one of the allowed"
-                f" steps ({_shown_steps(steps)})",
-                {"index": index, "items": labels},
-            )
-        return Outcome(True, f"all {len(items)} items are allowed", {"items": labels})
-    if mode == "contains":
-        used = _matching(steps, items, key)
-        missing = [s for s, i in zip(steps, used, strict=True) if i is None]
-        if missing:
-            return Outcome(
-                False,
-                f"missing {_shown_steps(missing)} (each step needs an item of its own); found:"
-                f" {show(labels, 200)}",
-                {"missing": missing, "items": labels},
-            )
-        return Outcome(True, f"all {len(steps)} steps occur", {"items": labels})
-    done = _in_order(steps, items, key)
-    if mode == "exact":
-        ok = len(items) == len(steps) and all(
-            _step_matches(s, x, key) for s, x in zip(steps, items, strict=True)
+    return _SEQUENCE_MODES[mode](steps, items, labels, key)
+
+
+def _only(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
+    bad = [(i, x) for i, x in enumerate(items) if not any(_step_matches(s, x, key) for s in steps)]
+    if bad:
+        index, item = bad[0]
+        return Outcome(
+            False,
+            f"item {index} is {show(_label_of(item, key))}, which is not one of the allowed"
+            f" steps ({_shown_steps(steps)})",
+            {"index": index, "items": labels},
         )
-        if not ok:
-            first = next(
-                (
-                    i
-                    for i, (s, x) in enumerate(zip(steps, items, strict=False))
-                    if not _step_matches(s, x, key)
-                ),
-                min(len(steps), len(items)),
-            )
-            return Outcome(
-                False,
-                f"expected exactly {_shown_steps(steps)}; found {show(labels, 200)} (the first"
-                f" {first} agree; they differ at item {first})",
-                {"index": first, "items": labels},
-            )
+    return Outcome(True, f"all {len(items)} items are allowed", {"items": labels})
+
+
+def _contains(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
+    used = _matching(steps, items, key)
+    missing = [s for s, i in zip(steps, used, strict=True) if i is None]
+    if missing:
+        return Outcome(
+            False,
+            f"missing {_shown_steps(missing)} (each step needs an item of its own); found:"
+            f" {show(labels, 200)}",
+            {"missing": missing, "items": labels},
+        )
+    return Outcome(True, f"all {len(steps)} steps occur", {"items": labels})
+
+
+def _exact(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
+    pairs = list(zip(steps, items, strict=False))
+    agree = next((i for i, (s, x) in enumerate(pairs) if not _step_matches(s, x, key)), len(pairs))
+    if len(items) == len(steps) and agree == len(pairs):
         return Outcome(True, f"exactly {_shown_steps(steps)}", {"items": labels})
+    return Outcome(
+        False,
+        f"expected exactly {_shown_steps(steps)}; found {show(labels, 200)} (the first"
+        f" {agree} agree; they differ at item {agree})",
+        {"index": agree, "items": labels},
+    )
+
+
+def _ordered(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
+    done = _in_order(steps, items, key)
     if done < len(steps):
         return Outcome(
             False,
@@ -678,6 +677,14 @@ def sequence(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outc
             {"satisfied": done, "items": labels},
         )
     return Outcome(True, f"{_shown_steps(steps)} occur in order", {"items": labels})
+
+
+_SEQUENCE_MODES: dict[str, Callable[[list[Any], list[Any], list[Any], str | None], Outcome]] = {
+    "only": _only,
+    "contains": _contains,
+    "exact": _exact,
+    "in-order": _ordered,
+}
 
 
 @predicate(

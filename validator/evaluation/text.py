@@ -1000,6 +1000,8 @@ class _Automaton:
 _DIRECT_LIMIT = 4
 
 
+# complexity: one linear-time search (sampled k-grams, then a verified extension) whose
+# branches are its cases; split up, its invariants would be spread over several functions.
 def shared_run(a: str, b: str, min_len: int) -> str | None:
     """Return a substring of length exactly ``min_len`` occurring in both ``a`` and ``b``,
     or ``None`` if they share no run that long.

@@ -145,8 +145,8 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
     return load_yaml_text(raw, name)
 
 
-def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
-    """Like `load_yaml`, from bytes or text already in memory."""
+def _text(raw: bytes | str, name: str) -> str:
+    """The file's text, or ProblemsFound when it is not UTF-8 text or holds no mapping."""
     if isinstance(raw, bytes):
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise ProblemsFound(
@@ -194,6 +194,12 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
         raise ProblemsFound(
             [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
         )
+    return text
+
+
+def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
+    """Like `load_yaml`, from bytes or text already in memory."""
+    text = _text(raw, name)
     slips = [_problem(name, s.line, s.column, s.code, s.message) for s in syntax_slips(text)]
     try:
         node = _compose(text, name)
