@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=FAIL_ON,
         default="any",
         help="when to exit 1: any case not passing (default), only a regression since"
-        " --baseline, or never",
+        " --baseline, a case not passing or flaky (some runs pass, some fail), or never",
     )
     run.add_argument(
         "--min-pass-rate",
@@ -210,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="F",
         help="exit 1 when the pass rate is below F (0.9 or 90%%), whatever --fail-on says",
     )
+    _reliability_arguments(run)
     run.add_argument(
         "--follow-symlinks",
         action="store_true",
@@ -285,6 +286,52 @@ def build_parser() -> argparse.ArgumentParser:
         " (default: specs/ when it exists)",
     )
     return parser
+
+
+def _reliability_arguments(run: argparse.ArgumentParser) -> None:
+    """run's flags for repeated runs, quarantine, metric gates and CI annotations."""
+    from .commands.gating import parse_ks, parse_limit_arg
+
+    run.add_argument(
+        "--k",
+        dest="ks",
+        type=parse_ks,
+        default=None,
+        metavar="LIST",
+        help="the k of summary.pass_hat / pass_at (pass^k, pass@k), e.g. 1,3,5"
+        " (default: 1 to the fewest runs a case has)",
+    )
+    run.add_argument(
+        "--min-run-pass-rate",
+        type=parse_rate,
+        default=None,
+        metavar="F",
+        help="a case passes when this share of its runs pass (0.8 or 80%%), for every case"
+        " without its own min_pass_rate or min_passes (default: every run must pass)",
+    )
+    run.add_argument(
+        "--quarantine",
+        metavar="FILE",
+        help="YAML list of {id, reason}: these cases are evaluated and reported but never"
+        " fail the run",
+    )
+    run.add_argument(
+        "--max-regression",
+        dest="max_regression",
+        action="append",
+        type=parse_limit_arg,
+        default=[],
+        metavar="METRIC:LIMIT",
+        help="exit 1 when a summary figure worsened past LIMIT since --baseline, e.g."
+        " pass_rate:-0.02, avg_duration_ms:+20%%, avg_tool_calls:+1; repeatable",
+    )
+    run.add_argument(
+        "--annotations",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print GitHub Actions ::error lines for failed checks (default: when"
+        " GITHUB_ACTIONS=true)",
+    )
 
 
 # Python's cyclic garbage collector runs a young-generation pass every 700 net new container
@@ -366,6 +413,11 @@ def cmd_run(args: Any) -> int:
             "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
             " to know what regressed"
         )
+    if args.max_regression and not args.baseline:
+        raise UsageError(
+            "--max-regression needs --baseline PATH (the report.json of an earlier run)"
+            " to compare the figures with"
+        )
     options = RunOptions(
         cases=Path(args.cases),
         specs=[Path(s) for s in args.specs] if args.specs else None,
@@ -381,5 +433,10 @@ def cmd_run(args: Any) -> int:
         case_patterns=list(args.case_patterns),
         tags=list(args.tags),
         follow_symlinks=args.follow_symlinks,
+        ks=args.ks,
+        min_run_pass_rate=args.min_run_pass_rate,
+        quarantine=Path(args.quarantine) if args.quarantine else None,
+        max_regression=tuple(args.max_regression),
+        annotations=args.annotations,
     )
     return execute_run(options)

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from fractions import Fraction
 from pathlib import Path
@@ -32,7 +32,10 @@ from ..report import DEFAULT_FORMATS, append_step_summary, write_reports
 from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
+from ..report.regression import MetricLimit
 from ..traces import DEFAULT_MAX_TRACE_BYTES
+from . import gating
+from .locate import FileSources
 
 
 @dataclass
@@ -51,6 +54,11 @@ class RunOptions:
     case_patterns: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     follow_symlinks: bool = False
+    ks: tuple[int, ...] | None = None  # --k
+    min_run_pass_rate: Fraction | None = None
+    quarantine: Path | None = None
+    max_regression: tuple[MetricLimit, ...] = ()
+    annotations: bool | None = None  # None: when GITHUB_ACTIONS=true
 
 
 def load_checked(case_paths: list[Path], folders: list[Path]) -> Suite:
@@ -229,11 +237,16 @@ def find_traces(options: RunOptions, suite: Suite, known: Iterable[str]) -> Trac
 
 def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
+    quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
     baseline = read_baseline(options.baseline, selection) if options.baseline else None
+    if baseline is not None:
+        held = frozenset(quarantine.entries) if quarantine else frozenset()
+        baseline = replace(baseline, limits=options.max_regression, quarantined=held)
     folders = spec_folders(options.specs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders)
+    gating.warn_unknown(quarantine, full.cases)
     suite = select_cases(full, selection)
     traces = find_traces(options, suite, full.cases)
     bar = make_progress(traces.total, options.quiet)
@@ -248,16 +261,28 @@ def execute_run(options: RunOptions) -> int:
         )
         left_out = set(full.cases) - set(suite.cases)
         no_run = "no trace in the JSON Lines input names this case"
-        cases, unmatched = group_results(suite, runs, traces.plan, left_out, no_run)
+        cases, unmatched = group_results(
+            suite, runs, traces.plan, left_out, no_run, options.min_run_pass_rate
+        )
     finally:
         if bar is not None:
             bar.close()
+    gating.warn_thresholds(cases)
     inputs = _inputs(options, folders, traces.shown, selection, baseline)
-    report = build_report(cases, unmatched, inputs, baseline.comparison if baseline else None)
+    report = build_report(
+        cases,
+        unmatched,
+        inputs,
+        baseline.comparison if baseline else None,
+        ks=options.ks,
+        quarantine=quarantine.reasons if quarantine else None,
+    )
+    report.sources = FileSources(suite, options.max_trace_bytes)
     written = write_reports(report, options.out, list(options.formats))
     _step_summary(report, written)
     code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate)
     _print_summary(report, written, options.quiet)
+    gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
     return code
@@ -310,7 +335,8 @@ def _print_summary(report: Report, written: list[Path], quiet: bool) -> None:
     if not quiet:
         for case in report.rows:
             if case["status"] != "pass":
-                line = f"{case['case_id']}: {case['reason']}"
+                held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
+                line = f"{case['case_id']}: {case['reason']}{held}"
                 print(f"{case['status'].upper():8} {one_line(line)}")
         for trace in report.unmatched:
             print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")

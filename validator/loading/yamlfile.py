@@ -131,8 +131,9 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
     return load_yaml_text(raw, name)
 
 
-def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
-    """Like `load_yaml`, from bytes or text already in memory."""
+def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocument:
+    """Like `load_yaml`, from bytes or text already in memory. `top=list`: the file must hold
+    a list instead of a mapping (a quarantine file)."""
     if isinstance(raw, bytes):
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise ProblemsFound(
@@ -192,21 +193,27 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
         data = None
     if builder.problems:
         raise ProblemsFound(builder.problems)
-    if not isinstance(data, dict):
-        pos = builder.values[()]
-        kind = "a list" if isinstance(data, list) else "a single value"
-        raise ProblemsFound(
-            [
-                _problem(
-                    name,
-                    pos.line,
-                    pos.column,
-                    "not-a-mapping",
-                    f"the file holds {kind}; it must be a mapping of 'key: value' lines",
-                )
-            ]
-        )
+    if not isinstance(data, top):
+        _wrong_top(name, data, builder, top)
     return YamlDocument(name, data, builder.values, builder.keys, builder.soft)
+
+
+def _wrong_top(name: str, data: Any, builder: _Builder, top: type) -> None:
+    """Raise the problem of a file whose top level is not `top` (a mapping, or a list)."""
+    pos = builder.values[()]
+    if top is dict:
+        kind = "a list" if isinstance(data, list) else "a single value"
+        code, message = (
+            "not-a-mapping",
+            f"the file holds {kind}; it must be a mapping of 'key: value' lines",
+        )
+    else:
+        kind = "a mapping" if isinstance(data, dict) else "a single value"
+        code, message = (
+            "wrong-type",
+            f"the file holds {kind}; it must be a list of entries, each line starting with '- '",
+        )
+    raise ProblemsFound([_problem(name, pos.line, pos.column, code, message)])
 
 
 def _compose(text: str, name: str) -> Any:
