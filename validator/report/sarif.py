@@ -110,7 +110,7 @@ class _Results:
             return None
         if self.sources is not None:
             return self.sources.trace_location(fixture, check, message)
-        return Location(fixture, None, "the trace")
+        return _plain_trace(fixture)
 
     def case(self, row: dict[str, Any]) -> None:
         level = "warning" if row["status"] == "pass" or "quarantined" in row else "error"
@@ -149,16 +149,21 @@ class _Results:
 
     def unmatched(self, trace: dict[str, Any]) -> None:
         fixture = trace.get("fixture")
-        places = (
-            [Location(fixture, None, "the trace")] if isinstance(fixture, str) and fixture else []
-        )
         self._add(
             "unmatched-trace",
             "error",
             f"{fixture}: {trace.get('reason')}",
-            list(places),
+            [self._trace_place(fixture, "", "")],
             {"caseId": trace.get("case_id")},
         )
+
+
+def _plain_trace(fixture: str) -> Location:
+    """A trace without sources to look in: a JSON Lines entry (`export.jsonl:12`) at its line."""
+    name, colon, number = fixture.rpartition(":")
+    if colon and number.isdigit() and name.endswith(".jsonl"):
+        return Location(name, Region(int(number)), "the trace")
+    return Location(fixture, None, "the trace")
 
 
 def document(report: Report) -> dict[str, Any]:
