@@ -42,13 +42,17 @@ examples:
   python -m validator run --case 'mysql-*' --tag smoke
   python -m validator run --baseline last/report.json --fail-on regression
   python -m validator run --format json,md,junit,html --min-pass-rate 0.9
+  python -m validator run --baseline main/report.json --max-regression pass_rate:-0.02
+  python -m validator run --quarantine quarantine.yaml --fail-on flaky --format json,sarif
 
 repeated runs: a case may have several traces, FIXTURES/<case-id>/*.json or several JSON
-Lines entries with its caseId; it passes only when every run passes (pass^k).
+Lines entries with its caseId; it passes only when every run passes (pass^k), or when its
+min_passes / min_pass_rate (or --min-run-pass-rate) many do.
 
 exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case failed, was not
-            run or errored, a regression (--fail-on regression), or a pass rate below
-            --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated)
+            run or errored, a regression (--fail-on regression), a flaky case (--fail-on
+            flaky), a pass rate below --min-pass-rate, or a --max-regression gate
+            (quarantined cases never count); 2 usage error or invalid case/spec file
 """
 
 FORMATS = tuple(REPORTERS)
