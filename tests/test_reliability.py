@@ -387,3 +387,26 @@ def test_a_duplicate_quarantine_entry_warns_and_keeps_the_first(ws: Workspace) -
         json.loads((ws.out / "report.json").read_text())["summary"]["quarantined"][0]["reason"]
         == "one"
     )
+
+
+def test_many_runs_stay_exact_and_fast() -> None:
+    import time
+
+    counts = [(2000, 1500), (2000, 1990), (1500, 700), (1500, 1500)]
+    started = time.perf_counter()
+    got = estimates(counts)
+    assert time.perf_counter() - started < 10, "a case of thousands of runs must not stall a run"
+    assert len(got["pass_hat"]) == 1500
+    for k in (1, 2, 10, 500, 1500):
+        every = sum((pass_hat(n, c, k) for n, c in counts), Fraction(0)) / len(counts)
+        some = sum((pass_at(n, c, k) for n, c in counts), Fraction(0)) / len(counts)
+        assert got["pass_hat"][str(k)] == float(round(every, 4)), k
+        assert got["pass_at"][str(k)] == float(round(some, 4)), k
+
+
+def test_rounding_is_half_to_even_on_exact_ties() -> None:
+    # Exact values halfway between two 4-place figures go to the even one, as round() does
+    # on a Fraction; a float would have decided them by its binary representation error.
+    assert estimates([(8, 1)], [1])["pass_hat"]["1"] == 0.125
+    assert estimates([(20000, 1)], [1])["pass_hat"]["1"] == 0.0  # 0.00005: a tie, to even
+    assert estimates([(20000, 3)], [1])["pass_hat"]["1"] == 0.0002  # 0.00015: to even, up

@@ -19,6 +19,7 @@ not pass (it is one of the case's n runs, not one of its c); a case with no run 
 from __future__ import annotations
 
 import math
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
@@ -44,8 +45,44 @@ def default_ks(counts: Iterable[tuple[int, int]]) -> tuple[int, ...]:
     return tuple(range(1, min(runs) + 1)) if runs else ()
 
 
-def _rounded(value: Fraction | None) -> float | None:
-    return None if value is None else float(round(value, DIGITS))
+def _round_ratio(numerator: int, denominator: int) -> float:
+    """numerator / denominator rounded half to even to `DIGITS` places, by integer division
+    (the same as `round(Fraction(...), DIGITS)`, without reducing huge fractions first)."""
+    quotient, remainder = divmod(numerator * 10**DIGITS, denominator)
+    if 2 * remainder > denominator or (2 * remainder == denominator and quotient % 2):
+        quotient += 1
+    return quotient / 10**DIGITS
+
+
+class _Group:
+    """The cases that have the same number of runs n, counted by their passes c, with
+    C(n, k), C(c, k) and C(n - c, k) carried from one k to the next (a multiplication and an
+    exact division each, rather than each binomial computed afresh: a case of 10,000 runs
+    has 10,000 ks)."""
+
+    def __init__(self, n: int, passes: Counter[int]) -> None:
+        self.n = n
+        self.cases = sum(passes.values())
+        self.weights = list(passes.items())  # (c, cases)
+        self.total = 1  # C(n, k)
+        self.hits = [1] * len(self.weights)  # C(c, k)
+        self.misses = [1] * len(self.weights)  # C(n - c, k)
+
+    def step(self, k: int) -> None:
+        """Move from k - 1 to k."""
+        self.total = self.total * (self.n - k + 1) // k
+        for i, (c, _) in enumerate(self.weights):
+            self.hits[i] = self.hits[i] * (c - k + 1) // k if self.hits[i] else 0
+            miss = self.n - c
+            self.misses[i] = self.misses[i] * (miss - k + 1) // k if self.misses[i] else 0
+
+    def sums(self) -> tuple[int, int]:
+        """The numerators over C(n, k) of the group's pass^k and pass@k terms, summed."""
+        every = sum(w * hit for (_, w), hit in zip(self.weights, self.hits, strict=True))
+        some = sum(
+            w * (self.total - miss) for (_, w), miss in zip(self.weights, self.misses, strict=True)
+        )
+        return every, some
 
 
 def estimates(
@@ -54,23 +91,39 @@ def estimates(
     """`pass_hat`, `pass_at` and `cases_with_fewer_runs`, each keyed by str(k).
 
     `counts`: (runs, passed runs) per case. `ks`: the ks to report (default: `default_ks`).
-    A k no case has enough runs for gets null estimates."""
+    A k no case has enough runs for gets null estimates. Exact: the terms of the cases with
+    the same n share the denominator C(n, k) and are summed as integers; the groups' sums are
+    added as fractions without reducing them, and the mean is rounded by integer division."""
     chosen = sorted(set(ks)) if ks is not None else list(default_ks(counts))
+    by_runs: dict[int, Counter[int]] = defaultdict(Counter)
+    for n, c in counts:
+        if n > 0:
+            by_runs[n][c] += 1
+    groups = [_Group(n, passes) for n, passes in sorted(by_runs.items())]
     hat: dict[str, float | int | None] = {}
     at: dict[str, float | int | None] = {}
     fewer: dict[str, float | int | None] = {}
-    for k in chosen:
-        eligible = [(n, c) for n, c in counts if n >= k]
-        fewer[str(k)] = len(counts) - len(eligible)
+    wanted = set(chosen)
+    for k in range(1, (chosen[-1] if chosen else 0) + 1):
+        live = [g for g in groups if g.n >= k]
+        for group in live:
+            group.step(k)
+        if k not in wanted:
+            continue
+        eligible = sum(g.cases for g in live)
+        fewer[str(k)] = len(counts) - eligible
         if not eligible:
             hat[str(k)] = at[str(k)] = None
             continue
-        hat[str(k)] = _rounded(
-            sum((pass_hat(n, c, k) for n, c in eligible), Fraction(0)) / len(eligible)
-        )
-        at[str(k)] = _rounded(
-            sum((pass_at(n, c, k) for n, c in eligible), Fraction(0)) / len(eligible)
-        )
+        # sum over groups of every_g / total_g, as one unreduced fraction
+        every_num, some_num, denominator = 0, 0, 1
+        for group in live:
+            every, some = group.sums()
+            every_num = every_num * group.total + every * denominator
+            some_num = some_num * group.total + some * denominator
+            denominator *= group.total
+        hat[str(k)] = _round_ratio(every_num, denominator * eligible)
+        at[str(k)] = _round_ratio(some_num, denominator * eligible)
     return {"pass_hat": hat, "pass_at": at, "cases_with_fewer_runs": fewer}
 
 
