@@ -387,3 +387,17 @@ def test_the_pre_commit_hook_lints_case_files(tmp_path: Path) -> None:
 
     assert re.search(hook["files"], "cases/db-slow.yaml")
     assert not re.search(hook["files"], "fixtures/db-slow.json")
+
+
+def test_every_sarif_result_has_a_location_even_without_sources(ws: Workspace) -> None:
+    from validator.report import write_reports
+    from validator.report.document import Report
+
+    _mixed(ws)
+    assert ws.run().code == 1
+    out = ws.root / "again"
+    write_reports(Report.from_dict(ws.report()), out, ["sarif"])
+    results = json.loads((out / "report.sarif").read_text())["runs"][0]["results"]
+    assert results and all(r.get("locations") for r in results)
+    missing = next(r for r in results if r["ruleId"] == "not-run")
+    assert missing["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "cases"

@@ -94,6 +94,10 @@ class _Results:
             )
         result: dict[str, Any] = {"ruleId": rule, "level": level, "message": {"text": text}}
         placed = [_location(where) for where in locations if where is not None]
+        cases = (self.report.head.get("inputs") or {}).get("cases")
+        if not placed and isinstance(cases, str) and cases:
+            # Code scanning refuses a result without a location: the cases' path at least.
+            placed = [_location(Location(cases, None, "the cases"))]
         if placed:
             result["locations"] = placed
         result["properties"] = properties
