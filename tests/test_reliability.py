@@ -295,6 +295,7 @@ def test_quarantined_cases_are_reported_but_never_fail_the_run(ws: Workspace) ->
         {"case_id": "shaky", "reason": "verifier upgrade, OPS-12", "status": "fail"}
     ]
     assert report["summary"]["failed"] == 1, "the summary still tells the truth"
+    assert report["inputs"]["quarantine"] == "quarantine.yaml"
     shaky = ws.case_result("shaky")
     assert shaky["status"] == "fail" and shaky["quarantined"] == "verifier upgrade, OPS-12"
     assert "quarantined" not in ws.case_result("db-slow")

@@ -304,6 +304,8 @@ def _inputs(
         inputs["selection"] = selection.as_dict()
     if baseline is not None:
         inputs["baseline"] = baseline.source
+    if options.quarantine is not None:
+        inputs["quarantine"] = display_path(options.quarantine)
     return inputs
 
 
