@@ -174,6 +174,8 @@ def test_min_passes_lets_a_case_pass_on_enough_runs(ws: Workspace) -> None:
     assert case["runs"] == {"total": 4, "passed": 3, "required": 3, "items": case["runs"]["items"]}
     assert case["reason"] == "3 of 4 runs passed (3 required)"
     assert case["flaky"] is True
+    summary = ws.report()["summary"]
+    assert (summary["pass_rate"], summary["pass_hat_k"]) == (1.0, 0.0), "all runs: not this one"
     _pattern(ws, "db-slow", "pffp")
     assert ws.run().code == 1
     case = ws.case_result()

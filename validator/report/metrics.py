@@ -66,7 +66,10 @@ def summarize(cases: Sequence[CaseLike], ks: Sequence[int] | None = None) -> dic
         "errored": statuses[ERROR],
         "pass_rate": _share(statuses[PASS], total),
         **_run_figures(runs, evaluated),
-        "pass_hat_k": _share(statuses[PASS], total),
+        # All runs passed: not the pass count, since a case may pass on its min_passes.
+        "pass_hat_k": _share(
+            sum(bool(c.runs) and c.passed_runs == len(c.runs) for c in cases), total
+        ),
         "pass_at_k": _share(sum(c.passed_runs > 0 for c in cases if c.runs), total),
         # Every run of a case counts (one in error as a run that did not pass).
         **estimates([(len(c.runs), c.passed_runs) for c in cases], ks),
