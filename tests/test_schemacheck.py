@@ -283,6 +283,11 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "tags": st.one_of(text_list, value),
     "description": st.one_of(text, scalar),
     "fixture": st.one_of(good_text, text, scalar),
+    "min_pass_rate": st.one_of(
+        st.floats(-1, 2),  # NaN and infinities too
+        st.sampled_from([0, 1, 0.5, 0.8, True, None, "0.5"]),
+    ),
+    "min_passes": st.one_of(st.integers(-2, 12), st.sampled_from([1.0, 2.5, True, None, "3"])),
 }
 assert sorted(FIELD_VALUES) == CASE_KEYS
 

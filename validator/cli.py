@@ -48,19 +48,23 @@ examples:
   python -m validator run --case 'mysql-*' --tag smoke
   python -m validator run --baseline last/report.json --fail-on regression
   python -m validator run --format json,md,junit,html --min-pass-rate 0.9
+  python -m validator run --baseline main/report.json --max-regression pass_rate:-0.02
+  python -m validator run --quarantine quarantine.yaml --fail-on flaky --format json,sarif
 
 repeated runs: a case may have several traces, FIXTURES/<case-id>/*.json or several JSON
-Lines entries with its caseId; it passes only when every run passes (pass^k).
+Lines entries with its caseId; it passes only when every run passes (pass^k), or when its
+min_passes / min_pass_rate (or --min-run-pass-rate) many do.
 
 validator.yaml (or --config FILE) sets cases, specs, fixtures, packs, checks and traces
 (pattern, format, split, case_id, allow_unmatched); flags override it. A trace that matches
 no case makes the run exit 1 unless --allow-unmatched; files not used are listed.
 
 exit codes: 0 every case passed (or the --fail-on gate holds); 1 some case failed, was not
-            run or errored, a regression (--fail-on regression), or a pass rate below
-            --min-pass-rate; 2 usage error or invalid case/spec file (nothing evaluated);
-            130 interrupted (Ctrl-C), 143 terminated (SIGTERM): no report written, the
-            previous ones left as they were
+            run or errored, a regression (--fail-on regression), a flaky case (--fail-on
+            flaky), a pass rate below --min-pass-rate, or a --max-regression gate
+            (quarantined cases never count); 2 usage error or invalid case/spec file
+            (nothing evaluated); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM): no
+            report written, the previous ones left as they were
 """
 
 FORMATS = tuple(REPORTERS)
@@ -223,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=FAIL_ON,
         default="any",
         help="when to exit 1: any case not passing (default), only a regression since"
-        " --baseline, or never",
+        " --baseline, a case not passing or flaky (some runs pass, some fail), or never",
     )
     run.add_argument(
         "--min-pass-rate",
@@ -232,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="F",
         help="exit 1 when the pass rate is below F (0.9 or 90%%), whatever --fail-on says",
     )
+    _reliability_arguments(run)
     run.add_argument(
         "--follow-symlinks",
         action="store_true",
@@ -335,6 +340,52 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")
     return parser
+
+
+def _reliability_arguments(run: argparse.ArgumentParser) -> None:
+    """run's flags for repeated runs, quarantine, metric gates and CI annotations."""
+    from .commands.gating import parse_ks, parse_limit_arg
+
+    run.add_argument(
+        "--k",
+        dest="ks",
+        type=parse_ks,
+        default=None,
+        metavar="LIST",
+        help="the k of summary.pass_hat / pass_at (pass^k, pass@k), e.g. 1,3,5"
+        " (default: 1 to the fewest runs a case has)",
+    )
+    run.add_argument(
+        "--min-run-pass-rate",
+        type=parse_rate,
+        default=None,
+        metavar="F",
+        help="a case passes when this share of its runs pass (0.8 or 80%%), for every case"
+        " without its own min_pass_rate or min_passes (default: every run must pass)",
+    )
+    run.add_argument(
+        "--quarantine",
+        metavar="FILE",
+        help="YAML list of {id, reason}: these cases are evaluated and reported but never"
+        " fail the run",
+    )
+    run.add_argument(
+        "--max-regression",
+        dest="max_regression",
+        action="append",
+        type=parse_limit_arg,
+        default=[],
+        metavar="METRIC:LIMIT",
+        help="exit 1 when a summary figure worsened past LIMIT since --baseline, e.g."
+        " pass_rate:-0.02, avg_duration_ms:+20%%, avg_tool_calls:+1; repeatable",
+    )
+    run.add_argument(
+        "--annotations",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print GitHub Actions ::error lines for failed checks (default: when"
+        " GITHUB_ACTIONS=true)",
+    )
 
 
 # Python's cyclic garbage collector runs a young-generation pass every 700 net new container
@@ -491,6 +542,11 @@ def cmd_run(args: Any) -> int:
     if config is not None and config.errors:
         raise ProblemsFound(config.errors)  # nothing is evaluated with a broken config
     layout = resolve(args, config)
+    if args.max_regression and not args.baseline:
+        raise UsageError(
+            "--max-regression needs --baseline PATH (the report.json of an earlier run)"
+            " to compare the figures with"
+        )
     options = RunOptions(
         cases=layout.cases,
         specs=layout.specs,
@@ -509,5 +565,10 @@ def cmd_run(args: Any) -> int:
         config=config,
         packs=layout.packs,
         traces=layout.traces,
+        ks=args.ks,
+        min_run_pass_rate=args.min_run_pass_rate,
+        quarantine=Path(args.quarantine) if args.quarantine else None,
+        max_regression=tuple(args.max_regression),
+        annotations=args.annotations,
     )
     return execute_run(options)

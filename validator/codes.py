@@ -429,6 +429,22 @@ CODES: dict[str, Code] = {
             "move it up: spec folders are read one level deep",
         ),
         Code(
+            "unknown-case",
+            WARNING,
+            "a quarantine entry names no case of the suite",
+            "`- id: redis-memroy` in the `--quarantine` file",
+            "`- id: redis-memory`, or remove the entry",
+            when="run --quarantine",
+        ),
+        Code(
+            "too-few-runs",
+            WARNING,
+            "a case asks for more passing runs than it has runs",
+            "`min_passes: 8` with 3 traces in `fixtures/<id>/`",
+            "save more runs, or lower `min_passes`",
+            when="run",
+        ),
+        Code(
             "out-of-range",
             ERROR,
             "a number outside its allowed bounds",

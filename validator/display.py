@@ -49,3 +49,44 @@ _LIVE = re.compile(r"(?i)\b(?:https?|ftp|file|mailto|javascript|data):|\bwww\.|@
 def inert(text: str) -> str:
     """`text` with URLs, www. hosts, e-mail addresses and @mentions made inert for Markdown."""
     return _LIVE.sub(lambda m: m.group()[0] + "\u200b" + m.group()[1:], text)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_command(
+    level: str,
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    col: int | None = None,
+    title: str | None = None,
+) -> str:
+    """A GitHub Actions workflow command, `::error file=F,line=L,col=C,title=T::message`.
+
+    Every part is made one safe line first (`one_line`), then escaped as the runner reads
+    it (`%`, CR and LF in the message; also `:` and `,` in properties), so no text from a
+    trace can end the command early or start another. `message` may hold line breaks: they
+    are kept, as the runner's %0A."""
+    props = [
+        f"{name}={value}"
+        for name, value in (
+            ("file", _escape_property(one_line(file)) if file else None),
+            ("line", str(line) if line else None),
+            ("col", str(col) if col else None),
+            ("title", _escape_property(one_line(title)) if title else None),
+        )
+        if value is not None
+    ]
+    text = "\n".join(one_line(part) for part in message.split("\n"))
+    return (
+        f"::{level} {','.join(props)}::{_escape_data(text)}"
+        if props
+        else f"::{level}::{_escape_data(text)}"
+    )

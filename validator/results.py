@@ -80,7 +80,9 @@ class RunResult:
 
 @dataclass(slots=True)
 class CaseResult:
-    """A case and its runs. Its status is pass only when every run passed (pass^k)."""
+    """A case and its runs. Its status is pass only when every run passed (pass^k), or, with
+    `required_passes` set (the case's min_passes / min_pass_rate), when at least that many
+    runs passed."""
 
     case_id: str
     runs: list[RunResult]
@@ -89,6 +91,9 @@ class CaseResult:
     # Set when the case never got a run (no fixture) or its fixtures are unusable as a whole.
     status_override: str | None = None
     reason_override: str | None = None
+    # How many runs must pass (from min_passes / min_pass_rate); None: every run (pass^k).
+    required_passes: int | None = None
+    notes: list[str] = field(default_factory=list)  # about the case as a whole
 
     @property
     def status(self) -> str:
@@ -97,6 +102,12 @@ class CaseResult:
         statuses = [r.status for r in self.runs]
         if not statuses:
             return NOT_RUN
+        if self.required_passes is not None:
+            # A threshold tolerates runs that did not pass, a run in error among them; when
+            # too few passed, a run in error still makes it error (a broken trace is looked at).
+            if self.passed_runs >= self.required_passes:
+                return PASS
+            return ERROR if ERROR in statuses else FAIL
         for s in (ERROR, NOT_RUN, FAIL):
             if s in statuses:
                 return s
@@ -117,9 +128,13 @@ class CaseResult:
         run = self.representative
         if run is None:
             return None
-        if len(self.runs) > 1 and run.reason:
-            return f"{run.fixture}: {run.reason}"
-        return run.reason
+        why = f"{run.fixture}: {run.reason}" if len(self.runs) > 1 and run.reason else run.reason
+        if self.required_passes is None:
+            return why
+        count = (
+            f"{self.passed_runs} of {len(self.runs)} runs passed ({self.required_passes} required)"
+        )
+        return f"{count}; {why}" if why and self.status != PASS else count
 
     @property
     def passed_runs(self) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..display import one_line
+from ..display import github_command, one_line
 from ..inputs import (
     DEFAULT_PACKS,
     display_path,
@@ -251,21 +251,12 @@ def render(problems: list[Problem], files: int, fmt: str = "text") -> str:
     return "".join(line + "\n" for line in [*lines, count_line(problems, files)])
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def github_annotation(problem: Problem) -> str:
     """A GitHub Actions workflow command: `::error file=F,line=L,col=C,title=CODE::message`."""
     level = "error" if problem.severity == ERROR else "warning"
     message = "\n".join(one_line(part) for part in (problem.message, *problem.detail))
-    return (
-        f"::{level} file={_escape_property(one_line(problem.file))},line={problem.line},"
-        f"col={problem.column},title={_escape_property(problem.code)}::{_escape_data(message)}"
+    return github_command(
+        level, message, file=problem.file, line=problem.line, col=problem.column, title=problem.code
     )
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from fractions import Fraction
 from pathlib import Path
@@ -33,8 +33,11 @@ from ..report import DEFAULT_FORMATS, append_step_summary, write_reports
 from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
+from ..report.regression import MetricLimit
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
+from . import gating
+from .locate import FileSources
 
 
 @dataclass
@@ -56,6 +59,11 @@ class RunOptions:
     config: Config | None = None  # the suite config (its `checks` are the default checks)
     packs: tuple[str, ...] = DEFAULT_PACKS
     traces: TraceSettings = field(default_factory=TraceSettings)
+    ks: tuple[int, ...] | None = None  # --k
+    min_run_pass_rate: Fraction | None = None
+    quarantine: Path | None = None
+    max_regression: tuple[MetricLimit, ...] = ()
+    annotations: bool | None = None  # None: when GITHUB_ACTIONS=true
 
 
 def load_checked(
@@ -292,11 +300,16 @@ def no_run_reason(options: RunOptions, traces: Traces) -> str:
 
 def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
+    quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
     baseline = read_baseline(options.baseline, selection) if options.baseline else None
+    if baseline is not None:
+        held = frozenset(quarantine.entries) if quarantine else frozenset()
+        baseline = replace(baseline, limits=options.max_regression, quarantined=held)
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders, options.config)
+    gating.warn_unknown(quarantine, full.cases)
     suite = select_cases(full, selection)
     traces = find_traces(options, suite, full)
     left_out = LeftOut(set(full.cases) - set(suite.cases))
@@ -317,19 +330,30 @@ def execute_run(options: RunOptions) -> int:
             traces.plan,
             left_out.left_out,
             no_run_reason(options, traces),
+            options.min_run_pass_rate,
         )
     finally:
         if bar is not None:
             bar.close()
+    gating.warn_thresholds(cases)
     inputs = _inputs(options, folders, traces.shown, selection, baseline)
     unused = sorted(traces.plan.unused + left_out.unused(), key=lambda u: run_order(u[0]))
-    comparison = baseline.comparison if baseline else None
-    report = build_report(cases, unmatched, inputs, comparison, unused)
+    report = build_report(
+        cases,
+        unmatched,
+        inputs,
+        baseline.comparison if baseline else None,
+        unused,
+        ks=options.ks,
+        quarantine=quarantine.reasons if quarantine else None,
+    )
+    report.sources = FileSources(suite, options.max_trace_bytes)
     written = write_reports(report, options.out, list(options.formats))
     _step_summary(report, written)
     allow = options.traces.allow_unmatched
     code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate, allow)
     _print_summary(report, written, options.quiet, allow)
+    gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
     return code
@@ -358,6 +382,8 @@ def _inputs(
         inputs["selection"] = selection.as_dict()
     if baseline is not None:
         inputs["baseline"] = baseline.source
+    if options.quarantine is not None:
+        inputs["quarantine"] = display_path(options.quarantine)
     return inputs
 
 
@@ -403,7 +429,8 @@ def _print_summary(
     if not quiet:
         for case in report.rows:
             if case["status"] != "pass":
-                line = f"{case['case_id']}: {case['reason']}"
+                held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
+                line = f"{case['case_id']}: {case['reason']}{held}"
                 print(f"{case['status'].upper():8} {one_line(line)}")
         for trace in report.unmatched:
             print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")

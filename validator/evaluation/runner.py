@@ -7,14 +7,16 @@ with the number of traces; only the small per-run result rows are kept.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
 import sys
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from fractions import Fraction
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -705,6 +707,7 @@ def group_results(
     plan: Plan | None = None,
     ignore: Collection[str] = (),
     no_run: str = "no trace was evaluated for this case",
+    min_run_pass_rate: Fraction | None = None,
 ) -> tuple[list[CaseResult], list[RunResult]]:
     """Case results sorted by id, plus runs that match no case (JSON Lines).
 
@@ -712,7 +715,8 @@ def group_results(
     traces came from JSON Lines or the library); `no_run`: the reason given to any other
     case that got no run. Runs of the case ids in `ignore` (cases a
     --case/--tag selection left out) are dropped: they match a case, just not one that was
-    asked for."""
+    asked for. `min_run_pass_rate` (run --min-run-pass-rate): the share of runs that must
+    pass in every case that sets neither min_passes nor min_pass_rate."""
     by_case: dict[str, list[RunResult]] = {case_id: [] for case_id in suite.cases}
     unmatched: list[RunResult] = []
     for run in runs:
@@ -730,5 +734,42 @@ def group_results(
         elif not result.runs:
             result.status_override = NOT_RUN
             result.reason_override = no_run
+        else:
+            result.required_passes, note = required_passes(
+                case.fields, len(result.runs), min_run_pass_rate
+            )
+            if note:
+                result.notes.append(note)
         results.append(result)
     return results, unmatched
+
+
+def required_passes(
+    fields: Mapping[str, Any], runs: int, default_rate: Fraction | None = None
+) -> tuple[int | None, str | None]:
+    """How many of a case's `runs` must pass, and a note when that is more than it has.
+
+    From the case's `min_passes` (a count) and `min_pass_rate` (a share, rounded up to whole
+    runs, computed exactly: 0.7 of 10 runs is 7, never 8); both written: both must hold.
+    Neither: `default_rate` when given, else None (every run must pass)."""
+    count, rate = fields.get("min_passes"), fields.get("min_pass_rate")
+    if isinstance(count, float) and count.is_integer():  # `8.0`: the schema's integer too
+        count = int(count)
+    if count is None and rate is None:
+        rate = default_rate
+    needed: list[int] = []
+    if isinstance(rate, (int, float, Fraction)) and not isinstance(rate, bool):
+        # repr: the decimal the author wrote (0.7), not the binary float nearest to it.
+        exact = rate if isinstance(rate, Fraction) else Fraction(repr(rate))
+        needed.append(math.ceil(exact * runs))
+    if isinstance(count, int) and not isinstance(count, bool):
+        needed.append(count)
+    if not needed:
+        return None, None
+    required = max(needed)
+    if isinstance(count, int) and count > runs:
+        return required, (
+            f"min_passes is {count} but the case has {runs} run(s): it cannot pass until it"
+            f" has at least {count} runs"
+        )
+    return required, None

@@ -197,8 +197,9 @@ def _text(raw: bytes | str, name: str) -> str:
     return text
 
 
-def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
-    """Like `load_yaml`, from bytes or text already in memory."""
+def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocument:
+    """Like `load_yaml`, from bytes or text already in memory. `top=list`: the file must hold
+    a list instead of a mapping (a quarantine file)."""
     text = _text(raw, name)
     slips = [_problem(name, s.line, s.column, s.code, s.message) for s in syntax_slips(text)]
     try:
@@ -221,22 +222,28 @@ def load_yaml_text(raw: bytes | str, name: str) -> YamlDocument:
         data = None
     if builder.problems or slips:
         raise ProblemsFound([*slips, *builder.problems])
-    if not isinstance(data, dict):
-        pos = builder.values[()]
-        kind = "a list" if isinstance(data, list) else "a single value"
-        raise ProblemsFound(
-            [
-                _problem(
-                    name,
-                    pos.line,
-                    pos.column,
-                    "not-a-mapping",
-                    f"the file holds {kind}; it must be a mapping of 'key: value' lines",
-                )
-            ]
-        )
+    if not isinstance(data, top):
+        _wrong_top(name, data, builder, top)
     cuts = [Problem(name, s.line, s.column, WARNING, s.code, s.message) for s in comment_cuts(text)]
     return YamlDocument(name, data, builder.values, builder.keys, [*builder.soft, *cuts], text)
+
+
+def _wrong_top(name: str, data: Any, builder: _Builder, top: type) -> None:
+    """Raise the problem of a file whose top level is not `top` (a mapping, or a list)."""
+    pos = builder.values[()]
+    if top is dict:
+        kind = "a list" if isinstance(data, list) else "a single value"
+        code, message = (
+            "not-a-mapping",
+            f"the file holds {kind}; it must be a mapping of 'key: value' lines",
+        )
+    else:
+        kind = "a mapping" if isinstance(data, dict) else "a single value"
+        code, message = (
+            "wrong-type",
+            f"the file holds {kind}; it must be a list of entries, each line starting with '- '",
+        )
+    raise ProblemsFound([_problem(name, pos.line, pos.column, code, message)])
 
 
 def _compose(text: str, name: str) -> Any:

@@ -62,6 +62,7 @@ REPORTERS: dict[str, Reporter] = {
         Reporter("md", "report.md", "markdown", "for review in a pull request"),
         Reporter("junit", "report.junit.xml", "junit", "JUnit XML, for CI test views"),
         Reporter("html", "report.html", "html", "a page for people"),
+        Reporter("sarif", "report.sarif", "sarif", "SARIF 2.1.0, for code-scanning views"),
     )
 }
 DEFAULT_FORMATS = ("json", "md")

@@ -14,6 +14,7 @@ from ..problems import UsageError
 from ..results import PASS, STATUSES
 from .document import SCHEMA_VERSION
 from .metrics import baseline_cases, summarize
+from .regression import MetricLimit, check_limits
 
 # A report.json of 100,000 cases is ~100 MB; anything far larger is not a report.
 MAX_BASELINE_BYTES = 1024 * 1024 * 1024
@@ -26,9 +27,30 @@ class Baseline:
     document: dict[str, Any]
     source: str  # how the report names it
     keep: Callable[[dict[str, Any]], bool] | None = None  # the current case selection
+    limits: tuple[MetricLimit, ...] = ()  # --max-regression
+    quarantined: frozenset[str] = frozenset()  # left out of the gates, on both sides
 
-    def comparison(self, summary: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-        return compare(summary, rows, self.document, self.source, self.keep)
+    def comparison(
+        self,
+        summary: dict[str, Any],
+        rows: list[dict[str, Any]],
+        gated: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        out = compare(summary, rows, self.document, self.source, self.keep)
+        out["gates"] = self.gates(gated or summary)
+        return out
+
+    def gates(self, now: dict[str, Any]) -> list[dict[str, Any]]:
+        """`comparison.gates`: each --max-regression limit, judged on the cases that are not
+        quarantined (`now` is this run's summary of them; the baseline's is made alike)."""
+        if not self.limits:
+            return []
+        before = [
+            c
+            for c in self.document["cases"]
+            if (self.keep is None or self.keep(c)) and c["case_id"] not in self.quarantined
+        ]
+        return check_limits(self.limits, summarize(baseline_cases(before)), now)
 
 
 def load_baseline(path: Path, shown: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,8 @@ from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
 from ..version import __version__
 from .columns import COLUMNS
 from .metrics import summarize
+from .reliability import wilson_interval
+from .sources import Sources
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "trace-validator"
@@ -97,18 +99,28 @@ def _run_fields(run: RunResult) -> dict[str, Any]:
 _NO_RUN = RunResult("", "")
 
 
-def case_row(case: CaseResult, with_items: bool = True) -> dict[str, Any]:
+def case_row(
+    case: CaseResult, with_items: bool = True, quarantined: str | None = None
+) -> dict[str, Any]:
     """The case's row of the report. `with_items=False` leaves a multi-run case's
-    `runs.items` out (a `Report` adds them when the row is read)."""
+    `runs.items` out (a `Report` adds them when the row is read). `quarantined`: the reason
+    the quarantine file gives, when the case is in it."""
     run = case.representative
     out: dict[str, Any] = {"case_id": case.case_id, "status": case.status, "reason": case.reason}
     out.update(_run_fields(run or _NO_RUN))
+    if case.notes:
+        out["notes"] = [*case.notes, *out["notes"]]
     out["tags"] = list(case.tags)
     total = len(case.runs)
     passed = case.passed_runs
     out["run_pass_rate"] = round(passed / total, 4) if total else None
+    out["run_pass_interval"] = wilson_interval(passed, total)
     out["flaky"] = case.flaky
     out["runs"] = {"total": total, "passed": passed}
+    if case.required_passes is not None:
+        out["runs"]["required"] = case.required_passes
+    if quarantined is not None:
+        out["quarantined"] = quarantined
     if total > 1 and with_items:
         out["runs"]["items"] = [run_row(r) for r in case.runs]
     return out
@@ -137,6 +149,9 @@ class Report:
     unmatched: list[dict[str, Any]] = field(default_factory=list)
     # For each row, its runs when the row's runs.items is made on reading (else None).
     items: list[Callable[[], list[dict[str, Any]]] | None] | None = None
+    # Where checks' inputs are in the case and trace files (SARIF, annotations); None for a
+    # report read back from JSON. Never part of the document.
+    sources: Sources | None = None
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -173,26 +188,45 @@ def _items_of(case: CaseResult) -> Callable[[], list[dict[str, Any]]] | None:
     return lambda: [run_row(r) for r in runs]
 
 
+Comparison = Callable[[dict[str, Any], list[dict[str, Any]], dict[str, Any]], dict[str, Any]]
+
+
 def build_report(
     cases: list[CaseResult],
     unmatched: Iterable[RunResult] = (),
     inputs: dict[str, Any] | None = None,
-    comparison: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]] | None = None,
+    comparison: Comparison | None = None,
     unused: Iterable[tuple[str, str]] = (),
+    *,
+    ks: Sequence[int] | None = None,
+    quarantine: Mapping[str, str] | None = None,
 ) -> Report:
-    """The report of a run. `comparison`, given the summary and the case rows, returns the
-    `comparison` section (see `report.baseline`). `unused`: (file, why) of every file
-    under the fixtures folder the run did not use."""
+    """The report of a run.
+
+    `comparison`, given the summary, the case rows and the summary of the cases the gates
+    judge (those not quarantined), returns the `comparison` section (see `report.baseline`).
+    `unused`: (file, why) of every file under the fixtures folder the run did not use.
+    `ks`: the k of pass^k / pass@k (default: 1 to the fewest runs of a case). `quarantine`:
+    case id -> reason, for the cases that are reported but never fail the run."""
+    quarantine = quarantine or {}
+    summary = summarize(cases, ks)
+    summary["quarantined"] = [
+        {"case_id": c.case_id, "reason": quarantine[c.case_id], "status": c.status}
+        for c in cases
+        if c.case_id in quarantine
+    ]
     head: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
         "generated_at": generated_at(),
         "inputs": inputs or {},
-        "summary": summarize(cases),
+        "summary": summary,
     }
-    rows = [case_row(c, with_items=False) for c in cases]
+    rows = [case_row(c, False, quarantine.get(c.case_id)) for c in cases]
     if comparison is not None:
-        head["comparison"] = comparison(head["summary"], rows)
+        judged = [c for c in cases if c.case_id not in quarantine]
+        gated = summarize(judged, ks) if len(judged) < len(cases) else summary
+        head["comparison"] = comparison(summary, rows, gated)
     head["unused_files"] = [{"file": file, "reason": why} for file, why in unused]
     items = [_items_of(c) for c in cases]
     return Report(head, rows, [unmatched_row(r) for r in unmatched], items)

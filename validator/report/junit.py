@@ -80,13 +80,31 @@ def _testcases(case: dict[str, Any]) -> list[tuple[ET.Element, float | None, str
         if seconds is not None:
             attrs["time"] = _time(seconds)
         element = ET.Element("testcase", attrs)
+        status = entry["status"]
         outcome = _outcome(
-            entry["status"], entry.get("reason"), entry["failed_checks"], entry.get("fixture")
+            status, entry.get("reason"), entry["failed_checks"], entry.get("fixture")
         )
+        if outcome is not None and "quarantined" in case:
+            # A quarantined case never fails the run: shown as skipped, with what happened.
+            outcome = _quarantined(outcome, case["quarantined"])
+            status = "skipped"
         if outcome is not None:
             element.append(outcome)
-        out.append((element, seconds, entry["status"]))
+        out.append((element, seconds, status))
     return out
+
+
+def _quarantined(outcome: ET.Element, reason: str) -> ET.Element:
+    skipped = ET.Element(
+        "skipped",
+        {
+            "message": clean(
+                f"quarantined ({reason}): {outcome.get('type')}: {outcome.get('message')}"
+            )
+        },
+    )
+    skipped.text = outcome.text
+    return skipped
 
 
 def _run_label(item: dict[str, Any]) -> str:
@@ -129,13 +147,14 @@ def chunks(report: Report) -> Iterator[str]:
         testcases += _testcases(case)
     testcases += [_unmatched_testcase(trace) for trace in report.unmatched]
     failures = sum(status == "fail" for _, _, status in testcases)
-    errors = sum(status not in ("pass", "fail") for _, _, status in testcases)
+    skipped = sum(status == "skipped" for _, _, status in testcases)
+    errors = sum(status not in ("pass", "fail", "skipped") for _, _, status in testcases)
     total_time = _time(sum(s for _, s, _ in testcases if s is not None))
     counts = {
         "tests": str(len(testcases)),
         "failures": str(failures),
         "errors": str(errors),
-        "skipped": "0",
+        "skipped": str(skipped),
     }
     # <testsuites> has no `skipped` attribute in Jenkins' schema (junit-10.xsd).
     totals = {k: v for k, v in counts.items() if k != "skipped"}

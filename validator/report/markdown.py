@@ -106,6 +106,20 @@ def _comparison(report: Report) -> list[str]:
         items = comp.get(key, [])
         names = ", ".join(_status_change(i) for i in items) or "none"
         lines.append(f"| {label} | {len(items)} | {names} |")
+    return [*lines, "", *_gates(comp.get("gates") or [])]
+
+
+def _gates(gates: list[dict[str, Any]]) -> list[str]:
+    """--max-regression: each limit with both figures."""
+    if not gates:
+        return []
+    lines = ["| Gate | Baseline | Now | Change | Result |", "|---|---|---|---|---|"]
+    for gate in gates:
+        result = "✅ held" if gate["passed"] else "❌ " + escape(gate["message"])
+        lines.append(
+            f"| {escape(gate['metric'])} {escape(gate['limit'])} | {_num(gate['baseline'])}"
+            f" | {_num(gate['now'])} | {_num(gate['change'])} | {result} |"
+        )
     return [*lines, ""]
 
 
@@ -121,6 +135,8 @@ def chunks(report: Report) -> Iterator[str]:
         *_heading(report),
         *_comparison(report),
         *_summary(report.summary, multi),
+        *_reliability(report.summary, multi),
+        *_quarantined(report.summary),
         *_verdicts(report.summary),
         *_case_table(report.rows, multi),
         *_flaky(report.rows, report.summary, multi),
@@ -168,6 +184,9 @@ def _summary(summary: dict[str, Any], multi: bool) -> list[str]:
         ("Traces evaluated", summary["runs"]["evaluated"]),
         ("Average tool calls", _num(summary["avg_tool_calls"])),
         ("Average duration (ms)", _num(summary["avg_duration_ms"])),
+        ("Median duration (ms)", _num(summary.get("p50_duration_ms"))),
+        ("95th percentile duration (ms)", _num(summary.get("p95_duration_ms"))),
+        ("95th percentile tool calls", _num(summary.get("p95_tool_calls"))),
     ]
     if multi:
         rows += [
@@ -176,6 +195,58 @@ def _summary(summary: dict[str, Any], multi: bool) -> list[str]:
             ("Flaky cases", summary["flaky_cases"]),
         ]
     return [*lines, *(f"| {label} | {value} |" for label, value in rows), ""]
+
+
+# With many runs there are many ks: the table shows these (and the largest k) when there
+# are more than MAX_K_ROWS; report.json has every k.
+MAX_K_ROWS = 8
+_SHOWN_KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
+
+
+def _shown_ks(ks: list[str]) -> list[str]:
+    if len(ks) <= MAX_K_ROWS:
+        return ks
+    numbers = [int(k) for k in ks]
+    chosen = [k for k in numbers if k in _SHOWN_KS] + [numbers[-1]]
+    return [str(k) for k in sorted(set(chosen))]
+
+
+def _reliability(summary: dict[str, Any], multi: bool) -> list[str]:
+    """pass^k and pass@k per k (runs drawn from each case's runs without replacement)."""
+    hat, at = summary.get("pass_hat") or {}, summary.get("pass_at") or {}
+    fewer = summary.get("cases_with_fewer_runs") or {}
+    if not multi or not hat:
+        return []
+    lines = [
+        "## Reliability over repeated runs",
+        "",
+        "pass^k: chance that k runs of a case all pass; pass@k: that at least one does"
+        " (unbiased estimates from each case's runs, averaged over the cases with k runs or more).",
+        "",
+        "| k | pass^k | pass@k | Cases with fewer runs |",
+        "|---|---|---|---|",
+    ]
+    for k in _shown_ks(list(hat)):
+        lines.append(f"| {k} | {_pct(hat[k])} | {_pct(at.get(k))} | {fewer.get(k, 0)} |")
+    return [*lines, ""]
+
+
+def _quarantined(summary: dict[str, Any]) -> list[str]:
+    held = summary.get("quarantined") or []
+    if not held:
+        return []
+    lines = [
+        "## Quarantined cases",
+        "",
+        "Evaluated and reported, never failing the run.",
+        "",
+        "| Case | Status | Reason |",
+        "|---|---|---|",
+    ]
+    for item in held:
+        status = _ICON.get(item["status"], escape(item["status"]))
+        lines.append(f"| {escape(item['case_id'])} | {status} | {escape(item['reason'])} |")
+    return [*lines, ""]
 
 
 def _verdicts(summary: dict[str, Any]) -> list[str]:
@@ -198,8 +269,9 @@ def _case_table(cases: list[dict[str, Any]], multi: bool) -> list[str]:
     lines = ["## Cases", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for case in cases:
         runs = case["runs"]
+        required = f", {runs['required']} required" if "required" in runs else ""
         runs_cell = (
-            [f"{runs['passed']}/{runs['total']}" + (" (flaky)" if case["flaky"] else "")]
+            [f"{runs['passed']}/{runs['total']}{required}" + (" (flaky)" if case["flaky"] else "")]
             if multi
             else []
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..results import ERROR, FAIL, NOT_RUN, PASS
+from .reliability import estimates, percentile
 
 
 class RunLike(Protocol):
@@ -48,8 +49,11 @@ def _share(count: int, total: int) -> float:
     return round(count / total, 4) if total else 0.0
 
 
-def summarize(cases: Sequence[CaseLike]) -> dict[str, Any]:
-    """Aggregates over cases (statuses) and over every evaluated run (verdicts, costs)."""
+def summarize(cases: Sequence[CaseLike], ks: Sequence[int] | None = None) -> dict[str, Any]:
+    """Aggregates over cases (statuses) and over every evaluated run (verdicts, costs).
+
+    `ks`: the k of pass^k and pass@k to estimate (default: 1 to the fewest runs a case has;
+    see `reliability.estimates`)."""
     total = len(cases)
     statuses = Counter(c.status for c in cases)
     runs = [r for c in cases for r in c.runs]
@@ -62,8 +66,13 @@ def summarize(cases: Sequence[CaseLike]) -> dict[str, Any]:
         "errored": statuses[ERROR],
         "pass_rate": _share(statuses[PASS], total),
         **_run_figures(runs, evaluated),
-        "pass_hat_k": _share(statuses[PASS], total),
+        # All runs passed: not the pass count, since a case may pass on its min_passes.
+        "pass_hat_k": _share(
+            sum(bool(c.runs) and c.passed_runs == len(c.runs) for c in cases), total
+        ),
         "pass_at_k": _share(sum(c.passed_runs > 0 for c in cases if c.runs), total),
+        # Every run of a case counts (one in error as a run that did not pass).
+        **estimates([(len(c.runs), c.passed_runs) for c in cases], ks),
         "flaky_cases": sum(c.flaky for c in cases),
     }
 
@@ -71,10 +80,14 @@ def summarize(cases: Sequence[CaseLike]) -> dict[str, Any]:
 def _run_figures(runs: list[RunLike], evaluated: list[RunLike]) -> dict[str, Any]:
     verdicts = Counter(r.verdict_key or "MISSING" for r in evaluated)
     calls = [r.tool_call_count for r in evaluated if r.tool_call_count is not None]
+    durations = [r.duration_ms for r in evaluated if r.duration_ms is not None]
     return {
         "verdict_distribution": dict(sorted(verdicts.items())),
         "avg_tool_calls": average(calls),
-        "avg_duration_ms": average([r.duration_ms for r in evaluated if r.duration_ms is not None]),
+        "avg_duration_ms": average(durations),
+        "p50_duration_ms": percentile(durations, 50),
+        "p95_duration_ms": percentile(durations, 95),
+        "p95_tool_calls": percentile(calls, 95),
         "runs": {
             "total": len(runs),
             "evaluated": len(evaluated),
@@ -139,6 +152,28 @@ def baseline_cases(rows: list[dict[str, Any]]) -> list[_RowCase]:
         if isinstance(items, list):
             listed = [_row_run(r) for r in items if isinstance(r, dict)]
         else:
-            listed = [_row_run(row)] if row.get("status") in (PASS, FAIL) else []
+            listed = _single_run(row)
         out.append(_RowCase(str(row.get("status")), listed))
     return out
+
+
+def _single_run(row: dict[str, Any]) -> list[_RowRun]:
+    """The one run a row without `runs.items` describes, as this run would count it.
+
+    A row in error with one run (a broken trace) is that run, in error; a row with no run
+    (not_run, an unusable fixture) has none. A case that passed on a threshold
+    (`min_passes`, `min_pass_rate`) with its one run failing says so in `runs.passed`."""
+    runs = row.get("runs")
+    total = runs.get("total") if isinstance(runs, dict) else None
+    passed = runs.get("passed") if isinstance(runs, dict) else None
+    status = row.get("status")
+    if total is None:  # a row without run counts: its status is its run's
+        return [_row_run(row)] if status in (PASS, FAIL) else []
+    if total != 1:
+        return []
+    run = _row_run(row)
+    if passed == 1:
+        run.status = PASS
+    elif status == PASS:  # passed on a threshold of 0 runs
+        run.status = FAIL
+    return [run]
