@@ -16,7 +16,7 @@ from ..model import Case, Spec
 from ..problems import ERROR, WARNING, Problem, closest, show
 from .caseformat import CaseFormat
 from .schema import schema_problems
-from .slips import looks_like_list, typographic_quotes
+from .slips import SEPARATOR_CHAR, looks_like_list, typographic_quotes
 from .yamlfile import YamlDocument
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -240,7 +240,7 @@ def _slips(doc: YamlDocument) -> list[Problem]:
 
 
 def _name_list(text: str, key: str) -> list[str] | None:
-    if key not in _NAME_LISTS:
+    if key not in _NAME_LISTS or not SEPARATOR_CHAR.search(text):
         return None
     parts = [p.strip() for p in re.split(r"[,，、;；]", text)]
     return parts if len(parts) > 1 and all(parts) else None

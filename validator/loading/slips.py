@@ -85,13 +85,16 @@ def _short(part: str) -> bool:
     return cjk <= 6 if cjk else len(part.split()) <= 3
 
 
+SEPARATOR_CHAR = re.compile("[,，、;；]")  # one cheap search before the careful one
+
+
 def looks_like_list(value: str) -> list[str] | None:
     """The entries `value` seems to list (`a, b, c`), or None when it reads as one phrase.
 
     A phrase such as `1,000 connections` (no space after the comma) or `Lock wait timeout
     exceeded; try restarting transaction` (a clause of several words on a side) is not a list:
     every part must be short for the value to read as several keywords."""
-    if not _SEPARATORS.search(value):
+    if not SEPARATOR_CHAR.search(value) or not _SEPARATORS.search(value):
         return None
     parts = [p.strip() for p in _SEPARATORS.split(value)]
     if len(parts) >= 2 and all(_short(p) for p in parts):
@@ -99,8 +102,14 @@ def looks_like_list(value: str) -> list[str] | None:
     return None
 
 
+_OPENINGS = frozenset(opening for opening, _ in _QUOTES)
+
+
 def typographic_quotes(value: str) -> tuple[str, str] | None:
     """The quote pair wrapping `value`, when it is wrapped in typographic quotes."""
+    first = value[:1]
+    if first not in _OPENINGS and not (first.isspace() and value.lstrip()[:1] in _OPENINGS):
+        return None  # the common case, kept cheap: every list entry of every case comes here
     text = value.strip()
     for opening, closing in _QUOTES:
         if len(text) >= 2 and text.startswith(opening) and text.endswith(closing):
