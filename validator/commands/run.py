@@ -33,6 +33,7 @@ from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
 from ..traces import DEFAULT_MAX_TRACE_BYTES
+from .extras import collect_extras
 
 
 @dataclass
@@ -254,6 +255,9 @@ def execute_run(options: RunOptions) -> int:
             bar.close()
     inputs = _inputs(options, folders, traces.shown, selection, baseline)
     report = build_report(cases, unmatched, inputs, baseline.comparison if baseline else None)
+    if "html" in options.formats:  # the page shows answers and tool calls: read them again
+        again = traces.plan.jobs() if traces.plan else iter_jsonl(options.fixtures, traces.shown)
+        report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
     written = write_reports(report, options.out, list(options.formats))
     _step_summary(report, written)
     code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate)
