@@ -121,6 +121,8 @@ def _run_extra(
         document = _read(job, root, max_bytes)
     except TraceError as exc:
         return unreadable(f"the trace could not be read again: {exc}")
+    except MemoryError:
+        return unreadable("not enough memory to read the trace again")
     settings = suite.traces
     try:
         view, _ = make_view(document, settings.view, ViewOptions(messages=settings.messages))
@@ -143,7 +145,7 @@ def collect_extras(
     read only for the runs the page shows). Never raises for a trace: what cannot be read
     again is an `unreadable` reason."""
     extras: dict[str, dict[str, Any]] = {}
-    wanted: dict[str, str] = {}  # fixture -> case id
+    wanted: dict[str, tuple[str, str]] = {}  # fixture -> (case id, run status)
     for case in cases:
         fields = suite.cases[case.case_id].fields if case.case_id in suite.cases else {}
         extras[case.case_id] = {
@@ -154,20 +156,20 @@ def collect_extras(
             "runs_total": len(case.runs),
         }
         for run in _shown_runs(case):
-            wanted[str(run.fixture)] = case.case_id
+            wanted[str(run.fixture)] = (case.case_id, run.status)
     keywords = {
-        c: case_keywords(suite.cases[c].fields) for c in set(wanted.values()) if c in suite.cases
+        c: case_keywords(suite.cases[c].fields) for c, _ in wanted.values() if c in suite.cases
     }
     try:
         for job in jobs:
-            case_id = wanted.pop(job.fixture, None)
-            if case_id is None:
+            found = wanted.pop(job.fixture, None)
+            if found is None:
                 continue
-            extra = extras[case_id]
-            extra["runs"][job.fixture] = _run_extra(
-                job, suite, keywords.get(case_id, []), root, max_bytes
-            )
-            extra["runs_read"] += 1
+            case_id, status = found
+            shown = _run_extra(job, suite, keywords.get(case_id, []), root, max_bytes)
+            shown["status"] = status
+            extras[case_id]["runs"][job.fixture] = shown
+            extras[case_id]["runs_read"] += 1
             if not wanted:
                 break
     except (UsageError, OSError):  # the input went away since evaluation: show what was read

@@ -15,6 +15,7 @@ read them (`validator run` does when `html` is among its formats; see
         "runs_total": int,
     }
     RunExtra = {
+        "status": str,                 # the run's status (pass | fail), as in the rows
         "adapter": str,                # the view adapter that read the trace
         "answer": str | None,          # the view's final_answer, clipped to ANSWER_LIMIT
         "answer_length": int,          # its full length, in characters
@@ -46,7 +47,7 @@ from typing import Any
 
 ANSWER_LIMIT = 4000
 ARGUMENTS_LIMIT = 300
-RESULT_LIMIT = 500
+RESULT_LIMIT = 400
 MAX_CALLS = 100  # tool calls (and model calls) drawn per run
 MAX_ERRORS = 20
 MAX_RUNS_READ = 20  # runs of one case whose traces are read again for the page

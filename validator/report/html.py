@@ -25,8 +25,9 @@ from typing import Any
 
 from .document import Report
 from .html_assets import CSP, SCRIPT, STYLE
-from .html_case import STATUS_WORD, badge, panel, status_class, status_word
-from .html_text import data_list, fragment, line, num, opt, pct, sort_value
+from .html_case import STATUS_WORD, Context, badge, panel, status_class, status_word
+from .html_text import attr, data_list, fragment, num, opt, pct, sort_value, text
+from .html_trace import FULL, SHORTER, passing_level
 
 MAX_VERDICT_BARS = 20
 TITLE = "Trace validation report"
@@ -73,15 +74,15 @@ def chart(report: Report) -> str:
     y = 0
     for title, rows in _bars(summary):
         y += 22
-        parts.append(f'<text class="heading" x="0" y="{y}">{line(title)}</text>')
+        parts.append(f'<text class="heading" x="0" y="{y}">{text(title)}</text>')
         y += 8
         top = max((count for _, count, _ in rows), default=0) or 1
         for label, count, colour in rows:
             length = round(bar_w * count / top, 1)
             mid = y + row_h / 2 + 4
             parts.append(
-                f"<g><title>{line(label)}: {count}</title>"
-                f'<text x="0" y="{mid}">{line(_short(label))}</text>'
+                f"<g><title>{text(label)}: {count}</title>"
+                f'<text x="0" y="{mid}">{text(_short(label))}</text>'
                 f'<rect x="{label_w}" y="{y + 3}" width="{length}" height="{row_h - 6}"'
                 f' fill="{colour}" rx="2"/>'
                 f'<text x="{label_w + length + 6}" y="{mid}">{count}</text></g>'
@@ -90,7 +91,7 @@ def chart(report: Report) -> str:
         y += 8
     height = y + 4
     verdicts = sorted(summary["verdict_distribution"].items(), key=lambda kv: (-kv[1], kv[0]))
-    description = line(
+    description = attr(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_run']} not run,"
         f" {summary['errored']} errors; verdicts: "
         + (", ".join(f"{k} {v}" for k, v in verdicts) or "none")
@@ -166,7 +167,7 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def _case_link(case_id: Any) -> str:
-    return f'<a href="#case={fragment(case_id)}">{line(case_id)}</a>'
+    return f'<a href="#case={fragment(case_id)}">{text(case_id)}</a>'
 
 
 def _signed(value: Any, key: str) -> str:
@@ -216,7 +217,7 @@ def _comparison(report: Report, comp: dict[str, Any]) -> str:
     ):
         items = comp.get(key, [])
         which = ", ".join(
-            f"{_case_link(i['case_id']) if key != 'removed_cases' else line(i['case_id'])}"
+            f"{_case_link(i['case_id']) if key != 'removed_cases' else text(i['case_id'])}"
             f" ({_change_word(i)})"
             for i in items
         )
@@ -235,14 +236,14 @@ def _overview(report: Report, comp: dict[str, Any] | None, multi: bool) -> str:
     tool = report.head.get("tool", {})
     summary = report.summary
     rows = [[label, value] for label, value in _summary_rows(summary, multi)]
-    verdicts = [[line(k), num(v)] for k, v in summary["verdict_distribution"].items()]
+    verdicts = [[text(k), num(v)] for k, v in summary["verdict_distribution"].items()]
     return (
         f"<h1>{TITLE}</h1>\n"
         f'<p class="meta">Generated {opt(report.head.get("generated_at"))} by'
         f" {opt(tool.get('name'))} {opt(tool.get('version'))} · cases:"
         f" {opt(inputs.get('cases'))} · fixtures: {opt(inputs.get('fixtures'))}</p>\n"
         + _tiles(summary, comp)
-        + f"<p><strong>{summary['passed']} of {summary['total']} cases passed"
+        + f"<p><strong>{num(summary['passed'])} of {num(summary['total'])} cases passed"
         f" ({pct(summary['pass_rate'])}).</strong></p>\n"
         '<h2 id="summary">Summary</h2>\n'
         + chart(report)
@@ -327,7 +328,7 @@ def _ratio_cell(cov: Any, hit: str, of: str) -> str:
     total = len(total) if isinstance(total, list) else total
     if not total:
         return '<td data-v="">none required</td>'
-    return f'<td class="n" data-v="{sort_value(got / total)}">{got}/{total}</td>'
+    return f'<td data-v="{sort_value(got / total)}">{got}/{total}</td>'
 
 
 def _row(
@@ -340,28 +341,31 @@ def _row(
     runs = row["runs"]
     cells = [
         f"<td>{_case_link(case_id)}</td>",
-        f'<td data-v="{_STATUS_RANK.get(status_class(status), 4)}">{badge(status)}</td>',
+        f'<td class="t" data-v="{_STATUS_RANK.get(status_class(status), 4)}">{badge(status)}</td>',
     ]
     if multi:
         flaky = " flaky" if row.get("flaky") else ""
         cells.append(
-            f'<td class="n" data-v="{sort_value(row.get("run_pass_rate"))}">'
+            f'<td data-v="{sort_value(row.get("run_pass_rate"))}">'
             f"{num(runs.get('passed'))}/{num(runs.get('total'))}{flaky}</td>"
         )
     cells += [
         f"<td>{opt(row.get('verdict'))}</td>",
         _ratio_cell(row.get("evidence_coverage"), "found", "required"),
         _ratio_cell(row.get("keyword_coverage"), "matched", "total"),
-        f'<td class="n" data-v="{sort_value(row.get("tool_call_count"))}">{num(row.get("tool_call_count"))}</td>',
-        f'<td class="n" data-v="{sort_value(row.get("duration_ms"))}">{num(row.get("duration_ms"))}</td>',
-        f'<td data-v="{len(failed)}">{", ".join(line(n) for n in failed) or "—"}</td>',
+        f'<td data-v="{sort_value(row.get("tool_call_count"))}">{num(row.get("tool_call_count"))}</td>',
+        f'<td data-v="{sort_value(row.get("duration_ms"))}">{num(row.get("duration_ms"))}</td>',
+        f'<td class="t" data-v="{len(failed)}">{", ".join(text(n) for n in failed) or "—"}</td>',
     ]
     if compared:
-        cells.append(f"<td>{line(label)}</td>")
+        cells.append(f"<td>{text(label)}</td>")
     return (
-        f'<tr data-case="{line(case_id)}" data-status="{line(status)}"'
-        f' data-verdict="{opt(row.get("verdict"))}" data-tags="{data_list(row.get("tags"))}"'
-        f' data-checks="{data_list(failed)}" data-change="{kind}">{"".join(cells)}</tr>\n'
+        f'<tr data-status="{attr(status)}"'
+        f' data-verdict="{"—" if row.get("verdict") is None else attr(row["verdict"])}"'
+        + (f" data-tags={data_list(row['tags'])}" if row.get("tags") else "")
+        + (f" data-checks={data_list(failed)}" if failed else "")
+        + (f' data-change="{kind}"' if compared else "")
+        + f">{''.join(cells)}</tr>\n"
     )
 
 
@@ -370,6 +374,19 @@ def _unmatched(unmatched: list[dict[str, Any]]) -> str:
         return ""
     rows = [[opt(u.get("fixture")), opt(u.get("reason"))] for u in unmatched]
     return '<h2 id="unmatched">Traces that match no case</h2>\n' + _table(["Trace", "Reason"], rows)
+
+
+def _passing_level(extras: dict[str, dict[str, Any]] | None) -> str:
+    """The form of the page's passing runs' answers and timelines (see html_trace.py)."""
+    if not extras:
+        return FULL
+    runs = (
+        run
+        for case in extras.values()
+        for run in (case.get("runs") or {}).values()
+        if isinstance(run, dict) and run.get("status") == "pass"
+    )
+    return passing_level(runs)
 
 
 def chunks(report: Report) -> Iterator[str]:
@@ -385,10 +402,13 @@ def chunks(report: Report) -> Iterator[str]:
     yield "</tbody></table>\n"
     yield '<h2 id="details">Case details</h2>\n'
     extras = report.extras
+    ctx = Context(extras is not None, _passing_level(extras))
+    if ctx.level in SHORTER:
+        yield f'<p class="note">{SHORTER[ctx.level]}</p>\n'
     for row in report.cases():
         extra = extras.get(row["case_id"]) if extras is not None else None
         change = changes.get(str(row["case_id"]))
-        yield panel(row, extra, extras is not None, change[1] if change else None)
+        yield panel(row, extra, ctx, change[1] if change else None)
     yield _unmatched(report.unmatched)
     yield (
         '<p class="meta">One self-contained file: it fetches nothing and works offline.'

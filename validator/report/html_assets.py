@@ -41,7 +41,8 @@ ul.tiles .error { border-top-color: var(--error); } ul.tiles .rate { border-top-
 table { border-collapse: collapse; margin: 10px 0; }
 th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: var(--soft); font-weight: 600; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
+#case-table td[data-v] { text-align: right; font-variant-numeric: tabular-nums; }
+#case-table td.t { text-align: left; }
 figure.chart { float: right; margin: 0 0 12px 24px; max-width: 100%; }
 figure.chart svg { max-width: 100%; height: auto; }
 figure.chart text { font: 13px system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
@@ -72,19 +73,25 @@ code { background: var(--soft); padding: 0 4px; border-radius: 4px; font-size: 9
 #case-table tr[data-status=not_run] td:first-child { box-shadow: inset 3px 0 var(--grey); }
 #case-table td:first-child a { font-weight: 600; }
 a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
-details.case { border: 1px solid var(--line); border-radius: 8px; margin: 10px 0; }
+details.case { border: 1px solid var(--line); border-radius: 8px; margin: 10px 0;
+  content-visibility: auto; contain-intrinsic-size: auto 3em; }
 details.case > summary { padding: 7px 12px; cursor: pointer; background: var(--soft);
   border-radius: 8px; }
 details.case[open] > summary { border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
 details.case.focus, details.case:target { box-shadow: 0 0 0 2px var(--accent); }
 details.case .why { color: var(--muted); }
+p.calls, p.cks, p.kw { margin: 2px 0; overflow-wrap: anywhere; }
+.ck { display: inline-block; margin: 0 4px 3px 0; padding: 0 7px; border-radius: 10px;
+  font-size: 12px; border: 1px solid var(--line); }
+.ck.pass { border-color: #8ddb9b; background: #eefbf0; } .ck.skipped { color: var(--muted); }
+.ck.fail { border-color: var(--fail); background: #ffebe9; }
+section.run p.meta { margin: 0 0 4px; }
 .body { padding: 2px 16px 12px; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 1px 14px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 dl.facts ul { margin: 0; padding-left: 1.2em; }
 ul.checks { list-style: none; padding: 0; margin: 2px 0; }
 ul.checks > li { padding: 4px 0; border-bottom: 1px solid #eaeef2; overflow-wrap: anywhere; }
-ul.checks > li.fail .msg { color: #a40e26; }
 ul.checks > li.skipped { color: var(--muted); }
 ul.clauses { list-style: none; margin: 2px 0 0 1.5em; padding: 0; font-size: 13px; }
 dl.vals { display: grid; grid-template-columns: max-content 1fr; gap: 1px 10px;
@@ -101,25 +108,25 @@ mark.bad { background: #ffcfc9; color: #82071e; box-shadow: 0 0 0 1px var(--fail
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); margin: 2px 0 8px;
   padding: 6px 8px; border-radius: 4px; max-height: 16em; overflow: auto; font-size: 12px; }
 .none, .note, .clip { color: var(--muted); font-style: italic; }
-.tl .row, .tl .axis { display: grid; grid-template-columns: minmax(9em, 15em) 1fr 6.5em;
-  gap: 10px; align-items: center; }
-.tl summary.row { cursor: pointer; list-style: none; }
-.tl summary.row::-webkit-details-marker { display: none; }
-.tl summary.row .nm::before { content: "\\25b8  "; color: var(--muted); }
-.tl details[open] > summary.row .nm::before { content: "\\25be  "; }
+.tl .axis, ol.lane > li:not(.x):not(.more), ol.lane summary { display: grid;
+  grid-template-columns: minmax(9em, 15em) 1fr 6.5em; gap: 10px; align-items: center; }
+ol.lane summary { cursor: pointer; list-style: none; }
+ol.lane summary::-webkit-details-marker { display: none; }
+ol.lane summary .nm::before { content: "\\25b8  "; color: var(--muted); }
+ol.lane details[open] > summary .nm::before { content: "\\25be  "; }
 .tl .nm { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-family: ui-monospace,
   SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 ol.lane { list-style: none; padding: 0; margin: 0 0 6px; }
 ol.lane > li { padding: 2px 0; }
-.track { position: relative; height: 12px; background: #eaeef2; border-radius: 3px; }
-.bar { position: absolute; top: 0; bottom: 0; min-width: 2px; border-radius: 3px;
+.tk { position: relative; height: 12px; background: #eaeef2; border-radius: 3px; }
+.tk > span { position: absolute; top: 0; bottom: 0; min-width: 2px; border-radius: 3px;
   background: var(--accent); }
-.call.error .bar { background: var(--fail); } .call.error .nm { color: var(--fail); }
-.call.llm .bar { background: #8250df; }
-.bar.unknown { left: 0; width: 0; background: none; border-left: 2px dotted var(--grey); }
+.err .tk > span { background: var(--fail); } .err .nm { color: var(--fail); }
+.llm .tk > span { background: #8250df; }
+.tk > .unknown { left: 0; width: 0; background: none; border-left: 2px dotted var(--grey); }
 .ms { text-align: right; font-variant-numeric: tabular-nums; color: var(--muted); font-size: 12px; }
 .scale { display: flex; justify-content: space-between; font-size: 11px; color: var(--muted); }
-.tok { display: block; font-size: 12px; color: var(--muted); }
+.tok { grid-column: 2 / 4; font-size: 12px; color: var(--muted); }
 .io { margin: 2px 0 6px 1.2em; } .io p { margin: 4px 0 0; font-size: 12px; color: var(--muted); }
 ol.grid { list-style: none; padding: 0; margin: 4px 0;
   display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: 6px; }
@@ -149,16 +156,20 @@ const tbody = table.tBodies[0];
 const heads = Array.from(table.tHead.rows[0].cells);
 const count = document.getElementById('shown');
 const panels = new Map();
-for (const d of document.querySelectorAll('details.case')) panels.set(d.dataset.case, d);
+// A panel's id is 'case=' and the case id; a row's case id is its first cell's text.
+for (const d of document.querySelectorAll('details.case')) panels.set(d.id.slice(5), d);
 const list = (text) => {
   try { const v = JSON.parse(text || '[]'); return Array.isArray(v) ? v : []; }
   catch (e) { return []; }
 };
-const rows = Array.from(tbody.rows, (tr, index) => ({
-  tr, index, id: tr.dataset.case, low: tr.dataset.case.toLowerCase(),
-  status: tr.dataset.status, verdict: tr.dataset.verdict, change: tr.dataset.change || '',
-  tag: list(tr.dataset.tags), check: list(tr.dataset.checks), panel: panels.get(tr.dataset.case),
-}));
+const rows = Array.from(tbody.rows, (tr, index) => {
+  const id = tr.cells[0].textContent;
+  return {
+    tr, index, id, low: id.toLowerCase(), panel: panels.get(id),
+    status: tr.dataset.status, verdict: tr.dataset.verdict, change: tr.dataset.change || '',
+    tag: list(tr.dataset.tags), check: list(tr.dataset.checks),
+  };
+});
 let state = {};
 
 const read = () => {
@@ -326,7 +337,7 @@ document.addEventListener('click', (e) => {
 });
 document.addEventListener('toggle', (e) => {
   const d = e.target;
-  if (d.matches && d.matches('details.case') && !d.open && state.case === d.dataset.case) {
+  if (d.matches && d.matches('details.case') && !d.open && state.case === d.id.slice(5)) {
     state.case = '';
     state.run = '';
     d.classList.remove('focus');

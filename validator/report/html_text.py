@@ -1,8 +1,8 @@
 """Text for report.html: every value from a case, spec or trace goes through these.
 
-`line` is for one-line fields (ids, names, messages, verdicts) and attribute values: control
-characters, bidi controls, U+2028/U+2029 and lone surrogates become visible escapes
-(`display.one_line`), then `& < > " '` are escaped. `block` is for multi-line text (answers,
+`text` is for one-line fields (ids, names, messages, verdicts), `attr` for attribute values:
+control characters, bidi controls, U+2028/U+2029 and lone surrogates become visible escapes
+(`display.one_line`), then `& < >` (and, in attributes, quotes) are escaped. `block` is for multi-line text (answers,
 tool results): the same, but newlines and tabs are kept. Nothing from a trace is ever put
 into a URL, a script or a style; the only link targets are `#case=...` fragments, with the
 case id percent-encoded (`fragment`).
@@ -21,14 +21,19 @@ from ..display import one_line
 MARK_KINDS = frozenset({"hit", "bad"})
 
 
-def line(value: Any) -> str:
-    """One line of text, safe as element content and inside a double-quoted attribute."""
+def text(value: Any) -> str:
+    """One line of text, safe as element content."""
+    return escape(one_line(value), quote=False)
+
+
+def attr(value: Any) -> str:
+    """One line of text, safe inside a double-quoted attribute value."""
     return escape(one_line(value), quote=True)
 
 
 def opt(value: Any, missing: str = "—") -> str:
-    """`line(value)`, or `missing` for None."""
-    return missing if value is None else line(value)
+    """`text(value)`, or `missing` for None."""
+    return missing if value is None else text(value)
 
 
 def block(text: str) -> str:
@@ -47,9 +52,14 @@ def fragment(value: Any) -> str:
 
 
 def data_list(values: Any) -> str:
-    """A list of texts as JSON, for a data-* attribute the page's script reads."""
+    """A list of texts as JSON, for a data-* attribute the page's script reads: the whole
+    attribute value, in single quotes (JSON is full of double quotes, which would otherwise
+    each cost six bytes)."""
     items = values if isinstance(values, list) else []
-    return escape(json.dumps([one_line(v) for v in items], ensure_ascii=False), quote=True)
+    data = json.dumps([one_line(v) for v in items], ensure_ascii=False, separators=(",", ":"))
+    for char, entity in (("&", "&amp;"), ("'", "&#39;"), ("<", "&lt;"), (">", "&gt;")):
+        data = data.replace(char, entity)
+    return f"'{data}'"
 
 
 def marked(text: str, marks: Any) -> str:
