@@ -102,12 +102,35 @@ def _check(check: dict[str, Any]) -> str:
         for c in check.get("clauses") or []
         if isinstance(c, dict)
     )
-    # A check of several clauses has their messages joined as its own: shown once, per clause.
-    message = f'<ul class="clauses">{sub}</ul>' if sub else f" {opt(check.get('message'), '')}"
+    # A check of several clauses has their messages joined as its own: a passing one shows
+    # them once, per clause; a failing one also its message, as report.md and JUnit quote it.
+    message = "" if sub and status != "fail" else f" {opt(check.get('message'), '')}"
+    clauses = f'<ul class="clauses">{sub}</ul>' if sub else ""
     return (
-        f'<li class="{cls}">{badge(status)} <b>{opt(check.get("check"))}</b>{message}'
+        f'<li class="{cls}">{badge(status)} <b>{opt(check.get("check"))}</b>{message}{clauses}'
         f"{values(check.get('details'))}</li>"
     )
+
+
+def _compact_checks(rows: list[dict[str, Any]]) -> str:
+    names = " ".join(
+        f'<span class="ck {status_class(c.get("status"))}">{opt(c.get("check"))}</span>'
+        for c in rows
+    )
+    details = next(
+        (
+            c["details"]
+            for c in rows
+            if isinstance(c.get("details"), dict) and "matched" in c["details"]
+        ),
+        None,
+    )
+    listed = ""
+    if details is not None:
+        missing = details.get("missing") or []
+        listed = f'<p class="kw">keywords {_chips(details.get("matched") or [], "hit")}'
+        listed += (f" missing {_chips(missing, 'miss')}" if missing else "") + "</p>"
+    return f'<h4>Checks</h4><p class="cks">{names or "none applied"}</p>{listed}'
 
 
 def checks(rows: list[Any], compact: bool = False) -> str:
@@ -115,27 +138,10 @@ def checks(rows: list[Any], compact: bool = False) -> str:
     (a passing run on a page with many, see html_trace.SUMMARY): names and statuses, and
     the keywords matched and missing, only."""
     rows = [c for c in rows if isinstance(c, dict)]
-    if not compact:
-        items = "".join(_check(c) for c in rows)
-        return f'<h4>Checks</h4><ul class="checks">{items or "<li>none applied</li>"}</ul>'
-    names = " ".join(
-        f'<span class="ck {status_class(c.get("status"))}">{opt(c.get("check"))}</span>'
-        for c in rows
-    )
-    keywords = [c["details"] for c in rows if isinstance(c.get("details"), dict)]
-    keywords = [d for d in keywords if "matched" in d]
-    listed = (
-        f'<p class="kw">keywords {_chips(keywords[0].get("matched") or [], "hit")}'
-        + (
-            f" missing {_chips(keywords[0]['missing'], 'miss')}"
-            if keywords[0].get("missing")
-            else ""
-        )
-        + "</p>"
-        if keywords
-        else ""
-    )
-    return f'<h4>Checks</h4><p class="cks">{names or "none applied"}</p>{listed}'
+    if compact:
+        return _compact_checks(rows)
+    items = "".join(_check(c) for c in rows)
+    return f'<h4>Checks</h4><ul class="checks">{items or "<li>none applied</li>"}</ul>'
 
 
 def failed_checks(rows: list[Any]) -> str:
