@@ -297,13 +297,16 @@ const apply = (scroll) => {
 };
 
 form.addEventListener('submit', (e) => e.preventDefault());
-form.addEventListener('input', (e) => {
+// 'input' as one types; 'change' too, which is all some ways of picking an option send.
+const changed = (e) => {
   const el = e.target;
-  if (!FILTERS.includes(el.name)) return;
+  if (!FILTERS.includes(el.name) || state[el.name] === el.value) return;
   state[el.name] = el.value;
   write(false);
   filter();
-});
+};
+form.addEventListener('input', changed);
+form.addEventListener('change', changed);
 form.addEventListener('click', (e) => {
   if (!e.target.matches('button.clear')) return;
   for (const k of FILTERS) state[k] = '';
