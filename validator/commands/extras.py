@@ -152,8 +152,6 @@ def collect_extras(
             "question": fields.get("question"),
             "description": fields.get("description"),
             "runs": {},
-            "runs_read": 0,
-            "runs_total": len(case.runs),
         }
         for run in _shown_runs(case):
             wanted[str(run.fixture)] = (case.case_id, run.status)
@@ -169,7 +167,6 @@ def collect_extras(
             shown = _run_extra(job, suite, keywords.get(case_id, []), root, max_bytes)
             shown["status"] = status
             extras[case_id]["runs"][job.fixture] = shown
-            extras[case_id]["runs_read"] += 1
             if not wanted:
                 break
     except (UsageError, OSError):  # the input went away since evaluation: show what was read

@@ -10,9 +10,7 @@ read them (`validator run` does when `html` is among its formats; see
     CaseExtra = {
         "question": str | None,        # from the case file
         "description": str | None,     # from the case file
-        "runs": {fixture: RunExtra},   # keyed like the rows' `fixture`
-        "runs_read": int,              # how many of the case's runs were read again
-        "runs_total": int,
+        "runs": {fixture: RunExtra},   # keyed like the rows' `fixture`; the runs read again
     }
     RunExtra = {
         "status": str,                 # the run's status (pass | fail), as in the rows
