@@ -37,6 +37,7 @@ from ..report.regression import MetricLimit
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
+from .extras import collect_extras
 from .locate import FileSources
 
 
@@ -348,6 +349,9 @@ def execute_run(options: RunOptions) -> int:
         quarantine=quarantine.reasons if quarantine else None,
     )
     report.sources = FileSources(suite, options.max_trace_bytes)
+    if "html" in options.formats:  # the page shows answers and tool calls: read them again
+        again = traces.plan.jobs() if traces.plan else iter([])
+        report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
     written = write_reports(report, options.out, list(options.formats))
     _step_summary(report, written)
     allow = options.traces.allow_unmatched

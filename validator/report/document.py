@@ -142,7 +142,8 @@ def unmatched_row(run: RunResult) -> dict[str, Any]:
 @dataclass
 class Report:
     """The report document: `head` (schema_version, tool, generated_at, inputs, summary and,
-    with a baseline, comparison), the case rows (`cases()`), and `unmatched`."""
+    with a baseline, comparison), the case rows (`cases()`), and `unmatched`; `extras`, when
+    set, is read by the HTML reporter only."""
 
     head: dict[str, Any]
     rows: list[dict[str, Any]]  # case rows; a multi-run case's without runs.items
@@ -152,6 +153,11 @@ class Report:
     # Where checks' inputs are in the case and trace files (SARIF, annotations); None for a
     # report read back from JSON. Never part of the document.
     sources: Sources | None = None
+    # HTML-only side channel: case id -> what the traces say beyond the rows (question,
+    # answer, tool calls; the shape is in report/extras.py). None unless the command
+    # collected it (it does when html is among the formats). Never part of `as_dict()`, so
+    # report.json and the other formats are the same with or without it.
+    extras: dict[str, dict[str, Any]] | None = None
 
     @property
     def summary(self) -> dict[str, Any]:

@@ -1,21 +1,36 @@
-"""report.html: one self-contained page, for people who open reports in a browser.
+"""report.html: one self-contained page for people reviewing a run.
 
-The body is the Markdown report rendered by markdown-it-py (tables on, raw HTML off, so text
-from traces stays text), preceded by an inline SVG bar chart of case statuses and verdicts.
+The page opens with the summary (tiles, a status and verdict chart, the summary table, the
+baseline comparison when there is one, the verdicts), then the case table (one row per
+case), then one panel per case (`<details id="case=<id>">`, see html_case.py), then the traces
+that match no case. It is complete HTML: without JavaScript every case and every failure is
+shown (panels of cases that did not pass are open). A small script (html_assets.py) adds
+filters by status, tag, verdict, failed check and baseline change, a search by case id,
+sorting by any column, a switch between a case's runs, and keeps that state in the URL
+fragment (`#status=fail&tag=mysql&q=slow&sort=-duration&case=<id>`), so a link can be shared.
+
 Nothing is fetched: no external stylesheet, script, font or image, and a Content Security
-Policy that forbids any fetch, so the page opens the same offline, from a CI artifact or a
-mail attachment.
+Policy that forbids any fetch and runs only the page's own script (by its hash), so the page
+opens the same offline, from a CI artifact or a mail attachment. Every text from a case,
+spec or trace is escaped (html_text.py). The question, the answer and the tool calls come
+from `Report.extras` when the command collected them (report/extras.py); report.json's
+schema is unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from html import escape
+from typing import Any
 
 from .document import Report
-from .markdown import render as render_markdown
+from .html_assets import CSP, SCRIPT, STYLE
+from .html_case import STATUS_WORD, Context, badge, panel, status_class, status_word
+from .html_text import attr, data_list, fragment, num, opt, pct, sort_value, text
+from .html_trace import FULL, SHORTER, passing_level
 
 MAX_VERDICT_BARS = 20
+TITLE = "Trace validation report"
 
 _STATUS_BARS = (
     ("passed", "pass", "#1a7f37"),
@@ -24,38 +39,15 @@ _STATUS_BARS = (
     ("errored", "error", "#bf8700"),
 )
 _VERDICT_COLOUR = "#0969da"
-
-STYLE = """
-:root { color-scheme: light; }
-body { font: 15px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #1f2328;
-       background: #fff; margin: 0; }
-main { max-width: 1100px; margin: 0 auto; padding: 24px; }
-h1 { font-size: 1.7em; border-bottom: 1px solid #d0d7de; padding-bottom: .3em; }
-h2 { font-size: 1.3em; border-bottom: 1px solid #d0d7de; padding-bottom: .2em; margin-top: 1.6em; }
-h3 { font-size: 1.1em; }
-table { border-collapse: collapse; margin: 12px 0; display: block; overflow-x: auto; }
-th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; }
-tr:nth-child(even) td { background: #fbfbfc; }
-code { background: #f6f8fa; padding: 1px 4px; border-radius: 4px; }
-figure.chart { margin: 16px 0; }
-figure.chart svg { max-width: 100%; height: auto; }
-figure.chart text { font: 13px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
-                    fill: #1f2328; }
-figure.chart text.heading { font-weight: 600; }
-"""
-
-# Only inline styles; no fetch of any kind (scripts, images, fonts, frames, connections).
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+# The case table sorts statuses worst first.
+_STATUS_RANK = {"error": 0, "fail": 1, "not_run": 2, "pass": 3}
 
 
 def _short(text: str, limit: int = 28) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def chart(report: Report) -> str:
-    """An SVG bar chart: cases by status, then evaluated traces by verdict."""
-    summary = report.summary
+def _bars(summary: dict[str, Any]) -> list[tuple[str, list[tuple[str, int, str]]]]:
     sections: list[tuple[str, list[tuple[str, int, str]]]] = [
         (
             "Cases by status",
@@ -71,21 +63,26 @@ def chart(report: Report) -> str:
             (f"{len(rest)} others", sum(b[1] for b in rest), "#8c959f"),
         ]
     sections.append(("Evaluated traces by verdict", bars or [("none", 0, _VERDICT_COLOUR)]))
+    return sections
 
+
+def chart(report: Report) -> str:
+    """An SVG bar chart: cases by status, then evaluated traces by verdict."""
+    summary = report.summary
     label_w, bar_w, row_h, width = 200, 300, 24, 580
     parts: list[str] = []
     y = 0
-    for title, rows in sections:
+    for title, rows in _bars(summary):
         y += 22
-        parts.append(f'<text class="heading" x="0" y="{y}">{escape(title)}</text>')
+        parts.append(f'<text class="heading" x="0" y="{y}">{text(title)}</text>')
         y += 8
         top = max((count for _, count, _ in rows), default=0) or 1
         for label, count, colour in rows:
             length = round(bar_w * count / top, 1)
             mid = y + row_h / 2 + 4
             parts.append(
-                f"<g><title>{escape(label)}: {count}</title>"
-                f'<text x="0" y="{mid}">{escape(_short(label))}</text>'
+                f"<g><title>{text(label)}: {count}</title>"
+                f'<text x="0" y="{mid}">{text(_short(label))}</text>'
                 f'<rect x="{label_w}" y="{y + 3}" width="{length}" height="{row_h - 6}"'
                 f' fill="{colour}" rx="2"/>'
                 f'<text x="{label_w + length + 6}" y="{mid}">{count}</text></g>'
@@ -93,7 +90,8 @@ def chart(report: Report) -> str:
             y += row_h
         y += 8
     height = y + 4
-    description = (
+    verdicts = sorted(summary["verdict_distribution"].items(), key=lambda kv: (-kv[1], kv[0]))
+    description = attr(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_run']} not run,"
         f" {summary['errored']} errors; verdicts: "
         + (", ".join(f"{k} {v}" for k, v in verdicts) or "none")
@@ -101,26 +99,318 @@ def chart(report: Report) -> str:
     return (
         f'<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" role="img"'
         f' width="{width}" height="{height}" viewBox="0 0 {width} {height}"'
-        f' aria-label="{escape(description)}">'
-        f"<title>{escape(description)}</title>{''.join(parts)}</svg></figure>"
+        f' aria-label="{description}">'
+        f"<title>{description}</title>{''.join(parts)}</svg></figure>"
     )
 
 
-def chunks(report: Report) -> Iterator[str]:
-    from markdown_it import MarkdownIt
+# --------------------------------------------------------------------------------------------
+# Summary, comparison, verdicts
 
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
-    md.disable("image")
-    body = md.render(render_markdown(report))
-    figure = chart(report)
-    marker = "<h2>Summary</h2>"
-    body = body.replace(marker, figure + "\n" + marker, 1) if marker in body else figure + body
-    title = "Trace validation report"
-    yield (
+
+def _head() -> str:
+    # The script is the body's load handler (see html_assets.py for why not a <script>).
+    return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n"
-        f"<body>\n<main>\n{body}</main>\n</body>\n</html>\n"
+        '<meta name="referrer" content="no-referrer">\n'
+        f"<title>{TITLE}</title>\n<style>{STYLE}</style>\n</head>\n"
+        f'<body onload="{escape(SCRIPT, quote=True)}">\n<main>\n'
+    )
+
+
+def _tiles(summary: dict[str, Any], comparison: dict[str, Any] | None) -> str:
+    tiles = [
+        ("rate", pct(summary["pass_rate"]), "pass rate"),
+        ("pass", num(summary["passed"]), "passed"),
+        ("fail", num(summary["failed"]), "failed"),
+        ("", num(summary["not_run"]), "not run"),
+        ("error", num(summary["errored"]), "errors"),
+        ("", num(summary["avg_duration_ms"], " ms"), "average duration"),
+    ]
+    if comparison is not None:
+        tiles.append(("fail", num(len(comparison.get("regressions", []))), "regressions"))
+    items = "".join(
+        f"<li{f' class={cls}' if cls else ''}><b>{value}</b>{label}</li>"
+        for cls, value, label in tiles
+    )
+    return f'<ul class="tiles">{items}</ul>\n'
+
+
+def _summary_rows(summary: dict[str, Any], multi: bool) -> list[tuple[str, str]]:
+    rows = [
+        ("Cases", num(summary["total"])),
+        ("Passed", num(summary["passed"])),
+        ("Failed", num(summary["failed"])),
+        ("Not run", num(summary["not_run"])),
+        ("Errors", num(summary["errored"])),
+        ("Pass rate", pct(summary["pass_rate"])),
+        ("Traces evaluated", num(summary["runs"]["evaluated"])),
+        ("Average tool calls", num(summary["avg_tool_calls"])),
+        ("Average duration (ms)", num(summary["avg_duration_ms"])),
+    ]
+    if multi:
+        rows += [
+            ("pass^k (every run passed)", pct(summary["pass_hat_k"])),
+            ("pass@k (some run passed)", pct(summary["pass_at_k"])),
+            ("Flaky cases", num(summary["flaky_cases"])),
+        ]
+    return rows
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
+
+
+def _case_link(case_id: Any) -> str:
+    return f'<a href="#case={fragment(case_id)}">{text(case_id)}</a>'
+
+
+def _signed(value: Any, key: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "—"
+    if value == 0:
+        return "no change"
+    if key == "pass_rate":
+        return f"{value * 100:+.1f} points"
+    text = f"{value:+,.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _change_word(item: dict[str, Any]) -> str:
+    if "before" in item:
+        before, after = item.get("before"), item.get("after")
+        return f"{status_word(before)} → {status_word(after)}"
+    return status_word(item.get("status"))
+
+
+def _comparison(report: Report, comp: dict[str, Any]) -> str:
+    regressions = comp.get("regressions", [])
+    if regressions:
+        named = ", ".join(_case_link(r["case_id"]) for r in regressions)
+        lead = f"<strong>{len(regressions)} regression(s)</strong> (passed in the baseline, not now): {named}"
+    else:
+        lead = (
+            "<strong>No regressions</strong> (every case that passed in the baseline still passes)."
+        )
+    before, now, delta = comp.get("baseline_summary", {}), report.summary, comp.get("delta", {})
+    measures = []
+    for key, label in (
+        ("pass_rate", "Pass rate"),
+        ("avg_tool_calls", "Average tool calls"),
+        ("avg_duration_ms", "Average duration (ms)"),
+    ):
+        fmt = pct if key == "pass_rate" else num
+        measures.append(
+            [label, fmt(before.get(key)), fmt(now.get(key)), _signed(delta.get(key), key)]
+        )
+    groups = []
+    for key, label in (
+        ("regressions", "Regressions"),
+        ("fixes", "Fixes"),
+        ("new_cases", "New cases"),
+        ("removed_cases", "Removed cases"),
+    ):
+        items = comp.get(key, [])
+        which = ", ".join(
+            f"{_case_link(i['case_id']) if key != 'removed_cases' else text(i['case_id'])}"
+            f" ({_change_word(i)})"
+            for i in items
+        )
+        groups.append([label, num(len(items)), which or "none"])
+    return (
+        '<h2 id="baseline">Compared with the baseline</h2>\n'
+        f"<p>Baseline: {opt(comp.get('baseline'))} (generated"
+        f" {opt(comp.get('baseline_generated_at'))}).</p>\n<p>{lead}</p>\n"
+        + _table(["Measure", "Baseline", "Now", "Change"], measures)
+        + _table(["Cases", "Count", "Which"], groups)
+    )
+
+
+def _overview(report: Report, comp: dict[str, Any] | None, multi: bool) -> str:
+    inputs = report.head.get("inputs", {})
+    tool = report.head.get("tool", {})
+    summary = report.summary
+    rows = [[label, value] for label, value in _summary_rows(summary, multi)]
+    verdicts = [[text(k), num(v)] for k, v in summary["verdict_distribution"].items()]
+    return (
+        f"<h1>{TITLE}</h1>\n"
+        f'<p class="meta">Generated {opt(report.head.get("generated_at"))} by'
+        f" {opt(tool.get('name'))} {opt(tool.get('version'))} · cases:"
+        f" {opt(inputs.get('cases'))} · fixtures: {opt(inputs.get('fixtures'))}</p>\n"
+        + _tiles(summary, comp)
+        + f"<p><strong>{num(summary['passed'])} of {num(summary['total'])} cases passed"
+        f" ({pct(summary['pass_rate'])}).</strong></p>\n"
+        '<h2 id="summary">Summary</h2>\n'
+        + chart(report)
+        + _table(["Metric", "Value"], rows)
+        + (_comparison(report, comp) if comp else "")
+        + '<h2 id="verdicts">Verdicts</h2>\n'
+        + _table(["Verdict", "Traces"], verdicts or [["—", "0"]])
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The case table
+
+
+def case_changes(comp: dict[str, Any] | None) -> dict[str, tuple[str, str]]:
+    """case id -> (kind, what the baseline comparison says of it)."""
+    out: dict[str, tuple[str, str]] = {}
+    for key, kind in (("regressions", "regressed"), ("fixes", "fixed"), ("new_cases", "new")):
+        for item in (comp or {}).get(key, []):
+            out[str(item.get("case_id"))] = (kind, f"{kind} ({_change_word(item)})")
+    return out
+
+
+def _filters(multi_change: bool, total: int) -> str:
+    statuses = "".join(f'<option value="{s}">{w}</option>' for s, w in STATUS_WORD.items())
+    change = (
+        '<label>Baseline<select name="change"><option value="">all</option>'
+        '<option value="regressed">regressed</option><option value="fixed">fixed</option>'
+        '<option value="new">new</option><option value="same">no regression or fix</option>'
+        "</select></label>"
+        if multi_change
+        else ""
+    )
+    return (
+        '<h2 id="cases">Cases</h2>\n'
+        '<form id="filters" hidden role="search" aria-label="Filter the cases">'
+        '<label>Case id<input type="search" name="q" placeholder="part of a case id"'
+        ' autocomplete="off" spellcheck="false"></label>'
+        f'<label>Status<select name="status"><option value="">all</option>{statuses}'
+        "</select></label>"
+        '<label>Tag<select name="tag"><option value="">all</option></select></label>'
+        '<label>Verdict<select name="verdict"><option value="">all</option></select></label>'
+        '<label>Failed check<select name="check"><option value="">any</option></select></label>'
+        f'{change}<button type="button" class="clear">Clear filters</button></form>\n'
+        f'<p id="shown">{num(total)} cases.</p>\n'
+    )
+
+
+def _table_head(multi: bool, compared: bool) -> str:
+    columns = [
+        ("case", "Case"),
+        ("status", "Status"),
+        *([("runs", "Runs")] if multi else []),
+        ("verdict", "Verdict"),
+        ("evidence", "Evidence"),
+        ("keywords", "Keywords"),
+        ("tools", "Tool calls"),
+        ("duration", "Duration (ms)"),
+        ("failed", "Failed checks"),
+        *([("change", "Baseline")] if compared else []),
+    ]
+    cells = "".join(
+        f'<th scope="col" data-key="{key}" aria-sort="none">{label}</th>' for key, label in columns
+    )
+    return f'<table id="case-table"><thead><tr>{cells}</tr></thead><tbody>\n'
+
+
+def _failed_names(row: dict[str, Any]) -> list[str]:
+    """The checks that failed in the case's runs, in order of first failure."""
+    names: dict[str, None] = {}
+    for item in [row, *row["runs"].get("items", [])]:
+        for failed in item.get("failed_checks") or []:
+            names.setdefault(str(failed.get("check")), None)
+    return list(names)
+
+
+def _ratio_cell(cov: Any, hit: str, of: str) -> str:
+    if not isinstance(cov, dict):
+        return "<td>—</td>"
+    got = len(cov.get(hit) or [])
+    total = cov.get(of)
+    total = len(total) if isinstance(total, list) else total
+    if not total:
+        return '<td data-v="">none required</td>'
+    return f'<td data-v="{sort_value(got / total)}">{got}/{total}</td>'
+
+
+def _row(
+    row: dict[str, Any], multi: bool, compared: bool, changes: dict[str, tuple[str, str]]
+) -> str:
+    case_id = row["case_id"]
+    status = row["status"]
+    failed = _failed_names(row)
+    kind, label = changes.get(str(case_id), ("same", "—"))
+    runs = row["runs"]
+    cells = [
+        f"<td>{_case_link(case_id)}</td>",
+        f'<td class="t" data-v="{_STATUS_RANK.get(status_class(status), 4)}">{badge(status)}</td>',
+    ]
+    if multi:
+        flaky = " flaky" if row.get("flaky") else ""
+        cells.append(
+            f'<td data-v="{sort_value(row.get("run_pass_rate"))}">'
+            f"{num(runs.get('passed'))}/{num(runs.get('total'))}{flaky}</td>"
+        )
+    cells += [
+        f"<td>{opt(row.get('verdict'))}</td>",
+        _ratio_cell(row.get("evidence_coverage"), "found", "required"),
+        _ratio_cell(row.get("keyword_coverage"), "matched", "total"),
+        f'<td data-v="{sort_value(row.get("tool_call_count"))}">{num(row.get("tool_call_count"))}</td>',
+        f'<td data-v="{sort_value(row.get("duration_ms"))}">{num(row.get("duration_ms"))}</td>',
+        f'<td class="t" data-v="{len(failed)}">{", ".join(text(n) for n in failed) or "—"}</td>',
+    ]
+    if compared:
+        cells.append(f"<td>{text(label)}</td>")
+    return (
+        f'<tr data-status="{attr(status)}"'
+        f' data-verdict="{"—" if row.get("verdict") is None else attr(row["verdict"])}"'
+        + (f" data-tags={data_list(row['tags'])}" if row.get("tags") else "")
+        + (f" data-checks={data_list(failed)}" if failed else "")
+        + (f' data-change="{kind}"' if compared else "")
+        + f">{''.join(cells)}</tr>\n"
+    )
+
+
+def _unmatched(unmatched: list[dict[str, Any]]) -> str:
+    if not unmatched:
+        return ""
+    rows = [[opt(u.get("fixture")), opt(u.get("reason"))] for u in unmatched]
+    return '<h2 id="unmatched">Traces that match no case</h2>\n' + _table(["Trace", "Reason"], rows)
+
+
+def _passing_level(extras: dict[str, dict[str, Any]] | None) -> str:
+    """The form of the page's passing runs' answers and timelines (see html_trace.py)."""
+    if not extras:
+        return FULL
+    runs = (
+        run
+        for case in extras.values()
+        for run in (case.get("runs") or {}).values()
+        if isinstance(run, dict) and run.get("status") == "pass"
+    )
+    return passing_level(runs)
+
+
+def chunks(report: Report) -> Iterator[str]:
+    comp = report.head.get("comparison") or None
+    changes = case_changes(comp)
+    multi = any(c["runs"]["total"] > 1 for c in report.rows)
+    yield _head()
+    yield _overview(report, comp, multi)
+    yield _filters(comp is not None, len(report.rows))
+    yield _table_head(multi, comp is not None)
+    for row in report.cases():
+        yield _row(row, multi, comp is not None, changes)
+    yield "</tbody></table>\n"
+    yield '<h2 id="details">Case details</h2>\n'
+    extras = report.extras
+    ctx = Context(extras is not None, _passing_level(extras))
+    if ctx.level in SHORTER:
+        yield f'<p class="note">{SHORTER[ctx.level]}</p>\n'
+    for row in report.cases():
+        extra = extras.get(row["case_id"]) if extras is not None else None
+        change = changes.get(str(row["case_id"]))
+        yield panel(row, extra, ctx, change[1] if change else None)
+    yield _unmatched(report.unmatched)
+    yield (
+        '<p class="meta">One self-contained file: it fetches nothing and works offline.'
+        " report.json has the same results for machines.</p>\n</main>\n</body>\n</html>\n"
     )

@@ -1,0 +1,174 @@
+"""The HTML report's side channel (`Report.extras`, shaped in `report/extras.py`), collected
+after evaluation by reading the shown runs' traces a second time.
+
+Evaluation keeps no trace text (a run of 100,000 traces must stay flat in memory), and the
+report rows keep to report.json's schema, so the question, the final answer and the tool
+calls the page shows are read again here: a case's representative run and its first
+MAX_RUNS_READ runs, each clipped to the page's limits as soon as it is read. Only `run`
+with `--format html` pays for it.
+
+Highlights (`marks`) use the checks' normalization (`normalize_plain`: invisible characters
+removed, NFKC, case folding), applied character by character so that each match maps back
+to the answer as written. Whitespace and the Markdown markup characters ``* _ ` ~ \\`` are
+skipped on both sides, so `**slow** query` and `customer\\_ref` are highlighted for the
+keywords `slow query` and `customer_ref`, as the checks (which render Markdown first) count
+them. That rule can only add highlights next to what the checks count, never hide one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..evaluation.text import normalize_plain
+from ..evaluation.view import ViewOptions, make_view
+from ..inputs import Job
+from ..model import Suite
+from ..problems import UsageError
+from ..report.extras import BAD, HIT, MAX_RUNS_READ, run_extra, unreadable
+from ..results import ERROR, NOT_RUN, CaseResult, RunResult
+from ..traces import TraceError, parse_trace, read_trace_file
+
+_SKIPPED = frozenset("*_`~\\")
+
+
+@lru_cache(maxsize=16384)
+def _fold(char: str) -> str:
+    return "".join(c for c in normalize_plain(char) if not c.isspace() and c not in _SKIPPED)
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """`text` folded for matching, and for each folded character the index it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, char in enumerate(text):
+        if " " < char < "\x7f":  # printable ASCII: folding is lower(), the common case
+            if char not in _SKIPPED:
+                out.append(char.lower())
+                where.append(i)
+            continue
+        for folded in _fold(char):
+            out.append(folded)
+            where.append(i)
+    return "".join(out), where
+
+
+def marks(text: str, keywords: Iterable[tuple[str, str]]) -> list[list[Any]]:
+    """Disjoint [start, end, kind] spans of `text` where a (keyword, kind) occurs."""
+    folded, where = _folded(text)
+    spans: list[tuple[int, int, str]] = []
+    for keyword, kind in keywords:
+        needle = "".join(
+            c for c in normalize_plain(keyword) if not c.isspace() and c not in _SKIPPED
+        )
+        start = folded.find(needle) if needle else -1
+        while start >= 0:
+            end = start + len(needle)
+            spans.append((where[start], where[end - 1] + 1, kind))
+            start = folded.find(needle, end)
+    # Overlaps (a synonym inside another, a forbidden phrase around a keyword): the earliest,
+    # then the longest, wins, so every character is inside one mark at most.
+    spans.sort(key=lambda s: (s[0], s[0] - s[1]))
+    out: list[list[Any]] = []
+    for start, end, kind in spans:
+        if not out or start >= out[-1][1]:
+            out.append([start, end, kind])
+    return out
+
+
+def _texts(value: Any) -> list[str]:
+    """The keywords of a case key: a list of keywords and lists of synonyms."""
+    found: list[str] = []
+    for entry in value if isinstance(value, list) else []:
+        if isinstance(entry, str):
+            found.append(entry)
+        elif isinstance(entry, list):
+            found.extend(e for e in entry if isinstance(e, str))
+    return found
+
+
+def case_keywords(fields: dict[str, Any]) -> list[tuple[str, str]]:
+    """What to highlight in a case's answers: every root-cause keyword and synonym, and
+    every forbidden keyword (the standard case keys; other checks' keys are not known)."""
+    return [(k, HIT) for k in _texts(fields.get("root_cause_keywords"))] + [
+        (k, BAD) for k in _texts(fields.get("forbidden_keywords"))
+    ]
+
+
+def _shown_runs(case: CaseResult) -> list[RunResult]:
+    runs = case.runs[:MAX_RUNS_READ]
+    rep = case.representative
+    if rep is not None and all(r is not rep for r in runs):
+        runs.append(rep)
+    return [r for r in runs if r.fixture and r.status not in (NOT_RUN, ERROR)]
+
+
+def _read(job: Job, root: Path | None, max_bytes: int) -> Any:
+    if job.path is not None:
+        return read_trace_file(job.path, root, max_bytes).document
+    raw = (job.text or "").encode("utf-8", errors="surrogateescape")
+    if len(raw) > max_bytes:
+        raise TraceError(f"the line is {len(raw)} bytes, over the limit of {max_bytes} bytes")
+    return parse_trace(raw).document
+
+
+def _run_extra(
+    job: Job, suite: Suite, keywords: list[tuple[str, str]], root: Path | None, max_bytes: int
+) -> dict[str, Any]:
+    try:
+        document = _read(job, root, max_bytes)
+    except TraceError as exc:
+        return unreadable(f"the trace could not be read again: {exc}")
+    except MemoryError:
+        return unreadable("not enough memory to read the trace again")
+    settings = suite.traces
+    try:
+        view, _ = make_view(document, settings.view, ViewOptions(messages=settings.messages))
+    except ValueError as exc:  # an unknown adapter name: the run has said so already
+        return unreadable(str(exc))
+    extra = run_extra(view)
+    if extra["answer"] and keywords:
+        extra["marks"] = marks(extra["answer"], keywords)
+    return extra
+
+
+def collect_extras(
+    suite: Suite,
+    cases: list[CaseResult],
+    jobs: Iterable[Job],
+    root: Path | None,
+    max_bytes: int,
+) -> dict[str, dict[str, Any]]:
+    """`Report.extras` for these cases. `jobs`: the run's jobs once more (their traces are
+    read only for the runs the page shows). Never raises for a trace: what cannot be read
+    again is an `unreadable` reason."""
+    extras: dict[str, dict[str, Any]] = {}
+    wanted: dict[str, tuple[str, str]] = {}  # fixture -> (case id, run status)
+    for case in cases:
+        fields = suite.cases[case.case_id].fields if case.case_id in suite.cases else {}
+        extras[case.case_id] = {
+            "question": fields.get("question"),
+            "description": fields.get("description"),
+            "runs": {},
+        }
+        for run in _shown_runs(case):
+            wanted[str(run.fixture)] = (case.case_id, run.status)
+    keywords = {
+        c: case_keywords(suite.cases[c].fields) for c, _ in wanted.values() if c in suite.cases
+    }
+    try:
+        for job in jobs:
+            found = wanted.pop(job.fixture, None)
+            if found is None:
+                continue
+            case_id, status = found
+            shown = _run_extra(job, suite, keywords.get(case_id, []), root, max_bytes)
+            shown["status"] = status
+            extras[case_id]["runs"][job.fixture] = shown
+            if not wanted:
+                break
+    except (UsageError, OSError):  # the input went away since evaluation: show what was read
+        pass
+    return extras

@@ -1,0 +1,126 @@
+"""The HTML report's side channel: what a trace says beyond report.json's rows.
+
+report.json's case rows carry checks, verdicts and counts, not the question, the final
+answer or the tool calls. The HTML page shows those when the command that wrote it also
+read them (`validator run` does when `html` is among its formats; see
+`validator/commands/extras.py`), through `Report.extras`:
+
+    Report.extras: {case_id: CaseExtra} | None      (None: nothing was collected)
+
+    CaseExtra = {
+        "question": str | None,        # from the case file
+        "description": str | None,     # from the case file
+        "runs": {fixture: RunExtra},   # keyed like the rows' `fixture`; the runs read again
+    }
+    RunExtra = {
+        "status": str,                 # the run's status (pass | fail), as in the rows
+        "adapter": str,                # the view adapter that read the trace
+        "answer": str | None,          # the view's final_answer, clipped to ANSWER_LIMIT
+        "answer_length": int,          # its full length, in characters
+        "marks": [[start, end, kind]], # spans of `answer` to highlight; kind: hit | bad
+        "tool_calls": [ToolCall],      # at most MAX_CALLS
+        "tool_call_total": int,
+        "llm_calls": [LlmCall],        # at most MAX_CALLS
+        "llm_call_total": int,
+        "duration_ms": number | None,  # the whole run's
+        "errors": [str],               # at most MAX_ERRORS of the view's errors
+        "unreadable": str | None,      # why the trace could not be read again (then no view)
+    }
+    ToolCall = {"name", "status", "duration_ms", "arguments", "arguments_length",
+                "result", "result_length"}   # arguments/result clipped, as text
+    LlmCall = {"model", "input_tokens", "output_tokens", "total_tokens", "cost", "duration_ms"}
+
+Every part is optional for the page: a missing key is shown as "not recorded". The page
+never writes any of it back into report.json, and the other reporters never read it.
+
+Limits (characters): answers are cut at ANSWER_LIMIT, tool arguments at ARGUMENTS_LIMIT,
+tool results at RESULT_LIMIT; the page says how long the full text was. They keep a page of
+2,000 cases under 10 MB (see bench/html.py) while showing most answers whole.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ANSWER_LIMIT = 4000
+ARGUMENTS_LIMIT = 300
+RESULT_LIMIT = 400
+MAX_CALLS = 100  # tool calls (and model calls) drawn per run
+MAX_ERRORS = 20
+MAX_RUNS_READ = 20  # runs of one case whose traces are read again for the page
+
+HIT = "hit"  # a root-cause keyword
+BAD = "bad"  # a forbidden keyword
+
+
+def as_text(value: Any) -> str | None:
+    """A value to show as text: text as it is, anything else as compact JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ": "), default=str)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def clip(value: Any, limit: int) -> tuple[str | None, int]:
+    """(the first `limit` characters of the value as text, the full length)."""
+    text = as_text(value)
+    if text is None:
+        return None, 0
+    return text[:limit], len(text)
+
+
+def _number(value: Any) -> int | float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
+def tool_call(call: dict[str, Any]) -> dict[str, Any]:
+    arguments, arguments_length = clip(call.get("arguments"), ARGUMENTS_LIMIT)
+    result, result_length = clip(call.get("result"), RESULT_LIMIT)
+    return {
+        "name": as_text(call.get("name")),
+        "status": call.get("status") if call.get("status") in ("ok", "error") else None,
+        "duration_ms": _number(call.get("duration_ms")),
+        "arguments": arguments,
+        "arguments_length": arguments_length,
+        "result": result,
+        "result_length": result_length,
+    }
+
+
+def llm_call(call: dict[str, Any]) -> dict[str, Any]:
+    keys = ("input_tokens", "output_tokens", "total_tokens", "cost", "duration_ms")
+    return {"model": as_text(call.get("model")), **{k: _number(call.get(k)) for k in keys}}
+
+
+def run_extra(view: dict[str, Any]) -> dict[str, Any]:
+    """What the page shows of one trace's normalized view (validator/evaluation/view.py),
+    clipped to the limits above. `marks` is left empty: the caller computes it on `answer`."""
+    answer, answer_length = clip(view.get("final_answer"), ANSWER_LIMIT)
+    tools = [c for c in view.get("tool_calls") or [] if isinstance(c, dict)]
+    llms = [c for c in view.get("llm_calls") or [] if isinstance(c, dict)]
+    errors = [e for e in view.get("errors") or [] if isinstance(e, dict)]
+    return {
+        "adapter": as_text(view.get("adapter")),
+        "answer": answer,
+        "answer_length": answer_length,
+        "marks": [],
+        "tool_calls": [tool_call(c) for c in tools[:MAX_CALLS]],
+        "tool_call_total": len(tools),
+        "llm_calls": [llm_call(c) for c in llms[:MAX_CALLS]],
+        "llm_call_total": len(llms),
+        "duration_ms": _number(view.get("duration_ms")),
+        "errors": [
+            f"{as_text(e.get('where'))}: {as_text(e.get('message'))}" for e in errors[:MAX_ERRORS]
+        ],
+        "unreadable": None,
+    }
+
+
+def unreadable(reason: str) -> dict[str, Any]:
+    """The extra of a run whose trace could not be read again."""
+    return {"unreadable": reason}
