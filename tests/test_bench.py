@@ -31,7 +31,9 @@ BENCH = REPO / "bench"
 def _module(name: str) -> ModuleType:
     """bench/NAME.py as a module (bench/ is scripts, not a package)."""
     if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))  # bench/run.py imports its sibling corpus.py
+        # At the end, not the front: bench/ must never shadow a module of the standard
+        # library for this process or the processes it starts (bench/run.py imports corpus).
+        sys.path.append(str(BENCH))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

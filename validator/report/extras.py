@@ -35,7 +35,7 @@ never writes any of it back into report.json, and the other reporters never read
 
 Limits (characters): answers are cut at ANSWER_LIMIT, tool arguments at ARGUMENTS_LIMIT,
 tool results at RESULT_LIMIT; the page says how long the full text was. They keep a page of
-2,000 cases under 10 MB (see bench/html.py) while showing most answers whole.
+2,000 cases under 10 MB (see bench/report_html.py) while showing most answers whole.
 """
 
 from __future__ import annotations

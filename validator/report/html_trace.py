@@ -1,7 +1,7 @@
 """What a run's trace adds to its panel (from `Report.extras`): the answer, with keywords
 highlighted, and the timeline of its tool and model calls.
 
-How much is shown (the page must stay small: 2,000 cases under 10 MB, see bench/html.py):
+How much is shown (the page must stay small: 2,000 cases under 10 MB, see bench/report_html.py):
 
 - Runs that did not pass: always everything: the answer up to ANSWER_LIMIT characters and
   every tool call's arguments and result (ARGUMENTS_LIMIT / RESULT_LIMIT characters), on
