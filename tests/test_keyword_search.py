@@ -186,7 +186,9 @@ def test_search_cost_does_not_grow_with_the_number_of_keywords() -> None:
     many = text_mod._Automaton(sorted(set(keywords)))
     t_few = _best_cpu_time(lambda: few.search(text))
     t_many = _best_cpu_time(lambda: many.search(text))
-    assert t_many / max(t_few, 1e-4) < 3.0, (t_few, t_many)  # one `in` each: ~8x
+    # 8x the keywords: one `in` per keyword would cost ~8x; one pass costs about the same.
+    # The bound leaves room for a noisy shared machine (CPU times, best of several).
+    assert t_many / max(t_few, 1e-4) < 5.0, (t_few, t_many)
     assert many_keywords(len(keywords), len(text))
 
 
