@@ -28,6 +28,7 @@ from .html_assets import CSP, SCRIPT, STYLE
 from .html_case import STATUS_WORD, Context, badge, panel, status_class, status_word
 from .html_text import attr, data_list, fragment, num, opt, pct, sort_value, text
 from .html_trace import FULL, SHORTER, passing_level
+from .markdown import signed
 
 MAX_VERDICT_BARS = 20
 TITLE = "Trace validation report"
@@ -170,17 +171,6 @@ def _case_link(case_id: Any) -> str:
     return f'<a href="#case={fragment(case_id)}">{text(case_id)}</a>'
 
 
-def _signed(value: Any, key: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return "—"
-    if value == 0:
-        return "no change"
-    if key == "pass_rate":
-        return f"{value * 100:+.1f} points"
-    text = f"{value:+,.1f}"
-    return text[:-2] if text.endswith(".0") else text
-
-
 def _change_word(item: dict[str, Any]) -> str:
     if "before" in item:
         before, after = item.get("before"), item.get("after")
@@ -206,7 +196,7 @@ def _comparison(report: Report, comp: dict[str, Any]) -> str:
     ):
         fmt = pct if key == "pass_rate" else num
         measures.append(
-            [label, fmt(before.get(key)), fmt(now.get(key)), _signed(delta.get(key), key)]
+            [label, fmt(before.get(key)), fmt(now.get(key)), signed(delta.get(key), key)]
         )
     groups = []
     for key, label in (

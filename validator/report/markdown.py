@@ -46,8 +46,9 @@ def _evidence(case: dict[str, Any]) -> str:
     return f"{found}/{required}" if required else "none required"
 
 
-def _signed(value: float | None, key: str) -> str:
-    if value is None:
+def signed(value: Any, key: str) -> str:
+    """A change as people read it: `+1.5`, `-2.0 points` for the pass rate, `no change`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return "—"
     if value == 0:
         return "no change"
@@ -93,7 +94,7 @@ def _comparison(report: Report) -> list[str]:
     ):
         fmt = _pct if key == "pass_rate" else _num
         lines.append(
-            f"| {label} | {fmt(before.get(key))} | {fmt(now.get(key))} | {_signed(delta.get(key), key)} |"
+            f"| {label} | {fmt(before.get(key))} | {fmt(now.get(key))} | {signed(delta.get(key), key)} |"
         )
     lines.append("")
     lines += ["| Cases | Count | Which |", "|---|---|---|"]
