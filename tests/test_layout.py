@@ -17,6 +17,7 @@ LAYERS = {
     "validator.model": (),
     "validator.codes": (),
     "validator.display": (),
+    "validator.signals": (),
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.results": (),
     "validator.inputs": ("validator.problems", "validator.traces"),
@@ -28,6 +29,7 @@ LAYERS = {
         "validator.results",
         "validator.inputs",
         "validator.traces",
+        "validator.signals",
     ),
     "validator.loading": (
         "validator.loading",
@@ -42,6 +44,7 @@ LAYERS = {
         "validator.results",
         "validator.problems",
         "validator.version",
+        "validator.signals",
     ),
 }
 

@@ -14,7 +14,7 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import chain, islice
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..inputs import HARD_KINDS, Job, Plan
 from ..model import Suite, TraceSettings
 from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
+from ..signals import signals_held
 from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
 from .evaluator import Evaluator
 from .tracefile import CaseIdRule, Trace, TraceReader
@@ -444,7 +445,7 @@ class _Pool:
                 daemon=True,  # multiprocessing's exit handler kills any left
             )
             # A signal while forking would leave a child this process does not know about.
-            with _signals_held():
+            with signals_held():
                 process.start()
                 self.slots.insert(0, _Slot(process, tasks, results, running))
         except OSError as exc:  # EAGAIN, ENOMEM, EMFILE: a process or file limit, no memory
@@ -589,19 +590,6 @@ def _dead_runs(chunk: _Chunk) -> list[RunResult]:
         RunResult(job.case_id or guess_case_id(job) or "?", ERROR, reason, job.fixture)
         for job in chunk.jobs
     ]
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done (where the OS allows it)."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,14 +16,14 @@ import errno
 import importlib
 import os
 import shutil
-import signal
 import stat
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import UsageError
+from ..signals import signals_held
 from .document import Report
 
 
@@ -198,22 +198,6 @@ def _remove(paths: Iterable[str]) -> None:
     for path in paths:
         with suppress(OSError):
             os.unlink(path)
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM are held until the block is done (where the OS allows it).
-
-    The command line turns both into exceptions (see cli); between two system calls that
-    must happen together, such an exception would leave what the cleanup cannot undo."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def append_step_summary(report: Report, path: Path, written: list[Path] | None = None) -> bool:
