@@ -82,6 +82,7 @@ class Parameter:
     value: Any  # what the predicate was given (None with `set` False: not given)
     set: bool
     origin: Origin
+    about: str = ""  # the predicate's documentation of the parameter
 
 
 @dataclass
@@ -283,12 +284,12 @@ class Looker:
     def _parameters(self, condition: Condition, seen: Look, prefix: PathKey) -> list[Parameter]:
         out = []
         given = seen.arguments or {}
-        for name in PREDICATES[condition.predicate].params:
+        for name, param in PREDICATES[condition.predicate].params.items():
             raw = condition.params.get(name, _ABSENT)
             origin = self.origins.of(self.spec, (*prefix, "params", name), raw)
             value = given.get(name)
             is_set = name in given and not (value is None and origin.kind == "predicate-default")
-            out.append(Parameter(name, value, is_set, origin))
+            out.append(Parameter(name, value, is_set, origin, " ".join(param.doc.split())))
         return out
 
     def guards(
@@ -525,7 +526,10 @@ def _render_condition_body(cond: ConditionReport | None, indent: str) -> list[st
     for param in cond.parameters:
         value = one_line(show(param.value, VALUE_WIDTH)) if param.set else "(not set)"
         lines.append(f"{indent}  {param.name} = {value}")
-        lines.append(f"{indent}      from {one_line(param.origin.text())}")
+        about = (
+            f": {param.about}" if param.origin.kind == "predicate-default" and param.about else ""
+        )
+        lines.append(f"{indent}      from {one_line(param.origin.text() + about)}")
     if cond.problem:
         lines.append(f"{indent}  parameter problem: {one_line(cond.problem)}")
     return lines

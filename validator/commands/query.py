@@ -127,8 +127,11 @@ def cmd_query(args: Any) -> int:
             print(line, file=sys.stderr)
         return EXIT_USAGE
     config = read_config(args)
-    if config is not None and config.errors:
-        raise ProblemsFound(config.errors)  # trace settings from a broken config are a guess
+    # Only the `traces:` section matters here: a cases or fixtures folder that does not
+    # exist (config-path) is run's concern, any other error makes the settings a guess.
+    errors = [p for p in config.errors if p.code != "config-path"] if config else []
+    if errors:
+        raise ProblemsFound(errors)
     settings = config.traces if config is not None else TraceSettings()
     options = QueryOptions(
         args.jsonpath, list(args.traces), settings, args.json, args.max_trace_bytes
