@@ -79,7 +79,7 @@ def test_unreadable_traces_are_reported_and_the_others_still_print(tmp_path: Pat
     assert "missing.json: no such file" in result.err
     assert "broken.json: invalid JSON at line 1" in result.err
     assert "== good.json: 1 match" in result.out
-    assert "1 of 1 trace matched; 2 could not be read (see above)" in result.out
+    assert "1 of 1 trace matched; 2 could not be read or queried (see above)" in result.out
 
 
 def test_no_readable_trace_exits_2(tmp_path: Path) -> None:
@@ -89,7 +89,7 @@ def test_no_readable_trace_exits_2(tmp_path: Path) -> None:
     assert "broken.json: invalid JSON" in result.err
     assert "nothing.json: no such file" in result.err
     assert ".. is a folder" in result.err or "..: is a folder" in result.err
-    assert "no trace could be read" in result.err
+    assert "no trace could be read and queried" in result.err
 
 
 def test_json_lines_give_one_block_per_line_and_a_bad_line_does_not_stop_them(
@@ -191,3 +191,16 @@ def test_the_tau2_example_config_splits_the_real_simulations() -> None:
     blocks = [line for line in result.out.splitlines() if line.startswith("== ")]
     assert len(blocks) > 1
     assert blocks[0].startswith(f"== {file}#1: 1 match")
+
+
+def test_a_query_that_cannot_be_evaluated_is_never_nothing_matched(tmp_path: Path) -> None:
+    (tmp_path / "t.json").write_text(json.dumps({"n": 5, "s": "abc"}), "utf-8")
+    result = run_cli("query", "$.n.`sub(/a/, b)`", "t.json", cwd=tmp_path)
+    assert result.code == 2
+    assert "t.json: the query cannot be evaluated on this trace: `sub()` applies to text" in (
+        result.err
+    )
+    # A computed value has no place in the trace: it is shown without a path, not at `$`.
+    computed = run_cli("query", "$.s.`sub(/a/, b)`", "t.json", cwd=tmp_path)
+    assert computed.code == 0
+    assert '  (no concrete path: a computed value) = "bbc"' in computed.out.splitlines()

@@ -105,7 +105,6 @@ class Block:
     trace: str
     matches: list[tuple[str | None, Any]] = field(default_factory=list)
     error: str | None = None  # the trace could not be read, or the query not evaluated
-    unread: bool = False  # the error is that the trace could not be read at all
     adapter: str | None = None  # the adapter that made $.view, when the query read it
     hint: str | None = None  # for no match: the first step of the path that is not there
 
@@ -141,14 +140,15 @@ def cmd_query(args: Any) -> int:
 
 def execute_query(options: QueryOptions) -> int:
     """Print what the query finds in each trace (blocks as they come, or one JSON document
-    at the end); the exit code."""
+    at the end); the exit code. A trace the query cannot be evaluated on counts as one that
+    could not be looked at, never as one where nothing matched."""
     query = compile_for_query(options.expression)
-    read = matched = unread = 0
+    looked = matched = failed = 0
     kept: list[Block] = []
     for name in options.traces:
         for block in trace_blocks(query, name, options):
-            read += not block.unread
-            unread += block.unread
+            looked += block.error is None
+            failed += block.error is not None
             matched += bool(block.matches)
             if options.as_json:
                 kept.append(block)
@@ -156,19 +156,19 @@ def execute_query(options: QueryOptions) -> int:
                 _print_block(block, options.settings)
     if options.as_json:
         print(json.dumps(json_document(query, kept), ensure_ascii=False, indent=2, default=str))
-    elif read:
-        print(_summary(read, matched, unread))
+    elif looked:
+        print(_summary(looked, matched, failed))
     if matched:
         return EXIT_OK
-    if not read:
-        print("error: no trace could be read", file=sys.stderr)
+    if not looked:
+        print("error: no trace could be read and queried", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_FAILED
 
 
-def _summary(read: int, matched: int, unread: int) -> str:
-    line = f"{matched} of {read} trace{'s' if read != 1 else ''} matched"
-    return line + (f"; {unread} could not be read (see above)" if unread else "")
+def _summary(looked: int, matched: int, failed: int) -> str:
+    line = f"{matched} of {looked} trace{'s' if looked != 1 else ''} matched"
+    return line + (f"; {failed} could not be read or queried (see above)" if failed else "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -181,10 +181,10 @@ def trace_blocks(query: Query, name: str, options: QueryOptions) -> list[Block]:
     path = Path(name)
     shown = display_path(path)
     if path.is_dir():
-        return [Block(shown, error="is a folder: name the trace files in it", unread=True)]
+        return [Block(shown, error="is a folder: name the trace files in it")]
     if not path.is_file():
         why = "no such file" if not path.exists() else "not a regular file"
-        return [Block(shown, error=why, unread=True)]
+        return [Block(shown, error=why)]
     settings = options.settings
     max_bytes = options.max_trace_bytes
     reader = TraceReader(settings, lambda p: read_trace_file(p, None, max_bytes), None, max_bytes)
@@ -194,17 +194,17 @@ def trace_blocks(query: Query, name: str, options: QueryOptions) -> list[Block]:
         for trace in reader.traces(job):
             blocks.append(_query_trace(query, trace, settings))
     except TraceError as exc:
-        blocks.append(Block(shown, error=str(exc), unread=True))
+        blocks.append(Block(shown, error=str(exc)))
     except MemoryError:
-        blocks.append(Block(shown, error="not enough memory to read this trace", unread=True))
+        blocks.append(Block(shown, error="not enough memory to read this trace"))
     if not blocks:
-        blocks.append(Block(shown, error="the file holds no trace (only blank lines)", unread=True))
+        blocks.append(Block(shown, error="the file holds no trace (only blank lines)"))
     return blocks
 
 
 def _query_trace(query: Query, trace: Trace, settings: TraceSettings) -> Block:
     if trace.error is not None:
-        return Block(trace.label, error=trace.error, unread=True)
+        return Block(trace.label, error=trace.error)
     ctx = TraceContext(trace.document, settings.view, settings.messages, trace.parent)
     block = Block(trace.label)
     try:
@@ -282,7 +282,7 @@ def _print_block(block: Block, settings: TraceSettings) -> None:
     print(f"== {label}: {count} match{'es' if count != 1 else ''}{made}")
     for path, value in block.matches:
         field_name = view_field_of(path)
-        shown = one_line(path) if path is not None else "(path not known)"
+        shown = one_line(path) if path is not None else "(no concrete path: a computed value)"
         suffix = f"  [view field {field_name}]" if field_name else ""
         print(f"  {shown} = {one_line(show(value, VALUE_WIDTH))}{suffix}")
     if block.hint:

@@ -1061,11 +1061,14 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 def _concrete_path(datum: Any) -> str | None:
     """`$.a[0]['b c']` for a jsonpath-ng match: its chain of contexts from the root, each a
-    field name or a (non-negative) index; None when a step is not one (`len`, `sub()`)."""
+    field name or a (non-negative) index; None when a step is not one, or when the value is
+    computed rather than found (`len`, `sub()`, `sorted`)."""
     chain = []
     while datum is not None:
         chain.append(datum)
         datum = datum.context
+    if not isinstance(chain[-1].path, _jp.Root):  # a computed value (`sub()`, `sorted`)
+        return None
     out = ["$"]
     for node in reversed(chain):
         step = node.path
