@@ -19,6 +19,7 @@ import dataclasses
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from .run import RunOptions, find_traces, load_checked, no_run_reason
 
 VALUE_WIDTH = 160  # characters of one value shown (--json has it whole)
 VALUES_SHOWN = 10  # values listed per query; the rest are counted
+WRAP = 92  # a check's description is wrapped to this width
 
 _ABSENT = object()
 
@@ -465,8 +467,8 @@ def _render_run(run: RunReport, number: int, total: int, paint: Paint) -> list[s
 
 def _render_check(check: CheckReport, paint: Paint) -> list[str]:
     lines = [f"  check {one_line(check.check)}: {paint.status(check.status)}"]
-    if check.description:
-        lines.append(paint.dim(f"    {one_line(check.description)}"))
+    for part in textwrap.wrap(one_line(check.description), WRAP):
+        lines.append(paint.dim(f"    {part}"))
     lines.append(paint.dim(f"    spec {one_line(check.spec)}"))
     for guard in check.guards:
         lines.extend(_render_guard(guard, "the check", "    "))
