@@ -212,3 +212,32 @@ def test_a_real_trace_set_is_explained_with_its_suite_config(tmp_path: Path) -> 
     assert "(specs/llm-budget.yaml:6:" in budget
     ran = run_cli("explain", "--json", "openai", cwd=example)
     assert json.loads(ran.out)["status"] in ("pass", "fail")
+
+
+def test_a_guard_or_parameter_that_cannot_be_evaluated_fails_and_says_why(tmp_path: Path) -> None:
+    for folder in ("cases", "specs", "fixtures"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "validator.yaml").write_text("packs: []\nchecks: [guarded, bound]\n", "utf-8")
+    (tmp_path / "specs" / "guarded.yaml").write_text(
+        "id: guarded\ndescription: d\nwhen:\n  query: $.n.`sub(/a/, b)`\n  predicate: exists\n"
+        "query: $.s\npredicate: exists\n",
+        "utf-8",
+    )
+    (tmp_path / "specs" / "bound.yaml").write_text(
+        "id: bound\ndescription: d\nquery: $.s\npredicate: in\nparams:\n"
+        '  values: {trace: "$.n.`sub(/a/, b)`"}\n',
+        "utf-8",
+    )
+    (tmp_path / "cases" / "c1.yaml").write_text("id: c1\n", "utf-8")
+    (tmp_path / "fixtures" / "c1.json").write_text('{"n": 5, "s": "abc"}', "utf-8")
+    result = run_cli("explain", "c1", cwd=tmp_path)
+    assert result.code == 1, result.err
+    guarded = result.out.split("  check guarded: ")[1].split("\n  check ")[0]
+    assert guarded.startswith("FAIL")
+    assert "cannot be evaluated: `sub()` applies to text" in guarded
+    assert "cannot be evaluated, so the check fails (never skipped unexamined)" in guarded
+    bound = result.out.split("  check bound: ")[1]
+    assert bound.startswith("FAIL")
+    lines = [line.strip() for line in bound.splitlines()]
+    at = lines.index("values = (no value)")
+    assert lines[at + 1] == "from the trace: $.n.`sub(/a/, b)`"

@@ -526,7 +526,8 @@ def _render_condition_body(cond: ConditionReport | None, indent: str) -> list[st
         lines.extend(_render_found(found, indent))
     lines.append(f"{indent}predicate {cond.predicate}")
     for param in cond.parameters:
-        value = one_line(show(param.value, VALUE_WIDTH)) if param.set else "(not set)"
+        unset = "(no value)" if cond.problem else "(not set)"
+        value = one_line(show(param.value, VALUE_WIDTH)) if param.set else unset
         lines.append(f"{indent}  {param.name} = {value}")
         about = (
             f": {param.about}" if param.origin.kind == "predicate-default" and param.about else ""
