@@ -204,3 +204,21 @@ def test_a_query_that_cannot_be_evaluated_is_never_nothing_matched(tmp_path: Pat
     computed = run_cli("query", "$.s.`sub(/a/, b)`", "t.json", cwd=tmp_path)
     assert computed.code == 0
     assert '  (no concrete path: a computed value) = "bbc"' in computed.out.splitlines()
+
+
+def test_every_path_shown_leads_back_to_its_value(tmp_path: Path) -> None:
+    from validator.evaluation.query import compile_query
+
+    shipped = json.loads((REPO / "fixtures" / "mysql-slow-query.json").read_text("utf-8"))
+    trace = {
+        "toolInvocations": shipped["toolInvocations"][:2],
+        "odd keys": {"a.b": 1, "it's": [2, {"\\": 3}], "中文": "值", "": 0},
+    }
+    (tmp_path / "t.json").write_text(json.dumps(trace, ensure_ascii=False), "utf-8")
+    result = run_cli("query", "--json", "$..*", "t.json", cwd=tmp_path)
+    assert result.code == 0, result.err
+    matches = json.loads(result.out)["matches"]
+    assert len(matches) > 15
+    for match in matches:
+        assert match["path"] is not None, match
+        assert compile_query(match["path"]).find(trace) == [match["value"]], match["path"]

@@ -27,10 +27,11 @@ from ..evaluation.view import VIEW_FIELDS, view_field_problem
 from ..inputs import Job, display_path, format_of
 from ..loading.specs import view_steps
 from ..model import TraceSettings
-from ..problems import ProblemsFound, did_you_mean, show
+from ..problems import ProblemsFound, did_you_mean, kind_of, show
 from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, read_trace_file
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from .layout import read_config
+from .locate import static_steps
 
 VALUE_WIDTH = 200  # characters of a value shown on a line (the --json output has it whole)
 KEYS_SHOWN = 12  # keys listed when a field is not where the query looks
@@ -120,7 +121,7 @@ class QueryOptions:
 
 def cmd_query(args: Any) -> int:
     try:
-        compile_for_query(args.jsonpath)
+        compile_for_query(args.jsonpath)  # before the config: the query is what is tried
     except BadQuery as exc:
         for line in exc.lines():
             print(line, file=sys.stderr)
@@ -220,33 +221,24 @@ def _query_trace(query: Query, trace: Trace, settings: TraceSettings) -> Block:
     return block
 
 
-_STEP = re.compile(r"\.([A-Za-z_][\w-]*)|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*(\d+)\s*\]")
-
-
 def missing_step(expression: str, document: Any) -> str | None:
-    """For a query that matched nothing: the first plain step (`.name`, `['name']`, `[3]`)
-    that is not in the document, with what is there instead; None when every plain step
-    exists (a filter or wildcard matched nothing)."""
-    at, where, node = 1, "$", document
-    while at < len(expression):
-        match = _STEP.match(expression, at)
-        if match is None:
-            return None
-        name, quoted, index = match.groups()
-        key: str | int = int(index) if index is not None else (name if name is not None else quoted)
-        if isinstance(key, int):
+    """For a query that matched nothing: the first of its plain leading steps (`.name`,
+    `['name']`, `[3]`) that is not in the document, with what is there instead; None when
+    every plain step exists (a filter or a wildcard after them matched nothing)."""
+    where, node = "$", document
+    for step in static_steps(expression):
+        if isinstance(step, int):
             if not isinstance(node, list):
-                return f"{where} is {_kind(node)}, not a list"
-            if key >= len(node):
-                return f"{where} has {len(node)} item(s): index {key} is past its end"
-            node, where = node[key], f"{where}[{key}]"
+                return f"{where} is {kind_of(node)}, not a list"
+            if not -len(node) <= step < len(node):
+                return f"{where} has {len(node)} item(s): index {step} is past its end"
+            node, where = node[step], f"{where}[{step}]"
         else:
             if not isinstance(node, dict):
-                return f"{where} is {_kind(node)}, it has no field '{key}'"
-            if key not in node:
-                return _no_field(where, key, node)
-            node, where = node[key], f"{where}.{key}"
-        at = match.end()
+                return f"{where} is {kind_of(node)}, it has no field '{step}'"
+            if step not in node:
+                return _no_field(where, step, node)
+            node, where = node[step], f"{where}.{step}"
     return None
 
 
@@ -259,12 +251,6 @@ def _no_field(where: str, key: str, node: dict[str, Any]) -> str:
     if where == "$" and key != "view" and did_you_mean(key, ["view"]):
         hint = " (did you mean 'view', the normalized view?)"
     return f"{where} has no field '{key}'{hint}; its fields: {listed or 'none'}"
-
-
-def _kind(value: Any) -> str:
-    from ..problems import kind_of
-
-    return kind_of(value)
 
 
 # --------------------------------------------------------------------------------------------
