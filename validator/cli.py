@@ -373,8 +373,8 @@ each parameter's resolved value and where it came from (the spec file, the case 
 line and column, a default), the values each query found, and the predicate's verdict and
 message; the same evaluation as run, which it does not change.
 
-exit codes: 0 every run of the case passed (as run would say); 1 a run failed or errored,
-            or the case has no trace; 2 unknown case id, usage error, or an invalid case,
+exit codes: 0 the case passed, as run would say (every run, or its min_passes); 1 it did
+            not (a run failed or errored), or it has no trace; 2 unknown case id, usage error, or an invalid case,
             spec or config file
 """
 
