@@ -575,26 +575,39 @@ def _trace_fields(folder: Path, verdicts: str | None) -> None:
     (folder / "trace-fields.yaml").write_text(text, "utf-8")
 
 
-def _verdict_warnings(ws: Workspace, *args: str) -> list[str]:
-    _, doc = lint_json("cases", *args, cwd=ws.root)
-    assert doc["counts"]["errors"] == 0, doc["problems"]
-    return [p["message"] for p in doc["problems"] if p["code"] == "unknown-verdict"]
+def _verdict_problems(ws: Workspace, *args: str) -> list[tuple[str, str]]:
+    """(severity, message) of each unknown-verdict problem; no other error is expected."""
+    code, doc = lint_json("cases", *args, cwd=ws.root)
+    found = [
+        (p["severity"], p["message"]) for p in doc["problems"] if p["code"] == "unknown-verdict"
+    ]
+    others = [
+        p for p in doc["problems"] if p["severity"] == "error" and p["code"] != "unknown-verdict"
+    ]
+    assert not others, others
+    assert code == (1 if any(s == "error" for s, _ in found) else 0)
+    return found
 
 
 def test_verdict_spelling_uses_the_verdicts_the_trace_fields_spec_lists(ws: Workspace) -> None:
     ws.case(allowed_verdicts=["REJECTED"], forbidden_verdicts=["approved"])
-    # The standard list (PASS, REVISE, REJECT): REJECTED looks like a misspelt REJECT.
-    shipped = _verdict_warnings(ws)
-    assert len(shipped) == 1 and "did you mean 'REJECT'?" in shipped[0]
-    # A team whose verifier says APPROVED / REJECTED lists them; only `approved` is suspect.
+    # The standard list (PASS, REVISE, REJECT): REJECTED looks like a misspelt REJECT, and
+    # approved is no verdict the verifier gives: both are errors (lint exits 1).
+    shipped = _verdict_problems(ws)
+    assert [s for s, _ in shipped] == ["error", "error"], shipped
+    assert "did you mean 'REJECT'?" in shipped[0][1]
+    assert "forbidden_verdicts lists 'approved', which the verifier never gives" in shipped[1][1]
+    assert "so it forbids nothing" in shipped[1][1]
+    # A team whose verifier says APPROVED / REJECTED lists them; only `approved` is wrong.
     _trace_fields(ws.root / "team-specs", "[APPROVED, REJECTED]")
-    team = _verdict_warnings(ws, "--specs", "team-specs")
+    team = _verdict_problems(ws, "--specs", "team-specs")
     assert len(team) == 1, team
-    assert "forbidden_verdicts lists 'approved' (did you mean 'APPROVED'?)" in team[0]
-    assert "the verifier gives APPROVED or REJECTED" in team[0]
-    # Without a list, nothing is known about the vocabulary: no spelling warnings.
+    assert team[0][0] == "error"
+    assert "forbidden_verdicts lists 'approved' (did you mean 'APPROVED'?)" in team[0][1]
+    assert "the verifier gives APPROVED or REJECTED" in team[0][1]
+    # Without a list, nothing is known about the vocabulary: no verdict problems.
     _trace_fields(ws.root / "team-specs", None)
-    assert _verdict_warnings(ws, "--specs", "team-specs") == []
+    assert _verdict_problems(ws, "--specs", "team-specs") == []
 
 
 def test_verdicts_belong_in_the_trace_fields_spec(ws: Workspace) -> None:
