@@ -326,6 +326,7 @@ _BOMS = (  # longest first: the UTF-32 LE mark begins with the UTF-16 LE one
     (b"\xff\xfe", "UTF-16 LE"),
     (b"\xfe\xff", "UTF-16 BE"),
 )
+_WIDTHS = {"x000": "UTF-32 LE", "000x": "UTF-32 BE", "x0x0": "UTF-16 LE", "0x0x": "UTF-16 BE"}
 RESAVE = (
     "re-save it as UTF-8 (in the editor's encoding menu choose UTF-8, or run"
     " `iconv -f {source} -t UTF-8 FILE > NEW`; in Python write with encoding='utf-8')"
@@ -341,15 +342,9 @@ def wide_encoding(data: bytes) -> str | None:
     head = data[:4]
     if len(head) < 4 or b"\x00" not in head:
         return None
-    pattern = tuple(b == 0 for b in head)
-    widths = {
-        (False, True, True, True): "UTF-32 LE",
-        (True, True, True, False): "UTF-32 BE",
-        (False, True, False, True): "UTF-16 LE",
-        (True, False, True, False): "UTF-16 BE",
-    }
-    name = widths.get(pattern)
-    return f"{name} without a byte-order mark" if name else None
+    zeros = "".join("0" if b == 0 else "x" for b in head)
+    found = _WIDTHS.get(zeros)
+    return f"{found} without a byte-order mark" if found else None
 
 
 def has_utf8_bom(data: bytes) -> bool:
