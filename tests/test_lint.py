@@ -409,12 +409,17 @@ def test_jsonl_fixtures(ws: Workspace) -> None:
     lines = [json.dumps(good_trace()), "", json.dumps(good_trace("db-slw")), "{not json"]
     (ws.root / "export.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
     _code, doc = lint_json("--fixtures", "export.jsonl", cwd=ws.root)
-    problems = [(p["file"], p["line"], p["code"]) for p in doc["problems"]]
+    problems = [(p["file"], p["line"], p["column"], p["code"]) for p in doc["problems"]]
+    # The entry that is not JSON is an error at its line and column (run cannot tell which
+    # case it belongs to).
     assert problems == [
-        ("cases/redis-memory.yaml", 2, "no-fixture"),
-        ("export.jsonl", 3, "orphan-fixture"),
+        ("cases/redis-memory.yaml", 2, 9, "no-fixture"),
+        ("export.jsonl", 3, 1, "orphan-fixture"),
+        ("export.jsonl", 4, 2, "trace-json"),
     ]
     assert "did you mean 'db-slow'?" in doc["problems"][1]["message"]
+    assert "a key must be a string in double quotes" in doc["problems"][2]["message"]
+    assert _code == 1
 
 
 def test_fixture_check_counts_cases_that_have_other_errors(ws: Workspace) -> None:

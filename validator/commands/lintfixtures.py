@@ -11,9 +11,11 @@ read or split into traces at all (`unreadable-trace`). A single trace run would 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..evaluation.tracefile import CaseIdRule, Trace, TraceReader, fields_case_id
+from ..evaluation.view import ViewOptions, make_view
 from ..inputs import (
     AMBIGUOUS,
     BAD_PICK,
@@ -26,10 +28,19 @@ from ..inputs import (
     plan_fixtures,
 )
 from ..loading.suite import LoadResult
+from ..loading.tools import ToolName, is_glob, is_known, listing, suggestion
 from ..loading.yamlfile import Position
 from ..model import TraceFields, TraceSettings
-from ..problems import WARNING, Problem, UsageError, did_you_mean
-from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, read_trace_file
+from ..problems import ERROR, WARNING, Problem, UsageError, did_you_mean
+from ..traces import (
+    DEFAULT_MAX_TRACE_BYTES,
+    ParsedTrace,
+    TraceError,
+    has_utf8_bom,
+    parse_trace,
+    read_trace_bytes,
+)
+from .strays import misnamed_advice, named_case
 
 CaseIds = dict[str, tuple[str, Position]]
 
@@ -60,7 +71,11 @@ def fixture_problems(
         format=settings.format,
     )
     out = [_missing(plan, c, case_ids, loaded) for c in sorted(plan.missing)]
+    reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
+    out += reading.problems()
     for name, stem in plan.orphans:
+        if plan.label(name) in reading.misnamed:
+            continue  # misnamed-trace says which case it belongs to
         hint = did_you_mean(stem, case_ids)
         message = (
             f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
@@ -68,12 +83,41 @@ def fixture_problems(
         )
         out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
     found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
-    if any(src.how == CONTENT for src in plan.sources):
-        reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
-        out += reading.problems()
-        found |= reading.found
+    found |= reading.found
     if settings.case_id is not None or plan.single:
         out += _no_trace(plan, settings, case_ids, found)
+    if loaded.tools is None:
+        out += _never_called(loaded.tool_names, reading)
+    return out
+
+
+def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
+    """Without a `tools:` declaration, the tools the readable traces call are what is
+    known: a tool name a case writes that none of them calls is a warning."""
+    if not reading.read:
+        return []  # nothing learned: no trace could be read
+    called = reading.tools
+    partly = (
+        f"; {reading.failed} could not be read, see their own problems" if reading.failed else ""
+    )
+    seen = f"the traces call {listing(called)}" if called else "no trace calls any tool"
+    out = []
+    for tool in names:
+        if is_known(tool.name, called):
+            continue
+        what = (
+            f"the pattern '{tool.name}' matches no tool"
+            if is_glob(tool.name)
+            else f"no trace calls a tool '{tool.name}'"
+        )
+        message = (
+            f"{tool.key}: {what}{suggestion(tool.name, called)}: lint read"
+            f" {reading.read} trace{'' if reading.read == 1 else 's'} ({seen}{partly}); fix"
+            " the name, or declare the agent's tools with `tools:` in validator.yaml"
+        )
+        out.append(
+            Problem(tool.file, tool.line, tool.column, WARNING, "tool-never-called", message)
+        )
     return out
 
 
@@ -133,7 +177,9 @@ def _no_trace(
 
 
 class _Reading:
-    """Reads the files whose traces name their own case, as the run's workers do."""
+    """Reads every trace file the plan uses (and the strays), as the run's workers do: JSON
+    and encoding mistakes at their place, each trace's case where its content names it, and
+    the tool names the traces call."""
 
     def __init__(
         self,
@@ -148,22 +194,41 @@ class _Reading:
         self.fields = fields
         self.case_ids = case_ids
         self.rule = CaseIdRule(settings.case_id) if settings.case_id else None
-        root = None if plan.single or follow_links else plan.fixtures
-        self.reader = TraceReader(
-            settings, lambda path: read_trace_file(path, root, DEFAULT_MAX_TRACE_BYTES), root
-        )
+        self.root = None if plan.single or follow_links else plan.fixtures
+        self.reader = TraceReader(settings, self._read_object, self.root)
         self.found: set[str] = set()
+        self.tools: set[str] = set()  # every tool name a readable trace calls
+        self.read = 0  # traces read
+        self.failed = 0  # files (or JSON Lines entries) that could not be read
+        self.out: list[Problem] = []
+        self.misnamed: set[str] = set()  # stray files (as shown) whose case id names a case
+
+    def _read_object(self, path: str) -> ParsedTrace:
+        data = read_trace_bytes(path, self.root, DEFAULT_MAX_TRACE_BYTES)
+        if has_utf8_bom(data):
+            message = (
+                "the file starts with a UTF-8 byte-order mark: run reads it, but many JSON"
+                " tools refuse it; re-save it as UTF-8 without a byte-order mark"
+            )
+            self.out.append(Problem(display_path(path), 1, 1, WARNING, "trace-encoding", message))
+        return parse_trace(data)
 
     def problems(self) -> list[Problem]:
-        out: list[Problem] = []
-        for job in self.plan.jobs(kinds=(CONTENT,)):
+        for job in self.plan.jobs():
             try:
                 for trace in self.reader.traces(job):
-                    out += self._trace(job, trace)
+                    self.out += self._trace(job, trace)
             except TraceError as exc:
-                if job.text is None or self.rule is not None:
-                    out.append(self._problem(job, None, "unreadable-trace", str(exc)))
-        return out
+                self.failed += 1
+                self._unreadable(job, exc)
+        return self.out
+
+    def _unreadable(self, job: Job, exc: TraceError) -> None:
+        if exc.kind in _READ_CODES:
+            line = (exc.line or 1) + _line(job) - 1
+            self.out.append(_read_problem(job.source or job.fixture, line, exc, _effect(job)))
+        elif job.case_id is None and (job.text is None or self.rule is not None):
+            self.out.append(self._problem(job, None, "unreadable-trace", str(exc)))
 
     def _problem(self, job: Job, trace: Trace | None, code: str, message: str) -> Problem:
         file = job.source or job.fixture
@@ -173,9 +238,19 @@ class _Reading:
 
     def _trace(self, job: Job, trace: Trace) -> list[Problem]:
         if trace.error is not None:
+            self.failed += 1
+            if trace.error_kind in _READ_CODES:
+                exc = TraceError(trace.error, 1, trace.column, trace.error_kind)
+                return [_read_problem(job.source or job.fixture, trace.line, exc, _effect(job))]
             if self.rule is None:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
+        self.read += 1
+        self._learn(trace)
+        if job.unmatched is not None:
+            return self._stray(job, trace)
+        if job.case_id is not None:
+            return []  # its name gives its case
         case_id, error = self._case_id(job, trace)
         if error is not None:
             return [self._problem(job, trace, "no-case-id", error)]
@@ -190,6 +265,32 @@ class _Reading:
         )
         return [self._problem(job, trace, "orphan-fixture", message)]
 
+    def _learn(self, trace: Trace) -> None:
+        options = ViewOptions(messages=self.settings.messages, parent=trace.parent)
+        try:
+            view, _ = make_view(trace.document, self.settings.view, options)
+        except ValueError:  # an unknown adapter: the config's own problem says so
+            return
+        for call in view.get("tool_calls") or ():
+            if isinstance(call, dict) and isinstance(call.get("name"), str):
+                self.tools.add(call["name"])
+
+    def _stray(self, job: Job, trace: Trace) -> list[Problem]:
+        """A file whose name names no case, whose case id field may name one."""
+        case_id = named_case(trace.document, self.fields)
+        if case_id is None or case_id not in self.case_ids:
+            return []  # the orphan-fixture warning from its name says it all
+        assert job.path is not None
+        self.misnamed.add(job.fixture)
+        rel = (
+            Path(job.path).relative_to(self.plan.fixtures).as_posix()
+            if self.plan.fixtures
+            else job.fixture
+        )
+        line, column = _key_position(job.path, self.fields)
+        message = misnamed_advice(rel, case_id, self.plan.shown)
+        return [Problem(job.fixture, line, column, WARNING, "misnamed-trace", message)]
+
     def _case_id(self, job: Job, trace: Trace) -> tuple[str | None, str | None]:
         if self.rule is not None:
             return self.rule.case_id(trace.document, job.path or job.source or "")
@@ -200,6 +301,42 @@ class _Reading:
             where = self.fields.expression("case_id")
             return None, f"the trace has no {where}, so no case can be matched"
         return named, error
+
+
+_READ_CODES = {"json": "trace-json", "extra-data": "trace-json", "encoding": "trace-encoding"}
+_INVALID_AT = re.compile(r"^invalid JSON at line \d+ column \d+: ")
+
+
+def _effect(job: Job) -> str:
+    if job.unmatched is not None:
+        return "it matches no case either"
+    if job.case_id is not None:
+        return f"run reports case '{job.case_id}' as an error until it is fixed"
+    return "run cannot tell which case it belongs to, and fails"
+
+
+def _read_problem(file: str, line: int, exc: TraceError, effect: str) -> Problem:
+    """A trace that is not valid JSON, or not UTF-8: an error at the character at fault."""
+    code = _READ_CODES[exc.kind or "json"]
+    text = _INVALID_AT.sub("not valid JSON: ", str(exc))
+    return Problem(file, line, exc.column or 1, ERROR, code, f"{text} ({effect})")
+
+
+def _key_position(path: str, fields: TraceFields | None) -> tuple[int, int]:
+    """Where the case id field's key is written (`"caseId"`) when the field is a plain
+    `$.name`; else the start of the file."""
+    expression = fields.expression("case_id") if fields is not None else ""
+    match = re.fullmatch(r"\$\.([A-Za-z_][A-Za-z0-9_]*)", expression)
+    if match is None:
+        return 1, 1
+    try:
+        text = Path(path).read_text("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return 1, 1
+    at = text.find(f'"{match.group(1)}"')
+    if at < 0:
+        return 1, 1
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _line(job: Job) -> int:
