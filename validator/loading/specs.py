@@ -41,17 +41,7 @@ def compile_spec(doc: YamlDocument) -> Spec:
     """Build a Spec from a file already known to be free of errors."""
     data = doc.data
     if "fields" in data:
-        fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
-        verdicts = tuple(data["verdicts"]) if "verdicts" in data else None
-        tools = tuple(data["tools"]) if "tools" in data else None
-        return Spec(
-            data["id"],
-            data["description"],
-            doc.file,
-            fields=fields,
-            verdicts=verdicts,
-            tools=tools,
-        )
+        return _fields_spec(doc)
     raw_clauses = data.get("clauses") or [
         {k: data[k] for k in ("query", "predicate", "params") if k in data}
     ]
@@ -77,6 +67,20 @@ def compile_spec(doc: YamlDocument) -> Spec:
         when=_condition(data["when"]) if "when" in data else None,
         unless=_condition(data["unless"]) if "unless" in data else None,
         skip_reason=data.get("skip_reason"),
+    )
+
+
+def _fields_spec(doc: YamlDocument) -> Spec:
+    """The trace-fields spec: its field queries, and the verdicts and tools it lists."""
+    data = doc.data
+    fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
+    return Spec(
+        data["id"],
+        data["description"],
+        doc.file,
+        fields=fields,
+        verdicts=tuple(data["verdicts"]) if "verdicts" in data else None,
+        tools=tuple(data["tools"]) if "tools" in data else None,
     )
 
 
