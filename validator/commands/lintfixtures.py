@@ -21,6 +21,7 @@ from ..inputs import (
     BAD_PICK,
     CONTENT,
     EMPTY_FOLDER,
+    HARD_KINDS,
     OUTSIDE,
     Job,
     Plan,
@@ -70,9 +71,14 @@ def fixture_problems(
         picks={case_id: pick for case_id, (pick, _) in loaded.picks.items()},
         format=settings.format,
     )
-    out = [_missing(plan, c, case_ids, loaded) for c in sorted(plan.missing)]
     reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
-    out += reading.problems()
+    out = reading.problems()
+    # A case a JSON Lines entry names has a trace, whatever its name finds (as in run).
+    out += [
+        _missing(plan, c, case_ids, loaded)
+        for c in sorted(plan.missing)
+        if plan.missing[c] in HARD_KINDS or c not in reading.found
+    ]
     for name, stem in plan.orphans:
         if plan.label(name) in reading.misnamed:
             continue  # misnamed-trace says which case it belongs to
