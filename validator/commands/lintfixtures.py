@@ -1,12 +1,20 @@
-"""`lint --fixtures`: cases without a trace and traces without a case, found exactly as `run`
-finds them: the same plan (`inputs.plan_fixtures`) and, for traces whose content names
-their case, the same reading (`evaluation.tracefile.TraceReader`, `CaseIdRule`).
+"""`lint --fixtures`: the traces, found and read exactly as `run` finds and reads them: the
+same plan (`inputs.plan_fixtures`) and the same reading (`evaluation.tracefile.TraceReader`,
+`CaseIdRule`).
 
-Files whose name (or folder) gives their case are not read. Files whose traces name their
-case themselves (`traces.case_id`, JSON Lines entries) are: lint reports a trace whose case
-id cannot be read (`no-case-id`), names no case (`orphan-fixture`), and a file that cannot be
-read or split into traces at all (`unreadable-trace`). A single trace run would only fail
-(a JSON Lines entry that is not JSON) is left to run, which reports it.
+Every trace file the plan uses is read (and the strays, whose name names no case): a file
+that is not JSON (`trace-json`, at the character at fault: a trailing comma at the comma)
+or not UTF-8 (`trace-encoding`, naming the encoding found) is an error, since run can only
+report its case as an error; one that cannot be read or split into traces otherwise is
+`unreadable-trace`. Lint reports cases without a trace (`no-fixture`), traces without a case
+(`orphan-fixture`), strays whose case id field names a case (`misnamed-trace`), and traces
+whose case id cannot be read (`no-case-id`). A JSON Lines entry of an export whose only
+fault is not being an object is left to run, which reports it.
+
+Without a `tools:` declaration, the tool names the readable traces call (their `$.view`
+tool calls) are what is known of the agent's tools: a tool name a case writes that none of
+them calls is `tool-never-called`. Traces that cannot be read teach nothing; when none can
+be read, nothing is learned and nothing is said.
 """
 
 from __future__ import annotations
@@ -233,7 +241,7 @@ class _Reading:
         if exc.kind in _READ_CODES:
             line = (exc.line or 1) + _line(job) - 1
             self.out.append(_read_problem(job.source or job.fixture, line, exc, _effect(job)))
-        elif job.case_id is None and (job.text is None or self.rule is not None):
+        elif job.text is None or self.rule is not None:
             self.out.append(self._problem(job, None, "unreadable-trace", str(exc)))
 
     def _problem(self, job: Job, trace: Trace | None, code: str, message: str) -> Problem:
