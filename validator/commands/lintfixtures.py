@@ -87,21 +87,28 @@ def fixture_problems(
         for c in sorted(plan.missing)
         if plan.missing[c] in HARD_KINDS or c not in reading.found
     ]
-    for name, stem in plan.orphans:
-        if plan.label(name) in reading.misnamed:
-            continue  # misnamed-trace says which case it belongs to
-        hint = did_you_mean(stem, case_ids)
-        message = (
-            f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
-            " after its case id, or add the case (run lists it as matching no case, and fails)"
-        )
-        out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
+    out += _orphans(plan, fixtures, case_ids, reading.misnamed)
     found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
     found |= reading.found
     if settings.case_id is not None or plan.single:
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
         out += _never_called(loaded.tool_names, reading)
+    return out
+
+
+def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
+    """Files whose name names no case (a misnamed one is said by misnamed-trace)."""
+    out = []
+    for name, stem in plan.orphans:
+        if plan.label(name) in misnamed:
+            continue
+        hint = did_you_mean(stem, case_ids)
+        message = (
+            f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
+            " after its case id, or add the case (run lists it as matching no case, and fails)"
+        )
+        out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
     return out
 
 
