@@ -41,9 +41,7 @@ def compile_spec(doc: YamlDocument) -> Spec:
     """Build a Spec from a file already known to be free of errors."""
     data = doc.data
     if "fields" in data:
-        fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
-        verdicts = tuple(data["verdicts"]) if "verdicts" in data else None
-        return Spec(data["id"], data["description"], doc.file, fields=fields, verdicts=verdicts)
+        return _fields_spec(doc)
     raw_clauses = data.get("clauses") or [
         {k: data[k] for k in ("query", "predicate", "params") if k in data}
     ]
@@ -69,6 +67,20 @@ def compile_spec(doc: YamlDocument) -> Spec:
         when=_condition(data["when"]) if "when" in data else None,
         unless=_condition(data["unless"]) if "unless" in data else None,
         skip_reason=data.get("skip_reason"),
+    )
+
+
+def _fields_spec(doc: YamlDocument) -> Spec:
+    """The trace-fields spec: its field queries, and the verdicts and tools it lists."""
+    data = doc.data
+    fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
+    return Spec(
+        data["id"],
+        data["description"],
+        doc.file,
+        fields=fields,
+        verdicts=tuple(data["verdicts"]) if "verdicts" in data else None,
+        tools=tuple(data["tools"]) if "tools" in data else None,
     )
 
 
@@ -188,14 +200,16 @@ class _SpecChecker:
 
     def _misplaced(self, data: dict[str, Any]) -> None:
         """What belongs to the trace-fields spec, written in a check."""
-        if "verdicts" in data:
-            self._add(
-                ("verdicts",),
-                "spec-shape",
-                f"'verdicts' lists the verifier's verdicts and belongs in the spec"
-                f" '{FIELDS_SPEC_ID}' (beside 'fields'): move it there, or remove it",
-                key=True,
-            )
+        for key, what in (("verdicts", "the verifier's verdicts"), ("tools", "the agent's tools")):
+            if key in data:
+                self._add(
+                    (key,),
+                    "spec-shape",
+                    f"'{key}' lists {what} and belongs in the spec"
+                    f" '{FIELDS_SPEC_ID}' (beside 'fields') or in validator.yaml: move it"
+                    " there, or remove it",
+                    key=True,
+                )
         if data.get("id") == FIELDS_SPEC_ID:
             self._add(
                 ("id",),
