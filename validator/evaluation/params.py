@@ -32,6 +32,18 @@ class ValueProblem:
     message: str
     pattern: str | None = None
     column: int = 0
+    key: bool = False  # about the key at `path` (an argument path), not its value
+
+    def caret_lines(self, indent: str = "  ") -> tuple[str, ...]:
+        """The pattern and a caret under the bad character (none without a pattern); line
+        breaks and tabs shown as spaces, so the caret stays aligned."""
+        if self.pattern is None:
+            return ()
+        shown = self.pattern.translate(_ONE_COLUMN)
+        return (indent + shown, indent + " " * (max(self.column, 1) - 1) + "^")
+
+
+_ONE_COLUMN = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
 
 
 @dataclass(frozen=True)
@@ -201,6 +213,7 @@ def _matchers_problems(value: Any) -> list[ValueProblem]:
                     "bad-matcher",
                     f"{where}: not an argument path; write names joined by dots"
                     " (options.force), no empty step",
+                    key=True,
                 )
             )
         elif isinstance(matcher, dict):

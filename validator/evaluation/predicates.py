@@ -1013,6 +1013,8 @@ def _wanted(quantifier: Any) -> str:
     low, high = quantifier.get("min", 0), quantifier.get("max")
     if high is None:
         return f"at least {low}"
+    if low == high:
+        return f"exactly {low}"
     return f"between {low} and {high}" if low else f"at most {high}"
 
 
