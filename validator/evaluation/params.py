@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -135,6 +135,9 @@ def _regex_problems(value: Any) -> list[ValueProblem]:
 
 
 def _schema_problems(value: Any) -> list[ValueProblem]:
+    """A JSON Schema that is invalid, or that would reach outside itself (`$ref` to another
+    document) or run a regular expression on a backtracking engine (`patternProperties`);
+    each `pattern` is checked as a `regex` is (it runs on the linear-time engine)."""
     if not isinstance(value, (dict, bool)):
         return []
     from jsonschema import Draft202012Validator
@@ -148,14 +151,80 @@ def _schema_problems(value: Any) -> list[ValueProblem]:
                 tuple(exc.path), "bad-matcher", f"is not a valid JSON Schema: {exc.message}"
             )
         ]
-    return []
+    return list(_schema_keyword_problems(value, value, ()))
+
+
+# Keywords whose values are data, not schemas: a "pattern" key inside them is no keyword.
+_SCHEMA_DATA = frozenset({"const", "enum", "default", "examples"})
+
+
+def _schema_keyword_problems(
+    root: Any, node: Any, path: tuple[str | int, ...]
+) -> Iterator[ValueProblem]:
+    if isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _schema_keyword_problems(root, item, (*path, i))
+        return
+    if not isinstance(node, dict):
+        return
+    for key, item in node.items():
+        at = (*path, key)
+        if key in ("$ref", "$dynamicRef") and not _local_pointer(root, item):
+            yield ValueProblem(
+                at,
+                "bad-matcher",
+                f"'{key}' must point inside this schema (#/$defs/NAME), found {show(item)}:"
+                " a matcher's schema is self-contained",
+            )
+        elif key == "patternProperties":
+            yield ValueProblem(
+                at,
+                "bad-matcher",
+                "'patternProperties' is not supported (its patterns would run on Python's"
+                " backtracking engine): list the properties, or use propertyNames with pattern",
+                key=True,
+            )
+        elif key == "pattern" and isinstance(item, str):
+            yield from (
+                ValueProblem((*at, *p.path), p.code, f"'pattern' {p.message}", p.pattern, p.column)
+                for p in _regex_problems(item)
+            )
+        elif key not in _SCHEMA_DATA:
+            yield from _schema_keyword_problems(root, item, at)
+
+
+def _local_pointer(root: Any, ref: Any) -> bool:
+    """Whether `ref` is a JSON pointer into `root` that leads somewhere (`#`, `#/a/0`)."""
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        return False
+    node = root
+    for raw in ref[2:].split("/") if ref != "#" else []:
+        step = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _validator_class() -> Any:
+    """Draft 2020-12, with `pattern` run on the linear-time engine."""
+    from jsonschema import Draft202012Validator, validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Iterator[Any]:
+        if validator.is_type(instance, "string") and not compile_safe(regex).search(instance):
+            yield ValidationError(f"{show(instance)} does not match {show(regex)}")
+
+    return validators.extend(Draft202012Validator, validators={"pattern": pattern})
 
 
 @lru_cache(maxsize=256)
 def _schema_validator(canonical: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(json.loads(canonical))
+    return _validator_class()(json.loads(canonical))
 
 
 def schema_validator(schema: dict[str, Any] | bool) -> Any:

@@ -886,7 +886,12 @@ def _op_contains(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
 
 
 def _op_schema(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
-    error = next(iter(schema_validator(operand).iter_errors(value)), None)
+    from referencing.exceptions import Unresolvable
+
+    try:
+        error = next(iter(schema_validator(operand).iter_errors(value)), None)
+    except Unresolvable as exc:  # lint refuses such a schema; a case-bound one may slip by
+        return _UNSURE, f"cannot be checked against the schema ({exc})"
     if error is None:
         return _MATCH, f"{show(value)} fits the schema"
     return _MISS, f"{show(value)} does not fit the schema: {error.message}"
@@ -1061,7 +1066,7 @@ def call_matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     item that is not a call object, no name to compare) never makes the check pass: when the
     verdict depends on it, the check fails and says which call and why.
     """
-    calls = _items(values)
+    calls = [call for call in _items(values) if call is not None]  # null: no call
     judged = [_judge_call(call, args, ctx) for call in calls]
     matched = [i for i, (status, _) in enumerate(judged) if status == _MATCH]
     unsure = [i for i, (status, _) in enumerate(judged) if status == _UNSURE]
