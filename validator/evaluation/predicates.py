@@ -915,20 +915,29 @@ def _judge_field(arguments: Any, field: str, matcher: Any, ctx: TraceContext) ->
     value = _at_path(arguments, field_steps(field))
     where = f"argument '{field}'"
     if isinstance(matcher, dict) and "absent" in matcher:
-        gone = value is _MISSING or value is None
-        if gone is bool(matcher["absent"]):
-            return _MATCH, f"{where} is {'absent' if gone else 'present'}"
-        shown = "absent" if gone else f"present ({show(value)})"
-        return (
-            _MISS,
-            f"{where} is {shown}; expected it {'absent' if matcher['absent'] else 'present'}",
-        )
+        return _judge_absent(where, value, bool(matcher["absent"]))
     if value is _MISSING:
         return _MISS, f"{where} is missing"
     if not isinstance(matcher, dict):
         if _deep_same(value, matcher):
             return _MATCH, f"{where} is {show(value)}"
         return _MISS, f"{where} is {show(value)}, not {show(matcher)}"
+    return _judge_operators(where, value, matcher, ctx)
+
+
+def _judge_absent(where: str, value: Any, absent: bool) -> Judgement:
+    """`absent: true`: missing or null (null is no value); `absent: false`: anything else."""
+    gone = value is _MISSING or value is None
+    if gone is absent:
+        return _MATCH, f"{where} is {'absent' if gone else 'present'}"
+    shown = "absent" if gone else f"present ({show(value)})"
+    return _MISS, f"{where} is {shown}; expected it {'absent' if absent else 'present'}"
+
+
+def _judge_operators(
+    where: str, value: Any, matcher: dict[str, Any], ctx: TraceContext
+) -> Judgement:
+    """All operators must hold: any miss decides; else any unsure one leaves it unsure."""
     unsure = None
     for op, operand in matcher.items():
         if value is None and op not in _NULL_IS_A_VALUE:
@@ -964,14 +973,9 @@ def _judge_arguments(call: dict[str, Any], args: dict[str, Any], ctx: TraceConte
     exact = args["mode"] == "exact"
     if not matchers and not exact:
         return _MATCH, "any arguments"
-    raw = call.get(args["args_key"])
-    arguments, problem = parse_arguments(raw)
-    if arguments is None:
-        arguments = {}  # no arguments recorded: a call without arguments
-    if problem is not None:
-        return _UNSURE, problem
-    if not isinstance(arguments, dict):
-        return _UNSURE, f"its arguments are {kind_of(arguments)} {show(arguments)}, not an object"
+    arguments = _arguments_of(call, args["args_key"])
+    if isinstance(arguments, tuple):
+        return arguments
     judged = [_judge_field(arguments, f, m, ctx) for f, m in matchers.items()]
     if exact:
         extra = _extra_arguments(arguments, list(matchers))
@@ -982,6 +986,19 @@ def _judge_arguments(call: dict[str, Any], args: dict[str, Any], ctx: TraceConte
         if first is not None:
             return first
     return _MATCH, "; ".join(why for _, why in judged) or "no arguments"
+
+
+def _arguments_of(call: dict[str, Any], key: str) -> dict[str, Any] | Judgement:
+    """A call's arguments as an object (JSON text parsed; none recorded: no arguments), or
+    the unsure judgement saying why they cannot be read."""
+    arguments, problem = parse_arguments(call.get(key))
+    if problem is not None:
+        return _UNSURE, problem
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        return _UNSURE, f"its arguments are {kind_of(arguments)} {show(arguments)}, not an object"
+    return arguments
 
 
 def _judge_call(call: Any, args: dict[str, Any], ctx: TraceContext) -> Judgement:
@@ -1092,10 +1109,9 @@ def call_matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
 def _calls_message(
     passed: bool, quantifier: Any, calls: list[Any], judged: list[Judgement], key: str
 ) -> str:
-    matched = [i for i, (status, _) in enumerate(judged) if status == _MATCH]
     if not calls:
         return "no call found" + ("" if passed else f"; expected {_wanted(quantifier)} to match")
-    shown = [f"{_call_label(i, calls[i], key)}: {why}" for i, (status, why) in enumerate(judged)]
+    matched = [i for i, (status, _) in enumerate(judged) if status == _MATCH]
     if quantifier == "none" and not passed:
         i = matched[0]
         return f"{_call_label(i, calls[i], key)} matches, which is forbidden: {judged[i][1]}"
@@ -1103,10 +1119,10 @@ def _calls_message(
         i = next(i for i, (status, _) in enumerate(judged) if status != _MATCH)
         return f"{_call_label(i, calls[i], key)} does not match: {judged[i][1]}"
     summary = f"{len(matched)} of {len(calls)} calls match; expected {_wanted(quantifier)}"
-    if passed:
-        return summary + (f" ({shown[matched[0]]})" if matched else "")
-    misses = [shown[i] for i in range(len(calls)) if i not in matched][:3]
-    return summary + ("; " + "; ".join(misses) if misses and not matched else "")
+    # Shown: the first match when that is what counts, else why the first calls missed.
+    shown = matched[:1] if passed or matched else list(range(len(calls)))[:3]
+    reasons = [f"{_call_label(i, calls[i], key)}: {judged[i][1]}" for i in shown]
+    return summary + (f" ({'; '.join(reasons)})" if passed else "; " + "; ".join(reasons))
 
 
 @predicate(
