@@ -310,6 +310,7 @@ def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[V
                     "bad-matcher",
                     f"{where}: a value bound to a case key or to the trace cannot sit inside"
                     " args; bind the whole parameter instead (args: {case: KEY})",
+                    key=True,
                 )
             )
         elif op not in MATCHER_OPERATORS:
@@ -321,6 +322,7 @@ def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[V
                     path,
                     "bad-matcher",
                     f"{where}: unknown matcher operator '{op}'{hint}; operators: {_OPERATOR_LIST}",
+                    key=True,
                 )
             )
         else:
