@@ -303,6 +303,38 @@ def test_whole_words(text: str, keyword: str, whole: bool) -> None:
     assert run_predicate("contains-min", [text], {"keywords": [keyword]}, CTX).passed
 
 
+WORD = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def whole_word_by_hand(text: str, keyword: str) -> bool:
+    """The rule, position by position: an end of the keyword that is a word character must
+    not touch another word character; a keyword that is not ASCII is a substring."""
+    if not keyword or not keyword.isascii():
+        return keyword in text
+    for at in range(len(text) - len(keyword) + 1):
+        if text[at : at + len(keyword)] != keyword:
+            continue
+        end = at + len(keyword)
+        if keyword[0] in WORD and at > 0 and text[at - 1] in WORD:
+            continue
+        if keyword[-1] in WORD and end < len(text) and text[end] in WORD:
+            continue
+        return True
+    return False
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    text=st.text(alphabet="ab_ .+连4\n", max_size=14),
+    keyword=st.text(alphabet="ab_ .+连4\n", max_size=4),
+)
+def test_occurs_as_word_is_the_rule(text: str, keyword: str) -> None:
+    from validator.evaluation.text import occurs_as_word, words_in
+
+    assert occurs_as_word(text, keyword) is whole_word_by_hand(text, keyword)
+    assert (keyword in words_in(text, [keyword, "zz"])) is whole_word_by_hand(text, keyword)
+
+
 def test_whole_words_with_many_keywords_uses_the_one_pass_search() -> None:
     keywords = [f"kw{i}" for i in range(1500)] + ["FLAT", "连接池"]
     text = "IVF_FLAT " + "filler text " * 1000 + " kw7 连接池耗尽 kw12x"

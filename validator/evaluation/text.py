@@ -927,8 +927,7 @@ def keywords_in(text: str, keywords: Iterable[str]) -> set[str]:
 # compared with normalized text (case folded, full-width letters folded to ASCII), and a CJK
 # character next to an ASCII word ends it (`mysql连接池` holds the word `mysql`).
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_NOT_WORD_BEFORE = "(?<![0-9A-Za-z_])"
-_NOT_WORD_AFTER = "(?![0-9A-Za-z_])"
+_WORD_CLASS = "[0-9A-Za-z_]"
 
 
 @lru_cache(maxsize=4096)
@@ -940,10 +939,12 @@ def _word_pattern(keyword: str) -> re.Pattern[str] | None:
     head, tail = keyword[:1] in _WORD_CHARS, keyword[-1:] in _WORD_CHARS
     if not (head or tail):
         return None
-    # A literal between one-character lookarounds: at most len(keyword) steps a position.
-    return re.compile(
-        (_NOT_WORD_BEFORE if head else "") + re.escape(keyword) + (_NOT_WORD_AFTER if tail else "")
-    )
+    # The literal comes first, so `re` finds candidates with its fast literal scan; the test
+    # before it looks back over the keyword (a fixed width) to the character preceding it.
+    # One-character tests around a literal: at most len(keyword) steps a candidate.
+    before = f"(?<!{_WORD_CLASS}(?s:.){{{len(keyword)}}})" if head else ""
+    after = f"(?!{_WORD_CLASS})" if tail else ""
+    return re.compile(re.escape(keyword) + before + after)
 
 
 def occurs_as_word(text: str, keyword: str) -> bool:
