@@ -22,12 +22,24 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from validator.evaluation.interpreter import run_predicate  # noqa: E402
-from validator.evaluation.predicates import TraceContext  # noqa: E402
+from validator.evaluation.interpreter import run_predicate
+from validator.evaluation.predicates import TraceContext
 
-WORDS = (
-    "pool connection index query mysql slow table scan cache latency 连接池 慢查询 IVF_FLAT".split()
-)
+WORDS = [
+    "pool",
+    "connection",
+    "index",
+    "query",
+    "mysql",
+    "slow",
+    "table",
+    "scan",
+    "cache",
+    "latency",
+    "连接池",
+    "慢查询",
+    "IVF_FLAT",
+]
 
 
 def answer(chars: int, seed: int = 7) -> str:
