@@ -939,6 +939,7 @@ def _judge_operators(
 ) -> Judgement:
     """All operators must hold: any miss decides; else any unsure one leaves it unsure."""
     unsure = None
+    held: list[str] = []
     for op, operand in matcher.items():
         if value is None and op not in _NULL_IS_A_VALUE:
             return _MISS, f"{where} is null"
@@ -947,7 +948,8 @@ def _judge_operators(
             return _MISS, f"{where} {why}"
         if status == _UNSURE and unsure is None:
             unsure = (_UNSURE, f"{where} {why}")
-    return unsure or (_MATCH, f"{where} is {show(value)}")
+        held.append(why)
+    return unsure or (_MATCH, f"{where} {' and '.join(dict.fromkeys(held))}")
 
 
 def _extra_arguments(arguments: dict[str, Any], fields: list[str]) -> list[str]:
