@@ -209,6 +209,12 @@ def test_exact_mode_fails_on_arguments_no_matcher_lists() -> None:
     assert calls([nested], args={"options": {"json-schema": {"type": "object"}}}, mode="exact")[0]
 
 
+def test_a_schema_that_refers_to_itself_endlessly_cannot_judge_a_call() -> None:
+    endless = {"x": {"json-schema": {"$ref": "#"}}}
+    passed, message = calls([call(arguments={"x": 1})], args=endless, quantifier="none")
+    assert not passed and "refers to itself endlessly" in message
+
+
 def test_a_regex_that_backtracks_in_re_runs_in_linear_time() -> None:
     # Python's `re` takes about 2**40 steps for this; RE2 answers at once.
     value = "a" * 40 + "!"

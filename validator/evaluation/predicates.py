@@ -892,6 +892,8 @@ def _op_schema(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
         error = next(iter(schema_validator(operand).iter_errors(value)), None)
     except Unresolvable as exc:  # lint refuses such a schema; a case-bound one may slip by
         return _UNSURE, f"cannot be checked against the schema ({exc})"
+    except RecursionError:  # {$ref: "#"}: a schema that refers to itself without end
+        return _UNSURE, "cannot be checked against the schema: its $ref refers to itself endlessly"
     if error is None:
         return _MATCH, f"{show(value)} fits the schema"
     return _MISS, f"{show(value)} does not fit the schema: {error.message}"
