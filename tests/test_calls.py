@@ -261,7 +261,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     items=st.lists(JSON | st.fixed_dictionaries({"name": JSON, "arguments": JSON}), max_size=4),
     matchers=st.dictionaries(st.sampled_from(["a", "b", "a.b", "0"]), MATCHER, max_size=3),
@@ -329,7 +329,7 @@ def whole_word_by_hand(text: str, keyword: str) -> bool:
     return False
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(
     text=st.text(alphabet="ab_ .+连4\n", max_size=14),
     keyword=st.text(alphabet="ab_ .+连4\n", max_size=4),
@@ -445,6 +445,31 @@ def test_a_case_bound_regex_is_checked_when_the_case_is_run(ws: Workspace) -> No
     bad = ws.case_result("bad")
     assert bad["status"] == "fail"
     assert "parameter 'regex' is not a usable regular expression" in bad["checks"][0]["message"]
+
+
+def test_case_bound_matchers_are_checked_when_the_case_is_run(ws: Workspace) -> None:
+    (ws.root / "specs").mkdir()
+    (ws.root / "specs" / "tools.yaml").write_text(
+        "id: tools\ndescription: d\ninputs:\n  expected_args: {type: object}\n"
+        "query: $.toolInvocations[*]\npredicate: call-matches\nparams:\n"
+        "  name: mysql_explain\n  args: {case: expected_args}\n"
+        "  name_key: toolName\n",
+        "utf-8",
+    )
+    from conftest import good_trace
+
+    trace = good_trace("good")
+    trace["toolInvocations"][1]["arguments"] = {"table": "orders"}
+    ws.case({"id": "good", "checks": ["tools"], "expected_args": {"table": {"regex": "ord.*"}}})
+    ws.case({"id": "bad", "checks": ["tools"], "expected_args": {"table": {"regx": "ord.*"}}})
+    ws.trace("good", trace)
+    ws.trace("bad", {**trace, "caseId": "bad"})
+    result = ws.run()
+    assert "Traceback" not in result.err
+    assert ws.case_result("good")["status"] == "pass"
+    bad = ws.case_result("bad")
+    assert bad["status"] == "fail"
+    assert "unknown matcher operator 'regx' (did you mean 'regex'?)" in bad["checks"][0]["message"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1079,6 +1079,8 @@ def call_matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     a value). A missing argument matches only `absent: true`; a null one is "no value" except
     for a literal `null`, `in` and `json-schema`. `mode: exact`: an argument no matcher lists
     (at the top level, or inside an object a path goes through) makes the call not match.
+    `args: {case: KEY}` binds the whole mapping to a case key (a mapping of only `case` or
+    `trace`, and `default`, is a binding, not a matcher for an argument named so).
     `quantifier`: `any` (default, at least one call), `all` (every call, and at least one),
     `none` (no call: "never ran `shell` with `rm -rf`"), or `{min, max}` (inclusive).
     Zero calls: `any` and `all` fail, `none` passes, `{min, max}` passes when min is 0. A call
