@@ -50,7 +50,8 @@ def test_repeated_names_count_each_call() -> None:
     assert calls(three, name="shell", quantifier={"min": 3, "max": 3})[0]
     assert not calls(three, name="shell", quantifier={"max": 2})[0]
     passed, message = calls(three, name="shell", quantifier={"min": 4})
-    assert not passed and "3 of 3 calls match; expected at least 4" in message
+    assert not passed
+    assert '3 of 3 calls named "shell" match; expected at least 4; matching: call 0' in message
     assert calls(three, name="shell", args={"n": 1}, quantifier={"min": 1, "max": 1})[0]
     assert calls(three, name="shell", args={"n": {"ge": 1}}, quantifier={"min": 2, "max": 2})[0]
 
@@ -65,10 +66,18 @@ def test_quantifier_bounds_are_inclusive(low: int, high: int | None, passed: boo
     assert calls(two, name="shell", quantifier=quantifier)[0] is passed
 
 
-def test_all_means_every_call_the_query_gives() -> None:
-    assert calls([call(), call()], name="shell", quantifier="all")[0]
-    passed, message = calls([call(), call("ls")], name="shell", quantifier="all")
-    assert not passed and 'call 1 (ls) does not match: its name is "ls"' in message
+def test_all_means_every_call_named_name() -> None:
+    shells = [call(arguments={"cwd": "/tmp"}), call("ls"), call(arguments={"cwd": "/tmp"})]
+    tmp = {"cwd": "/tmp"}
+    assert calls(shells, name="shell", args=tmp, quantifier="all")[0]  # ls is not about shell
+    passed, message = calls(
+        [*shells, call(arguments={"cwd": "/"})], name="shell", args=tmp, quantifier="all"
+    )
+    assert not passed
+    assert 'call 3 (shell) does not match: argument \'cwd\' is "/", not "/tmp"' in message
+    assert not calls(shells, args=tmp, quantifier="all")[0]  # without name: every call
+    passed, message = calls([call("ls")], name="shell", quantifier="all")
+    assert not passed and 'no call is named "shell" (found: ["ls"])' in message
 
 
 def test_names_are_case_sensitive_globs() -> None:

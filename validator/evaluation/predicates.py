@@ -1006,20 +1006,29 @@ def _arguments_of(call: dict[str, Any], key: str) -> dict[str, Any] | Judgement:
 
 
 def _judge_call(call: Any, args: dict[str, Any], ctx: TraceContext) -> Judgement:
+    """A call that `_named` kept: unsure when it is no call object or has no name to
+    compare, else as its arguments say."""
     if not isinstance(call, dict):
         return (
             _UNSURE,
             f"it is {kind_of(call)} {show(call)}, not a call object (query the calls,"
             " e.g. $.view.tool_calls[*])",
         )
-    wanted = args["name"]
-    if wanted is not None:
+    if args["name"] is not None:
         name = call.get(args["name_key"])
         if not isinstance(name, str):
             return _UNSURE, f"it has no name (its '{args['name_key']}' is {show(name)})"
-        if not _step_matches(wanted, name, None):
-            return _MISS, f"its name is {show(name)}"
     return _judge_arguments(call, args, ctx)
+
+
+def _named(call: Any, args: dict[str, Any]) -> bool:
+    """Whether a call may be one of the calls `name` is about: False only for a call whose
+    name is text that `name` does not match (no `name`: every call)."""
+    wanted = args["name"]
+    if wanted is None or not isinstance(call, dict):
+        return True
+    name = call.get(args["name_key"])
+    return not isinstance(name, str) or _step_matches(wanted, name, None)
 
 
 def _count_fits(quantifier: Any, matched: int, total: int) -> bool:
@@ -1051,7 +1060,7 @@ def _call_label(index: int, call: Any, name_key: str) -> str:
 
 @predicate(
     "call-matches",
-    zero="any and all fail; none passes; {min, max} passes when min is 0",
+    zero="any and all fail; none passes; {min, max} passes when min is 0 (zero calls, or none named `name`)",
     name=Param("optional-text", doc="the tool name, or a case-sensitive glob; any name when unset"),
     args=Param("matchers", doc="argument (dotted path) -> matcher; any arguments when unset"),
     mode=Param(
@@ -1081,54 +1090,84 @@ def call_matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     (at the top level, or inside an object a path goes through) makes the call not match.
     `args: {case: KEY}` binds the whole mapping to a case key (a mapping of only `case` or
     `trace`, and `default`, is a binding, not a matcher for an argument named so).
-    `quantifier`: `any` (default, at least one call), `all` (every call, and at least one),
+    `quantifier` counts the matching calls among the calls named `name` (every call, without
+    `name`): `any` (default, at least one), `all` (every call named `name`, and at least one),
     `none` (no call: "never ran `shell` with `rm -rf`"), or `{min, max}` (inclusive).
-    Zero calls: `any` and `all` fail, `none` passes, `{min, max}` passes when min is 0. A call
+    Zero calls, or none named `name`: `any` and `all` fail, `none` passes, `{min, max}` passes
+    when min is 0. A call
     that cannot be judged (arguments that are not JSON or not an object, a `regex` or
     `contains` meeting a value that is not text, a bound meeting one that is not a number, an
     item that is not a call object, no name to compare) never makes the check pass: when the
     verdict depends on it, the check fails and says which call and why.
     """
     calls = [call for call in _items(values) if call is not None]  # null: no call
-    judged = [_judge_call(call, args, ctx) for call in calls]
-    matched = [i for i, (status, _) in enumerate(judged) if status == _MATCH]
-    unsure = [i for i, (status, _) in enumerate(judged) if status == _UNSURE]
-    quantifier, key = args["quantifier"], args["name_key"]
+    # The calls `name` is about (all of them without `name`), by their index in the list.
+    judged = {i: _judge_call(c, args, ctx) for i, c in enumerate(calls) if _named(c, args)}
+    matched = [i for i, (status, _) in judged.items() if status == _MATCH]
+    unsure = [i for i, (status, _) in judged.items() if status == _UNSURE]
+    quantifier = args["quantifier"]
     verdicts = {
-        _count_fits(quantifier, n, len(calls))
+        _count_fits(quantifier, n, len(judged))
         for n in range(len(matched), len(matched) + len(unsure) + 1)
     }
-    details = {"calls": len(calls), "matched": matched, "unsure": unsure}
+    details = {"calls": len(calls), "named": len(judged), "matched": matched, "unsure": unsure}
+    report = _CallReport(calls, judged, args)
     if len(verdicts) > 1:
-        first = unsure[0]
-        return Outcome(
-            False,
-            f"cannot tell whether {_call_label(first, calls[first], key)} matches:"
-            f" {judged[first][1]}; so this fails ({len(matched)} of {len(calls)} calls match,"
-            f" {len(unsure)} cannot be judged; expected {_wanted(quantifier)})",
-            details,
-        )
+        return Outcome(False, report.undecided(unsure[0], len(matched), len(unsure)), details)
     passed = verdicts.pop()
-    return Outcome(passed, _calls_message(passed, quantifier, calls, judged, key), details)
+    return Outcome(passed, report.message(passed, matched), details)
 
 
-def _calls_message(
-    passed: bool, quantifier: Any, calls: list[Any], judged: list[Judgement], key: str
-) -> str:
-    if not calls:
-        return "no call found" + ("" if passed else f"; expected {_wanted(quantifier)} to match")
-    matched = [i for i, (status, _) in enumerate(judged) if status == _MATCH]
-    if quantifier == "none" and not passed:
-        i = matched[0]
-        return f"{_call_label(i, calls[i], key)} matches, which is forbidden: {judged[i][1]}"
-    if quantifier == "all" and not passed:
-        i = next(i for i, (status, _) in enumerate(judged) if status != _MATCH)
-        return f"{_call_label(i, calls[i], key)} does not match: {judged[i][1]}"
-    summary = f"{len(matched)} of {len(calls)} calls match; expected {_wanted(quantifier)}"
-    # Shown: the first match when that is what counts, else why the first calls missed.
-    shown = matched[:1] if passed or matched else list(range(len(calls)))[:3]
-    reasons = [f"{_call_label(i, calls[i], key)}: {judged[i][1]}" for i in shown]
-    return summary + (f" ({'; '.join(reasons)})" if passed else "; " + "; ".join(reasons))
+class _CallReport:
+    """The words of a call-matches outcome: which calls, and why each did or did not match."""
+
+    def __init__(
+        self, calls: list[Any], judged: dict[int, Judgement], args: dict[str, Any]
+    ) -> None:
+        self.calls, self.judged, self.args = calls, judged, args
+        self.quantifier = args["quantifier"]
+        name = args["name"]
+        self.kind = "calls" if name is None else f"calls named {show(name)}"
+
+    def label(self, index: int) -> str:
+        return _call_label(index, self.calls[index], self.args["name_key"])
+
+    def why(self, index: int) -> str:
+        return f"{self.label(index)}: {self.judged[index][1]}"
+
+    def undecided(self, first: int, matched: int, unsure: int) -> str:
+        return (
+            f"cannot tell whether {self.label(first)} matches: {self.judged[first][1]};"
+            f" so this fails ({matched} of {len(self.judged)} {self.kind} match, {unsure}"
+            f" cannot be judged; expected {_wanted(self.quantifier)})"
+        )
+
+    def message(self, passed: bool, matched: list[int]) -> str:
+        if not self.judged:
+            return self._none_named(passed)
+        if self.quantifier == "none" and not passed:
+            return f"{self.label(matched[0])} matches, which is forbidden: {self.judged[matched[0]][1]}"
+        if self.quantifier == "all" and not passed:
+            first = next(i for i, (status, _) in self.judged.items() if status != _MATCH)
+            return f"{self.label(first)} does not match: {self.judged[first][1]}"
+        summary = (
+            f"{len(matched)} of {len(self.judged)} {self.kind} match;"
+            f" expected {_wanted(self.quantifier)}"
+        )
+        # Shown: the first match when it passed; the matching calls when their number is
+        # wrong; else why the first calls did not match.
+        if passed:
+            return f"{summary} ({self.why(matched[0])})" if matched else summary
+        if matched:
+            return f"{summary}; matching: {', '.join(self.label(i) for i in matched[:5])}"
+        return f"{summary}; " + "; ".join(self.why(i) for i in list(self.judged)[:3])
+
+    def _none_named(self, passed: bool) -> str:
+        wanted = "" if passed else f"; expected {_wanted(self.quantifier)} to match"
+        if not self.calls:
+            return f"no call found{wanted}"
+        names = [c.get(self.args["name_key"]) for c in self.calls]
+        return f"no call is named {show(self.args['name'])} (found: {show(names, 120)}){wanted}"
 
 
 @predicate(
