@@ -156,6 +156,8 @@ def _schema_problems(value: Any) -> list[ValueProblem]:
 
 # Keywords whose values are data, not schemas: a "pattern" key inside them is no keyword.
 _SCHEMA_DATA = frozenset({"const", "enum", "default", "examples"})
+# Keywords whose values map a name of the user's to a schema (a property named "pattern").
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
 
 
 def _schema_keyword_problems(
@@ -189,6 +191,9 @@ def _schema_keyword_problems(
                 ValueProblem((*at, *p.path), p.code, f"'pattern' {p.message}", p.pattern, p.column)
                 for p in _regex_problems(item)
             )
+        elif key in _SCHEMA_MAPS and isinstance(item, dict):
+            for name, schema in item.items():  # names are the user's: any name is fine
+                yield from _schema_keyword_problems(root, schema, (*at, name))
         elif key not in _SCHEMA_DATA:
             yield from _schema_keyword_problems(root, item, at)
 
