@@ -148,14 +148,14 @@ def test_text_format_is_one_problem_a_line_then_a_count(ws: Workspace) -> None:
     ]
 
 
-def test_only_bad_jsonpath_adds_continuation_lines(tmp_path: Path) -> None:
+def test_only_patterns_with_a_caret_add_continuation_lines(tmp_path: Path) -> None:
     result = run_cli("lint", *(str(p) for p in BAD_FILES), cwd=tmp_path)
     lines = text_lines(result.out)
     assert COUNT.match(lines[-1]), lines[-1]
     previous = ""
     for line in lines[:-1]:
         if line.startswith("    "):
-            assert previous.endswith("[bad-jsonpath]"), line
+            assert previous.endswith(("[bad-jsonpath]", "[bad-regex]")), line
             continue
         assert LINE.match(line), line
         previous = line

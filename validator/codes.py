@@ -283,6 +283,22 @@ CODES: dict[str, Code] = {
             "`min: 1`",
         ),
         Code(
+            "bad-regex",
+            ERROR,
+            "a regular expression parameter that does not compile, or that the linear-time"
+            " engine cannot run with Python's meaning",
+            "`regex: '^(\\w+)-\\1$'` (a backreference)",
+            "`regex: '^\\w+-\\w+$'`",
+        ),
+        Code(
+            "bad-matcher",
+            ERROR,
+            "an argument matcher of call-matches written wrongly (unknown operator, empty"
+            " matcher, an operand of the wrong type, an invalid JSON Schema)",
+            "`args: {command: {contians: rm}}`",
+            "`args: {command: {contains: rm}}`",
+        ),
+        Code(
             "bad-binding",
             ERROR,
             "a bound parameter ({case: ...} or {trace: ...}) written wrongly",
