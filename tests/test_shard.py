@@ -13,11 +13,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from conftest import GOOD_CASE, REPO, Result, Workspace, good_trace, run_cli, set_verdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from validator.loading.schema import load_schema
 from validator.report import REPORTERS
 from validator.report.shard import SHARD_FILE, Shard, shard_of
 
@@ -170,6 +172,7 @@ def test_a_shard_without_cases_writes_an_empty_report_that_merges(ws: Workspace)
     report = ws.report()
     assert report["cases"] == [] and report["summary"]["total"] == 0
     assert report["inputs"]["shard"] == f"{empty}/4"
+    jsonschema.Draft202012Validator(load_schema("report")).validate(report)
     assert report["unused_files"] == []  # db-slow.json is the other shard's, not unused
     whole, merged, a, b = _round_trip(ws.root, _args(ws), 4)
     _assert_same(whole, merged, a, b)
@@ -195,6 +198,28 @@ def test_real_trace_sets_merge_byte_for_byte(tmp_path: Path, example: str, shard
     report = json.loads(a["report.json"])
     assert len(report["cases"]) >= 7 and report["summary"]["runs"]["total"] >= 7
     assert report["unused_files"], "files of the data set that are no trace: listed once"
+
+
+def test_the_readme_dask_recipe_runs_shards_as_tasks_and_merges(ws: Workspace) -> None:
+    dask = pytest.importorskip("dask")
+    from validator.cli import main
+
+    _suite(ws)
+    shared = ["--cases", str(ws.cases), "--fixtures", str(ws.fixtures), "--jobs", "1", "-q"]
+    count = 3
+    tasks = [
+        dask.delayed(main)(
+            ["run", *shared, "--shard", f"{i}/{count}", "--out", str(ws.root / f"shards/{i}"),
+             "--format", ALL]
+        )
+        for i in range(1, count + 1)
+    ]  # fmt: skip
+    codes = dask.compute(*tasks, scheduler="processes")
+    assert set(codes) <= {0, 1}
+    folders = [str(ws.root / f"shards/{i}") for i in range(1, count + 1)]
+    merged = run_cli("merge", *folders, "--out", str(ws.root / "merged"), cwd=ws.root)
+    whole = run_cli("run", *shared, "--out", str(ws.root / "whole"), "--format", ALL)
+    _assert_same(whole, merged, _files(ws.root / "whole"), _files(ws.root / "merged"))
 
 
 def test_shard_assignment_survives_an_added_case(ws: Workspace) -> None:
@@ -367,8 +392,6 @@ def test_files_that_are_no_shard_report_are_refused(ws: Workspace) -> None:
     result = _merge(ws, s1, ws.root / "nowhere")
     assert result.code == 2 and "does not exist" in result.err
 
-    junk = ws.root / "junk.json"
-    junk.write_text('{"schema_version": 1}', "utf-8")
     (ws.root / SHARD_FILE).write_text('{"schema_version": 1}', "utf-8")
     result = _merge(ws, s1, ws.root / SHARD_FILE)
     assert result.code == 2 and "is not a shard report of trace-validator" in result.err
