@@ -402,6 +402,14 @@ def test_files_that_are_no_shard_report_are_refused(ws: Workspace) -> None:
     assert result.code == 2 and "not valid JSON" in result.err and "cut short" in result.err
 
 
+def test_a_shard_folder_written_again_without_shard_is_refused(ws: Workspace) -> None:
+    s1, s2 = _shards(ws, 2)
+    run_cli("run", *_args(ws), "--out", str(s2), cwd=ws.root)  # the folder is reused
+    result = _merge(ws, s1, s2)
+    assert result.code == 2
+    assert "is not the report of shard 2/2" in result.err and "without --shard" in result.err
+
+
 def test_a_shard_of_another_version_is_refused(ws: Workspace) -> None:
     s1, s2 = _shards(ws, 2)
     data = json.loads((s2 / SHARD_FILE).read_text("utf-8"))

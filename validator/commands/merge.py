@@ -135,7 +135,28 @@ def read_shard(given: Path) -> ShardInput:
         )
     data = _load(path, display_path(path))
     shard = _shard_of(data, display_path(path))
+    _not_overwritten(path.with_name("report.json"), shard)
     return ShardInput(display_path(path), shard, data)
+
+
+def _not_overwritten(report: Path, shard: Shard) -> None:
+    """The report.json beside a shard file must be that shard's: a later run into the same
+    folder without --shard replaces the reports and leaves the shard file, which would then
+    be merged silently in place of what the folder now holds."""
+    if not report.is_file():
+        return
+    try:
+        inputs = json.loads(report.read_bytes()).get("inputs") or {}
+        ran = inputs.get("shard") if isinstance(inputs, dict) else None
+    except (OSError, ValueError, RecursionError, AttributeError):
+        ran = None
+    if ran != shard.text:
+        raise UsageError(
+            f"{display_path(report)} is not the report of shard {shard.text} beside it:"
+            f" {'it covers shard ' + str(ran) if ran else 'it was written without --shard'},"
+            f" after the {SHARD_FILE} there",
+            "run the shard again into its own folder",
+        )
 
 
 def _load(path: Path, shown: str) -> dict[str, Any]:
