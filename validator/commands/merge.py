@@ -109,7 +109,7 @@ def _locate(path: Path) -> Path:
     """A shard's folder or report.json -> its shard file beside it."""
     if path.is_dir():
         return path / SHARD_FILE
-    if path.name != SHARD_FILE and path.suffix == ".json" and not _is_shard_file(path):
+    if path.name != SHARD_FILE and not _is_shard_file(path):
         return path.with_name(SHARD_FILE)
     return path
 
