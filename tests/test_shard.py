@@ -335,6 +335,26 @@ def test_allow_partial_reports_the_missing_cases_not_run(ws: Workspace) -> None:
     assert "exit 1: shard(s) 3/3 not merged" in result.out
 
 
+def test_without_shard_1_the_traces_naming_no_case_are_said_to_be_left_out(ws: Workspace) -> None:
+    _, s2, s3 = _shards(ws, 3)
+    result = _merge(ws, s2, s3, "--allow-partial")
+    assert result.code == 1
+    assert "shard 1/3 is missing" in result.err and "traces that match no case" in result.err
+
+
+def test_merge_prints_the_annotations_the_run_prints(ws: Workspace) -> None:
+    _suite(ws)
+    whole = run_cli("run", *_args(ws), "--out", "whole", "--annotations", cwd=ws.root)
+    folders = []
+    for i in (1, 2):
+        run_cli("run", *_args(ws), "--out", f"s{i}", "--shard", f"{i}/2", cwd=ws.root)
+        folders.append(f"s{i}")
+    merged = run_cli("merge", *folders, "--out", "merged", "--annotations", cwd=ws.root)
+    lines = [line for line in whole.out.splitlines() if line.startswith("::")]
+    assert lines and any("line=" in line for line in lines)
+    assert [line for line in merged.out.splitlines() if line.startswith("::")] == lines
+
+
 def test_a_shard_given_twice_is_named(ws: Workspace) -> None:
     s1, s2 = _shards(ws, 2)
     result = _merge(ws, s1, s2, s1 / "report.json")
