@@ -34,13 +34,13 @@ from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
 from ..report.regression import MetricLimit
-from ..report.shard import RecordingSources, Shard
+from ..report.shard import Shard
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
 from .extras import collect_extras
 from .locate import FileSources
-from .sharding import ShardFile, options_data, shard_baseline, shard_suite, suite_identity
+from .sharding import ShardFile, shard_baseline, shard_suite
 
 
 @dataclass
@@ -360,19 +360,8 @@ def execute_run(options: RunOptions) -> int:
         quarantine=quarantine.reasons if quarantine else None,
     )
     report.sources = FileSources(suite, options.max_trace_bytes)
-    extra = []
-    if options.shard is not None:
-        report.sources = RecordingSources(report.sources)
-        shard = ShardFile(
-            options.shard,
-            suite_identity(chosen),
-            options_data(options, inputs, quarantine, baseline),
-            baseline,
-            cases,
-            unmatched,
-            unused,
-        )
-        extra.append(shard.extra(report))
+    shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
+    extra = [shard.extra(report)] if shard is not None else []
     if "html" in options.formats:  # the page shows answers and tool calls: read them again
         again = traces.plan.jobs() if traces.plan else iter([])
         report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)

@@ -106,9 +106,32 @@ class ShardFile:
     unmatched: list[RunResult]
     unused: list[tuple[str, str]]
 
+    @classmethod
+    def of(
+        cls,
+        options: Any,
+        chosen: Suite,
+        inputs: dict[str, Any],
+        quarantine: Any,
+        baseline: Baseline | None,
+        results: tuple[list[CaseResult], list[RunResult], list[tuple[str, str]]],
+    ) -> ShardFile | None:
+        """The shard file of a run (`options`: its RunOptions; `chosen`: the selected cases
+        of every shard; `inputs`: the report's inputs without the shard; `results`: the
+        shard's cases, unmatched traces and unused files). None without --shard."""
+        if options.shard is None:
+            return None
+        cases, unmatched, unused = results
+        identity = suite_identity(chosen)
+        data = options_data(options, inputs, quarantine, baseline)
+        return cls(options.shard, identity, data, baseline, cases, unmatched, unused)
+
     def extra(self, report: Report) -> ExtraFile:
-        """The file for `write_reports(..., extra=...)`. `report.sources` must be a
-        RecordingSources: every place SARIF and the annotations ask for is asked here."""
+        """The file for `write_reports(..., extra=...)`. The report's sources are recorded
+        from here on: every place SARIF and the annotations ask for is asked by the time the
+        file is written."""
+        if report.sources is not None and not isinstance(report.sources, RecordingSources):
+            report.sources = RecordingSources(report.sources)
         return SHARD_FILE, lambda: self.chunks(report)
 
     def chunks(self, report: Report) -> Iterator[str]:
