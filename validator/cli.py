@@ -1,4 +1,4 @@
-"""Command line: `python -m validator run | lint | query | explain | schema | init`.
+"""Command line: `python -m validator run | merge | lint | query | explain | schema | init`.
 
 Exit codes (CI relies on them): 0 everything passed; 1 a case did not pass (or lint found
 errors); 2 a usage error or an invalid case/spec file. Nothing here prints a traceback: an
@@ -25,6 +25,7 @@ from .loading.schema import SCHEMA_NAMES
 from .problems import InternalError, ProblemsFound, UsageError, did_you_mean
 from .report import DEFAULT_FORMATS, REPORTERS
 from .report.gate import FAIL_ON
+from .report.shard import Shard
 from .traces import DEFAULT_MAX_TRACE_BYTES
 from .version import __version__
 
@@ -32,6 +33,7 @@ DESCRIPTION = """\
 Validate saved LLM-agent diagnosis traces against YAML cases, offline and deterministically.
 
   python -m validator run                 evaluate fixtures/ against cases/, write reports/
+  python -m validator merge A B ...       one report set from the reports of run --shard
   python -m validator lint                check case and spec files like a compiler
   python -m validator query JSONPATH F... print what a JSONPath finds in traces
   python -m validator explain CASE_ID     show how a case's checks were decided, step by step
@@ -52,6 +54,7 @@ examples:
   python -m validator run --format json,md,junit,html --min-pass-rate 0.9
   python -m validator run --baseline main/report.json --max-regression pass_rate:-0.02
   python -m validator run --quarantine quarantine.yaml --fail-on flaky --format json,sarif
+  python -m validator run --shard 2/4 --out shard-2      (then: validator merge shard-*)
 
 repeated runs: a case may have several traces, FIXTURES/<case-id>/*.json or several JSON
 Lines entries with its caseId; it passes only when every run passes (pass^k), or when its
@@ -108,6 +111,14 @@ def parse_rate(text: str) -> Fraction:
             f"'{text}' is outside 0..1: give a fraction such as 0.9, or 90%"
         )
     return value
+
+
+def parse_shard(text: str) -> Shard:
+    """`--shard I/N`, 1-based: 1/4 .. 4/4."""
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive_int(text: str) -> int:
@@ -253,8 +264,18 @@ def build_parser() -> argparse.ArgumentParser:
         " fail it; the config's traces.allow_unmatched)",
     )
     run.add_argument(
+        "--shard",
+        type=parse_shard,
+        default=None,
+        metavar="I/N",
+        help="evaluate only shard I of N (1/4 .. 4/4) of the selected cases, chosen by a hash"
+        " of each case id (a case keeps its shard when cases are added), and write"
+        " report.shard.json beside the reports for `validator merge`",
+    )
+    run.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
     )
+    _merge_parser(sub)
 
     lint = sub.add_parser(
         "lint",
@@ -345,6 +366,61 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")
     return parser
+
+
+MERGE_EPILOG = """\
+examples:
+  python -m validator merge shard-1 shard-2 shard-3 --out reports
+  python -m validator merge shards/*/report.json --out reports
+
+each REPORT is a folder written by `run --shard I/N`, its report.json, or its
+report.shard.json. The shards must be of one run: the same N, the same cases and specs, the
+same flags (formats, gates, --baseline, --quarantine, --k); every shard 1..N must be given
+once, unless --allow-partial (the missing shards' cases are then not_run). The reports are
+those `run` without --shard writes (the same bytes, apart from generated_at), in the formats
+the shards were asked for, and the exit code applies the shards' gates to every case.
+
+exit codes: 0 every case passed (or the --fail-on gate holds); 1 as for run (a case failed,
+            a gate did not hold, a shard missing with --allow-partial); 2 a REPORT that is
+            not a shard report, of another version, a shard missing, given twice or of
+            another run (nothing written)
+"""
+
+
+def _merge_parser(sub: Any) -> None:
+    merge = sub.add_parser(
+        "merge",
+        help="combine the reports of `run --shard I/N` into one report set",
+        description="Combine shard reports (run --shard I/N) into the report set and exit code"
+        " an unsharded run of the same inputs gives.",
+        epilog=MERGE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    merge.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        help="a shard's output folder, report.json or report.shard.json; one per shard",
+    )
+    merge.add_argument(
+        "--out",
+        default="reports",
+        metavar="DIR",
+        help="where the merged reports are written (default: reports/)",
+    )
+    merge.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="merge even when shards are missing: their cases are reported not_run",
+    )
+    merge.add_argument(
+        "--annotations",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print GitHub Actions ::error lines for failed checks (default: when"
+        " GITHUB_ACTIONS=true)",
+    )
+    merge.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
 
 
 QUERY_EPILOG = """\
@@ -590,6 +666,10 @@ def main(argv: list[str] | None = None) -> int:
 def _command(args: Any) -> int:
     if args.command == "run":
         return cmd_run(args)
+    if args.command == "merge":
+        from .commands.merge import cmd_merge
+
+        return cmd_merge(args)
     if args.command == "lint":
         from .commands.lint import cmd_lint
 
@@ -696,5 +776,6 @@ def cmd_run(args: Any) -> int:
         quarantine=Path(args.quarantine) if args.quarantine else None,
         max_regression=tuple(args.max_regression),
         annotations=args.annotations,
+        shard=args.shard,
     )
     return execute_run(options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from fractions import Fraction
@@ -35,11 +35,13 @@ from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
 from ..report.regression import MetricLimit
+from ..report.shard import Shard
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
 from .extras import collect_extras
 from .locate import FileSources
+from .sharding import ShardFile, shard_baseline, shard_suite
 from .strays import find_misnamed, mark_misnamed
 
 
@@ -67,6 +69,7 @@ class RunOptions:
     quarantine: Path | None = None
     max_regression: tuple[MetricLimit, ...] = ()
     annotations: bool | None = None  # None: when GITHUB_ACTIONS=true
+    shard: Shard | None = None  # --shard I/N: this shard's cases only, and a shard file
 
 
 def load_checked(
@@ -219,7 +222,9 @@ class Traces:
     total: int | None = None  # for the progress bar; None when unknown
 
 
-def find_traces(options: RunOptions, suite: Suite, full: Suite) -> Traces:
+def find_traces(
+    options: RunOptions, suite: Suite, full: Suite, elsewhere: Collection[str] = ()
+) -> Traces:
     """The plan of the fixtures: every file a trace of some case, or unused (with why)."""
     fixtures = options.fixtures
     shown = display_path(fixtures)
@@ -240,6 +245,7 @@ def find_traces(options: RunOptions, suite: Suite, full: Suite) -> Traces:
         by_name=settings.case_id is None,
         picks=picks_of(full),
         format=settings.format,
+        elsewhere=elsewhere,
     )
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
     plan.max_bytes = options.max_trace_bytes
@@ -325,9 +331,11 @@ def execute_run(options: RunOptions) -> int:
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders, options.config)
     gating.warn_unknown(quarantine, full.cases)
-    suite = select_cases(full, selection)
-    traces = find_traces(options, suite, full)
-    left_out = LeftOut(set(full.cases) - set(suite.cases))
+    chosen = select_cases(full, selection)
+    suite = shard_suite(chosen, options.shard)  # `chosen` without --shard
+    elsewhere = set(chosen.cases) - set(suite.cases)  # the other shards' cases
+    traces = find_traces(options, suite, full, elsewhere)
+    left_out = LeftOut(set(full.cases) - set(chosen.cases))
     bar = make_progress(traces.total, options.quiet)
     try:
         runs = evaluate_all(
@@ -343,30 +351,35 @@ def execute_run(options: RunOptions) -> int:
             suite,
             left_out.watch(runs),
             traces.plan,
-            left_out.left_out,
+            left_out.left_out | elsewhere,
             no_run_reason(options, traces),
             options.min_run_pass_rate,
         )
     finally:
         if bar is not None:
             bar.close()
+    if options.shard is not None and options.shard.index != 1:
+        unmatched = []  # shard 1 reports them, so that a merge lists each once
     gating.warn_thresholds(cases)
     inputs = _inputs(options, folders, traces.shown, selection, baseline)
     unused = sorted(traces.plan.unused + left_out.unused(), key=lambda u: run_order(u[0]))
+    own = shard_baseline(baseline, options.shard)
     report = build_report(
         cases,
         unmatched,
-        inputs,
-        baseline.comparison if baseline else None,
+        {**inputs, "shard": options.shard.text} if options.shard else inputs,
+        own.comparison if own else None,
         unused,
         ks=options.ks,
         quarantine=quarantine.reasons if quarantine else None,
     )
     report.sources = FileSources(suite, options.max_trace_bytes)
+    shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
+    extra = [shard.extra(report)] if shard is not None else []
     if "html" in options.formats:  # the page shows answers and tool calls: read them again
         again = traces.plan.jobs() if traces.plan else iter([])
         report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
-    written = write_reports(report, options.out, list(options.formats))
+    written = write_reports(report, options.out, list(options.formats), extra)
     _step_summary(report, written)
     allow = options.traces.allow_unmatched
     code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate, allow)
