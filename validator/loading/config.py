@@ -22,6 +22,7 @@ from ..inputs import available_packs, display_path, glob_regex
 from ..model import TraceSettings
 from ..problems import ERROR, Problem, ProblemsFound, UsageError, did_you_mean, show
 from .schema import schema_problems
+from .target import Placed, Target, read_target
 from .yamlfile import PathKey, YamlDocument, load_yaml
 
 CONFIG_NAME = "validator.yaml"
@@ -41,6 +42,10 @@ class Config:
     packs: tuple[str, ...] | None = None
     checks: tuple[str, ...] | None = None
     traces: TraceSettings = field(default_factory=TraceSettings)
+    target: Target | None = None  # the agent `capture` asks (None: not set, or set wrongly)
+    # Every template `target:` has that could be read, for the placeholder check (which
+    # needs the specs' case keys), even when another part of the target is wrong.
+    target_templates: tuple[Placed, ...] = ()
 
     @property
     def errors(self) -> list[Problem]:
@@ -110,6 +115,10 @@ class _Reader:
         traces = self.data.get("traces")
         if isinstance(traces, dict):
             self.config.traces = self._traces(traces)
+        if isinstance(self.data.get("target"), dict):
+            read = read_target(self.doc, self.config.folder)
+            self.config.target, self.config.target_templates = read.target, read.templates
+            self.config.problems.extend(read.problems)
 
     def _path(self, path: PathKey, want_folder: bool) -> Path | None:
         value = _get(self.data, path)

@@ -26,6 +26,7 @@ from .cases import ID_PATTERN, build_case, case_problems
 from .config import Config
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
+from .target import placeholder_problems
 from .yamlfile import Position, YamlDocument, load_yaml
 
 
@@ -287,6 +288,9 @@ def load_suite(
     problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
     if config is not None and config.doc is not None and default_checks:
         problems += reference_problems([config.doc], specs.specs, specs.broken)
+    if config is not None and config.doc is not None and config.target_templates:
+        # A placeholder must name a case key, and the specs say which keys cases have.
+        problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)
