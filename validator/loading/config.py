@@ -103,7 +103,9 @@ class _Reader:
 
     def read(self) -> None:
         self.config.cases = self._path(("cases",), want_folder=False)
-        self.config.fixtures = self._path(("fixtures",), want_folder=False)
+        # With a target, capture makes the fixtures folder: it need not exist yet.
+        may_be_new = isinstance(self.data.get("target"), dict)
+        self.config.fixtures = self._path(("fixtures",), want_folder=False, may_be_new=may_be_new)
         specs = self.data.get("specs")
         if _texts(specs):
             found = [self._path(("specs", i), want_folder=True) for i in range(len(specs))]
@@ -120,11 +122,13 @@ class _Reader:
             self.config.target, self.config.target_templates = read.target, read.templates
             self.config.problems.extend(read.problems)
 
-    def _path(self, path: PathKey, want_folder: bool) -> Path | None:
+    def _path(self, path: PathKey, want_folder: bool, may_be_new: bool = False) -> Path | None:
         value = _get(self.data, path)
         if not isinstance(value, str) or not value:
             return None
         resolved = Path(value) if Path(value).is_absolute() else self.config.folder / value
+        if may_be_new and not resolved.exists():
+            return resolved
         key = path[0]
         if want_folder and not resolved.is_dir():
             what = "is not a folder" if resolved.exists() else "does not exist"

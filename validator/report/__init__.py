@@ -129,7 +129,11 @@ def _check_target(target: Path) -> None:
 
 def _write_temp(reporter: Reporter, report: Report, out_dir: Path, temps: list[str]) -> None:
     """One format into a new temporary file beside its target, recorded in `temps`."""
-    temp = str(out_dir / f".{reporter.filename}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    _write_chunks(out_dir / reporter.filename, reporter.chunks(report), temps)
+
+
+def _write_chunks(target: Path, chunks: Iterable[str], temps: list[str]) -> None:
+    temp = str(target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"))
     # O_EXCL: never write through a file or link someone else put there; mode 0o666 less the
     # umask, like any file the user creates (mkstemp's 0600 would hide CI artifacts from other
     # users). Signals wait, so that a file created is always recorded for the cleanup.
@@ -137,9 +141,24 @@ def _write_temp(reporter: Reporter, report: Report, out_dir: Path, temps: list[s
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         temps.append(temp)
     with os.fdopen(fd, "w", encoding="utf-8", errors=REPLACE_SURROGATES, newline="\n") as handle:
-        handle.writelines(reporter.chunks(report))
+        handle.writelines(chunks)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def write_file(target: Path, text: str) -> None:
+    """Write one file as the reports are written: to a temporary file beside it, then
+    renamed into place, so the file is whole or as it was (a trace `capture` saves, its
+    log). Raises OSError, after removing the temporary file."""
+    temps: list[str] = []
+    try:
+        _write_chunks(target, [text], temps)
+        with signals_held():
+            os.replace(temps[0], target)
+            temps.clear()
+    except BaseException:  # SIGTERM and Ctrl-C too: no temporary file stays
+        _remove(temps)
+        raise
 
 
 def _move_into_place(pairs: list[tuple[str, Path]]) -> None:
