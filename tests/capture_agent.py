@@ -76,8 +76,12 @@ def _handler(agent: Agent) -> type[BaseHTTPRequestHandler]:
             case, _, run = session.removeprefix("eval-").rpartition("-")
             with agent.lock:
                 agent.requests.append(
-                    {"case": case, "run": int(run or 0), "headers": dict(self.headers),
-                     "body": body}  # fmt: skip
+                    {
+                        "case": case,
+                        "run": int(run or 0),
+                        "headers": dict(self.headers),
+                        "body": body,
+                    }
                 )
                 attempt = sum(r["case"] == case and r["run"] == int(run or 0)
                               for r in agent.requests)  # fmt: skip

@@ -138,14 +138,17 @@ class Trace:
     note: str | None = None
 
 
-def trace_of(body: bytes, path: str | None, redact: Redactor) -> Trace:
+def trace_of(body: bytes, path: str | None, redact: Redactor, what: str = "the answer") -> Trace:
     """The trace an answer holds (the whole answer, or the one value `path` finds), as the
-    text of its file; or why there is none. Secrets in it are redacted."""
+    text of its file; or why there is none. Secrets in it are redacted. `what`: the answer's
+    name in reasons (a command's is its output)."""
+    if not body.strip():
+        return Trace(error=f"{what} is empty" if not body else f"{what} is only whitespace")
     try:
         document = parse_document(body)
     except TraceError as exc:
         return Trace(
-            error=f"the answer is not a JSON trace: {redact(str(exc))}; it begins:"
+            error=f"{what} is not a JSON trace: {redact(str(exc))}; it begins:"
             f" {redact.snippet(body)}"
         )
     value = document.value
@@ -155,13 +158,13 @@ def trace_of(body: bytes, path: str | None, redact: Redactor) -> Trace:
         except QueryError as exc:
             return Trace(error=f"target.trace {path} cannot be evaluated: {exc.message}")
         if len(found) != 1:
-            what = "finds nothing" if not found else f"finds {len(found)} values, not one"
+            found_what = "finds nothing" if not found else f"finds {len(found)} values, not one"
             return Trace(
-                error=f"target.trace {path} {what} in the answer; it begins: {redact.snippet(body)}"
+                error=f"target.trace {path} {found_what} in {what}; it begins: {redact.snippet(body)}"
             )
         value = found[0]
     if not isinstance(value, (dict, list)):
-        where = f"target.trace {path} finds" if path else "the answer is"
+        where = f"target.trace {path} finds" if path else f"{what} is"
         return Trace(
             error=f"{where} {kind_of(value)}, not a trace (a JSON object or list); it begins:"
             f" {redact.snippet(body)}"

@@ -44,13 +44,19 @@ _CHUNK = 256 * 1024
 REDACTED = "[redacted]"
 
 
+# A shorter value is no secret worth the name, and replacing it would garble ordinary text
+# (a token "x" is in every other word): capture warns about it instead.
+MIN_SECRET = 8
+
+
 class Redactor:
-    """Replaces every secret (the environment values a target reads) in a text."""
+    """Replaces every secret (the environment values a target reads, of MIN_SECRET
+    characters or more) in a text."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         forms: set[str] = set()
         for secret in secrets:
-            if secret:
+            if len(secret) >= MIN_SECRET:
                 forms.add(secret)
                 forms.add(_json_escaped(secret))
         self.secrets = sorted(forms, key=len, reverse=True)
@@ -109,6 +115,15 @@ class Limits:
     redact: Redactor = field(default_factory=Redactor)
     children: set[subprocess.Popen[bytes]] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    _opener: urllib.request.OpenerDirector | None = None
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """One opener for every request: loading the CA certificates takes ~40 ms."""
+        with self.lock:
+            if self._opener is None:
+                self._opener = _opener(self.verify)
+            return self._opener
 
     def kill_children(self) -> None:
         with self.lock:
@@ -246,7 +261,7 @@ def _attempt(request: HttpRequest, limits: Limits) -> _Attempt:
     )
     deadline = time.monotonic() + limits.timeout
     try:
-        with _opener(limits.verify).open(prepared, timeout=limits.timeout) as response:
+        with limits.opener().open(prepared, timeout=limits.timeout) as response:
             body, problem = _read(response, limits, deadline)
             status = response.status
     except urllib.error.HTTPError as exc:
@@ -306,7 +321,7 @@ def _read(
     limit = limits.max_bytes if max_bytes is None else max_bytes
     declared = response.headers.get("Content-Length") if response.headers else None
     if max_bytes is None and declared and declared.isdigit() and int(declared) > limit:
-        return b"", _too_large(f"declares {int(declared):,} bytes", limit, response)
+        return b"", _too_large(f"declares {int(declared):,} bytes,", limit, response)
     pieces: list[bytes] = []
     size = 0
     try:

@@ -28,7 +28,16 @@ from ..capture.runs import (
     trace_of,
     values_of,
 )
-from ..capture.transport import Answer, Limits, RateLimiter, Redactor, Request, fetch, utc_now
+from ..capture.transport import (
+    MIN_SECRET,
+    Answer,
+    Limits,
+    RateLimiter,
+    Redactor,
+    Request,
+    fetch,
+    utc_now,
+)
 from ..display import one_line
 from ..inputs import _Globs, display_path, find_case_files, spec_folders
 from ..loading.config import Config
@@ -143,6 +152,13 @@ def execute_capture(options: CaptureOptions) -> Outcome:
     _check_fixtures(options)
     env = _environment(target)
     redact = Redactor(env.values())
+    for name, value in env.items():
+        if len(value) < MIN_SECRET:
+            print(
+                f"warning: ${{{name}}} is shorter than {MIN_SECRET} characters: it is sent,"
+                " but not redacted from what capture writes (it would match ordinary text)",
+                file=sys.stderr,
+            )
     if not target.verify:
         line, column = target.verify_at
         print(
@@ -350,7 +366,8 @@ class _Capture:
             record.status = INTERRUPTED if answer.interrupted else FAILED
             record.error = self.limits.redact(answer.error or "no answer")
             return
-        trace = trace_of(answer.body, self.target.trace, self.limits.redact)
+        what = "the answer" if self.target.url is not None else "the command's output"
+        trace = trace_of(answer.body, self.target.trace, self.limits.redact, what)
         record.note = trace.note
         if trace.text is None:
             record.status, record.error = FAILED, trace.error
@@ -368,9 +385,10 @@ class _Capture:
         with suppress(OSError, UsageError):  # the interrupt is what the user must hear of
             _write_log(self.options.out / LOG_NAME, self.target, records, self.options)
         saved = sum(r.status == CAPTURED for r in records)
+        left = sum(r.status == INTERRUPTED for r in records)
         print(
-            f"capture interrupted: {saved} trace(s) saved before it, every one whole; the"
-            " others were not written (run capture again to do only the missing runs)",
+            f"capture stopped: {saved} trace(s) saved, {left} run(s) not done (capture again"
+            " to do only those); log: " + one_line(display_path(self.options.out / LOG_NAME)),
             file=sys.stderr,
         )
 

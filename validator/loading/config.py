@@ -48,6 +48,11 @@ class Config:
     target_templates: tuple[Placed, ...] = ()
 
     @property
+    def has_target(self) -> bool:
+        """`target:` is written (rightly or not): capture makes the fixtures folder."""
+        return self.doc is not None and isinstance(self.doc.data.get("target"), dict)
+
+    @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == ERROR]
 
