@@ -526,3 +526,77 @@ def test_workers_are_gone_after_a_capture(
     suite(tmp_path, http_target(agent))
     assert cli(capsys, "capture")[0] == 0
     assert not [t for t in threading.enumerate() if t.name.startswith("capture-")]
+
+
+def test_case_keys_fill_templates_and_a_missing_one_fails_without_a_request(
+    agent: Agent, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # forbidden_verdicts: set by one case, [] (its spec's default) for the others;
+    # degraded_markers: set by none, its spec's default null.
+    body = (
+        '{"question": "{question}", "session": "eval-{case_id}-{run}",'
+        ' "fv": "{forbidden_verdicts}", "dm": "{degraded_markers}"}'
+    )
+    suite(tmp_path, http_target(agent).replace(BODY, body))
+    assert cli(capsys, "capture")[0] == 0
+    sent = {r["case"]: r["body"] for r in agent.requests}
+    assert (sent["redis-memory-eviction"]["fv"], sent["redis-memory-eviction"]["dm"]) == (
+        '["REJECT"]',
+        "null",
+    )
+    assert sent["mysql-slow-query"]["fv"] == "[]"
+    # min_passes: a core key no case sets, with no default.
+    suite(tmp_path, http_target(agent).replace(BODY, '{"k": "{min_passes}"}'))
+    code, out, _ = cli(capsys, "capture", "--overwrite", "--case", "mysql-slow-query")
+    assert code == 1 and "1 failed" in out
+    assert len(agent.requests) == 6
+    (run,) = log(tmp_path)["runs"]
+    assert run["attempts"] == 0
+    assert run["error"] == (
+        "case 'mysql-slow-query' does not set min_passes, which the target's {min_passes}"
+        f" needs: set it in {CASES / 'mysql-slow-query.yaml'}"
+    )
+
+
+def test_an_overwrite_that_fails_keeps_the_old_trace_and_run_reports_the_error(
+    agent: Agent, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite(tmp_path, http_target(agent, "  retries: 0\n"))
+    assert cli(capsys, "capture", "--case", "mysql-slow-query")[0] == 0
+    saved = tmp_path / "captured" / "mysql-slow-query.json"
+    old = saved.read_bytes()
+    agent.modes["mysql-slow-query"] = "500"
+    code, _, _ = cli(capsys, "run", "--capture", "--overwrite", "--case", "mysql-slow-query")
+    assert code == 1
+    assert saved.read_bytes() == old
+    (case,) = report(tmp_path)["cases"]
+    assert case["status"] == "error"
+    assert case["reason"].startswith("capture failed: the agent answered HTTP 500")
+
+
+def test_a_progress_bar_on_a_terminal_only(agent: Agent, tmp_path: Path) -> None:
+    import pty
+
+    suite(tmp_path, http_target(agent))
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "validator", "capture"],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=follower, text=True, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )  # fmt: skip
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                piece = os.read(leader, 65536)
+            except OSError:
+                break
+            if not piece:
+                break
+            shown += piece
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"capturing [" in shown and b"6/6 runs" in shown
+    assert "capturing [" not in done.stdout  # a pipe gets no bar

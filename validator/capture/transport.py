@@ -24,6 +24,7 @@ import subprocess
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterable
 from contextlib import suppress
@@ -59,6 +60,7 @@ class Redactor:
             if len(secret) >= MIN_SECRET:
                 forms.add(secret)
                 forms.add(_json_escaped(secret))
+                forms.add(urllib.parse.quote(secret, safe=""))  # as a URL would carry it
         self.secrets = sorted(forms, key=len, reverse=True)
         self.longest = len(self.secrets[0]) if self.secrets else 0
 
