@@ -717,6 +717,7 @@ def _capture_first(args: Any, config: Any, layout: Any) -> tuple[tuple[str, str,
             overwrite=args.overwrite,
             quiet=args.quiet,
             max_trace_bytes=args.max_trace_bytes,
+            warn=False,  # the run prints the suite's warnings
         )
     )
     return outcome.failures()

@@ -159,6 +159,7 @@ class Answer:
     http_status: int | None = None
     attempts: int = 0
     interrupted: bool = False
+    stderr: str = ""  # a command's: the last lines of its standard error, as a reason says them
 
 
 def fetch(request: Request, limits: Limits) -> Answer:
@@ -434,10 +435,11 @@ def _collect(child: subprocess.Popen[bytes], limits: Limits) -> Answer:
     child.stderr.close()
     if problem is not None:
         return Answer(error=limits.redact(problem), interrupted=problem == "interrupted")
+    tail = limits.redact(_stderr_tail(bytes(err)))
     if code != 0:
         how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        return Answer(error=limits.redact(f"the command {how}{_stderr_tail(bytes(err))}"))
-    return Answer(body=b"".join(out))
+        return Answer(error=limits.redact(f"the command {how}") + tail)
+    return Answer(body=b"".join(out), stderr=tail)
 
 
 def _stderr_tail(data: bytes) -> str:

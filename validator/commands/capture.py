@@ -71,6 +71,7 @@ class CaptureOptions:
     overwrite: bool = False
     quiet: bool = False
     max_trace_bytes: int = DEFAULT_MAX_TRACE_BYTES
+    warn: bool = True  # print the suite's warnings (run --capture: run prints them)
 
 
 @dataclass
@@ -206,7 +207,7 @@ def _suite(options: CaptureOptions) -> tuple[Suite, dict[str, Any]]:
     """The suite (printing its warnings; its errors raise), and the inputs' defaults."""
     folders = spec_folders(options.specs, options.packs)
     loaded = load_suite(find_case_files(options.cases), folders, options.config)
-    for problem in loaded.problems:
+    for problem in loaded.problems if options.warn else ():
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
     errors = [p for p in loaded.problems if p.severity == ERROR]
@@ -370,7 +371,7 @@ class _Capture:
         trace = trace_of(answer.body, self.target.trace, self.limits.redact, what)
         record.note = trace.note
         if trace.text is None:
-            record.status, record.error = FAILED, trace.error
+            record.status, record.error = FAILED, (trace.error or "") + answer.stderr
             return
         try:
             slot.path.parent.mkdir(parents=True, exist_ok=True)
