@@ -28,7 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 CASES = REPO / "cases"
 CASE_IDS = sorted(p.stem for p in CASES.glob("*.yaml"))
 TOKEN = "tok-3f9a1c77e2b04d6a"  # the secret of these tests: never in any output
-BODY = '{"question": "{question}", "session": "eval-{case_id}-{run}", "tags": "{tags}", "note": "{{literal}}"}'
+BODY = (
+    '{"question": "{question}", "session": "eval-{case_id}-{run}", "tags": "{tags}",'
+    ' "note": "{{literal}}", "braced": "{{{case_id}}}", "dollar": "${{not_env}} costs $5"}'
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +113,8 @@ def test_capture_saves_each_trace_where_run_finds_it(
     assert pool["session"] == "eval-connection-pool-exhausted-1"
     assert pool["tags"] == '["mysql","pool","timeout"]'
     assert pool["note"] == "{literal}"
+    assert pool["braced"] == "{connection-pool-exhausted}"
+    assert pool["dollar"] == "${not_env} costs $5"
     assert sent["binlog-disk-full"]["body"]["question"] == "订单库为什么在凌晨变成只读？"
     assert sent["binlog-disk-full"]["headers"]["Authorization"] == f"Bearer {TOKEN}"
     code, out, _ = cli(capsys, "run")
@@ -350,7 +355,10 @@ for path in sorted(pathlib.Path(sys.argv[2]).glob("*.json")):
 """
 
 
-def test_sigint_mid_capture_keeps_only_whole_traces(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_mid_capture_keeps_only_whole_traces(
+    tmp_path: Path, signum: signal.Signals, code: int
+) -> None:
     (tmp_path / "slow.py").write_text(SLOW_SCRIPT, encoding="utf-8")
     (tmp_path / "slow").touch()
     suite(
@@ -369,10 +377,11 @@ def test_sigint_mid_capture_keeps_only_whole_traces(tmp_path: Path) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(list((tmp_path).glob("captured/*/run-*.json"))) < 2:
         time.sleep(0.05)
-    child.send_signal(signal.SIGINT)
+    child.send_signal(signum)
     out, err = child.communicate(timeout=30)
-    assert child.returncode == 130, out + err
-    assert "capture stopped:" in err and "interrupted:" in err
+    assert child.returncode == code, out + err
+    assert "capture stopped:" in err
+    assert ("interrupted:" if code == 130 else "terminated:") in err
     saved = files_under(tmp_path / "captured")
     assert 2 <= len(saved) < 30
     for path in saved:
@@ -413,6 +422,29 @@ def test_an_unset_environment_variable_is_named_before_any_request(
         assert "export DIAG_API_TOKEN=" in err
     assert agent.requests == []
     assert not (tmp_path / "reports").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{question", "a placeholder '{name}' is not closed with '}'"),
+        ("a } b", "a '}' that closes no placeholder: write '}}' for a literal '}'"),
+        ('{"a": 1}', "a placeholder '{name}' needs a name of letters, digits and '_'"),
+        ("${}", "an environment variable '${NAME}' needs a name"),
+        ("${TOKEN", "an environment variable '${NAME}' is not closed"),
+    ],
+)
+def test_a_template_that_cannot_be_read_is_shown_with_a_caret(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    quoted = json.dumps(text)
+    suite(tmp_path, f"  url: http://127.0.0.1:9/ask\n  body: {{q: {quoted}}}\n")
+    code, out, _ = cli(capsys, "lint")
+    assert code == 1
+    line = next(ln for ln in out.splitlines() if "[bad-template]" in ln)
+    assert line.startswith("validator.yaml:5:13: error: target.body.q: " + message), line
+    caret = out.splitlines()[out.splitlines().index(line) + 2]
+    assert caret.strip() == "^"
 
 
 def test_target_mistakes_are_located_lint_errors(
