@@ -636,3 +636,16 @@ def test_a_progress_bar_on_a_terminal_only(agent: Agent, tmp_path: Path) -> None
     assert done.returncode == 0
     assert b"capturing [" in shown and b"6/6 runs" in shown
     assert "capturing [" not in done.stdout  # a pipe gets no bar
+
+
+def test_retry_after_is_read_as_seconds_or_an_http_date() -> None:
+    from validator.capture.transport import retry_after
+
+    now = 1_445_412_480.0  # Wed, 21 Oct 2015 07:28:00 GMT
+    assert retry_after("3", now) == 3.0
+    assert retry_after(" 1.5 ", now) == 1.5
+    assert retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now) == 30.0
+    assert retry_after("Wed, 21 Oct 2015 07:27:00 GMT", now) == 0.0  # in the past: now
+    assert retry_after("-5", now) == 0.0
+    assert retry_after("soon", now) is None  # unreadable: the backoff applies
+    assert retry_after(None, now) is None
