@@ -120,6 +120,7 @@ def test_schema_config_prints_the_config_schema() -> None:
         "checks",
         "tools",
         "traces",
+        "target",
     }
     assert "case_id" in schema["properties"]["traces"]["properties"]
 

@@ -39,6 +39,7 @@ Validate saved LLM-agent diagnosis traces against YAML cases, offline and determ
   python -m validator explain CASE_ID     show how a case's checks were decided, step by step
   python -m validator schema case         print the JSON Schema of a case file
   python -m validator init                write a starter suite (validator.yaml, a case, a trace)
+  python -m validator capture             ask the agent (validator.yaml's target) for traces
 
 A suite's layout can be written once in validator.yaml (read from the working folder, or
 given with --config FILE); command-line flags override it.
@@ -275,6 +276,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
     )
+    run.add_argument(
+        "--capture",
+        action="store_true",
+        help="first capture the missing traces from the config's target (as `capture` does,"
+        " with --repeat, --overwrite, --case and --tag), then run on what was captured; a"
+        " failed capture is that run's error",
+    )
+    _capture_arguments(run, with_selection=False)
     _merge_parser(sub)
 
     lint = sub.add_parser(
@@ -356,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _query_parser(sub, common)
     _explain_parser(sub, common)
+    _capture_parser(sub, common)
 
     init = sub.add_parser(
         "init",
@@ -536,6 +546,97 @@ def _explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     )
 
 
+def _capture_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    capture = sub.add_parser(
+        "capture",
+        parents=[common],
+        help="ask the agent (the config's target) for a trace per case and run",
+        description="Send one request per selected case and run to the suite config's"
+        " target (an HTTP endpoint or a command) and save each trace atomically where run"
+        " finds it: FIXTURES/<id>.json, or FIXTURES/<id>/run-1.json ... run-K.json with"
+        " --repeat K. Saved traces are kept (a second capture does only the missing runs)"
+        " unless --overwrite. Writes a log, OUT/capture.json.",
+        epilog=(
+            "examples:\n"
+            "  DIAG_API_TOKEN=... python -m validator capture\n"
+            "  python -m validator capture --repeat 5 --tag smoke\n"
+            "  python -m validator run --capture --repeat 3 --format json,junit\n"
+            "\n"
+            "exit codes: 0 every run captured (or saved before); 1 some captures failed;\n"
+            "            2 bad config or usage (nothing sent); 130/143 interrupted: the traces\n"
+            "            saved are whole and kept, none is partial\n"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    capture.add_argument(
+        "--cases", default=None, metavar="PATH", help="case folder or file (default: the config's)"
+    )
+    capture.add_argument(
+        "--specs",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="spec folder, as for run (their inputs are case keys a template may name)",
+    )
+    capture.add_argument(
+        "--fixtures",
+        default=None,
+        metavar="DIR",
+        help="the folder traces are saved in (default: the config's fixtures, else fixtures/)",
+    )
+    capture.add_argument(
+        "--out",
+        default="reports",
+        metavar="DIR",
+        help="where the log capture.json is written (default: reports/)",
+    )
+    capture.add_argument(
+        "--case",
+        dest="case_patterns",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="capture only this case; a glob like 'mysql-*' is allowed; repeatable",
+    )
+    capture.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="capture only cases with this tag; repeatable",
+    )
+    capture.add_argument(
+        "--max-trace-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_TRACE_BYTES,
+        metavar="N",
+        help="an answer larger than this fails its run, unread past N (default: 64 MiB)",
+    )
+    capture.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
+    )
+    _capture_arguments(capture, with_selection=True)
+
+
+def _capture_arguments(parser: argparse.ArgumentParser, with_selection: bool) -> None:
+    """--repeat and --overwrite, for capture and run --capture."""
+    parser.add_argument(
+        "--repeat",
+        type=_positive_int,
+        default=None,
+        metavar="K",
+        help="capture K runs of each case, FIXTURES/<id>/run-1.json ... run-K.json"
+        " (default: 1, FIXTURES/<id>.json)" + ("" if with_selection else "; with --capture"),
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="capture every run again, replacing saved traces (default: keep them and"
+        " capture only the missing runs)" + ("" if with_selection else "; with --capture"),
+    )
+
+
 def _reliability_arguments(run: argparse.ArgumentParser) -> None:
     """run's flags for repeated runs, quarantine, metric gates and CI annotations."""
     from .commands.gating import parse_ks, parse_limit_arg
@@ -686,6 +787,11 @@ def _command(args: Any) -> int:
         from .commands.init import cmd_init
 
         return cmd_init(args)
+    if args.command == "capture":
+        from .commands.capture import cmd_capture
+
+        args.repeat = args.repeat or 1
+        return cmd_capture(args)
     return cmd_schema(args)
 
 
@@ -703,11 +809,11 @@ def _dispatch(args: Any) -> int:
         return EXIT_USAGE
     except Terminated:
         _stop_workers()
-        print("terminated: no report was written", file=sys.stderr)
+        print(f"terminated: {_what_was_kept(args)}", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         _stop_workers()
-        print("interrupted: no report was written", file=sys.stderr)
+        print(f"interrupted: {_what_was_kept(args)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_FAILED
@@ -718,6 +824,14 @@ def _dispatch(args: Any) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+def _what_was_kept(args: Any) -> str:
+    if args.command == "capture":
+        return "the traces saved are whole and kept; none is partial"
+    if getattr(args, "capture", False):
+        return "no report was written; the traces captured are whole and kept"
+    return "no report was written"
 
 
 def cmd_schema(args: Any) -> int:
@@ -744,10 +858,16 @@ def cmd_run(args: Any) -> int:
             "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
             " to know what regressed"
         )
+    if not args.capture and (args.repeat is not None or args.overwrite):
+        flag = "--repeat" if args.repeat is not None else "--overwrite"
+        raise UsageError(
+            f"{flag} is a capture option", "add --capture, or run `python -m validator capture`"
+        )
     config = read_config(args)
     if config is not None and config.errors:
         raise ProblemsFound(config.errors)  # nothing is evaluated with a broken config
     layout = resolve(args, config)
+    failures = _capture_first(args, config, layout) if args.capture else ()
     if args.max_regression and not args.baseline:
         raise UsageError(
             "--max-regression needs --baseline PATH (the report.json of an earlier run)"
@@ -777,5 +897,37 @@ def cmd_run(args: Any) -> int:
         max_regression=tuple(args.max_regression),
         annotations=args.annotations,
         shard=args.shard,
+        capture_failures=failures,
     )
     return execute_run(options)
+
+
+def _capture_first(args: Any, config: Any, layout: Any) -> tuple[tuple[str, str, str], ...]:
+    """run --capture: the capture (its errors raise: exit 2, nothing evaluated), and the
+    runs that failed to capture."""
+    from .commands.capture import CaptureOptions, execute_capture
+
+    if config is None:
+        raise UsageError(
+            "run --capture needs a suite config with a target: there is no validator.yaml here",
+            "write one with a `target:` naming your agent, or pass --config FILE",
+        )
+    outcome = execute_capture(
+        CaptureOptions(
+            config=config,
+            cases=layout.cases,
+            specs=layout.specs,
+            packs=layout.packs,
+            fixtures=layout.fixtures,
+            out=Path(args.out),
+            traces=layout.traces,
+            repeat=args.repeat or 1,
+            case_patterns=tuple(args.case_patterns),
+            tags=tuple(args.tags),
+            overwrite=args.overwrite,
+            quiet=args.quiet,
+            max_trace_bytes=args.max_trace_bytes,
+            warn=False,  # the run prints the suite's warnings
+        )
+    )
+    return outcome.failures()

@@ -358,9 +358,30 @@ CODES: dict[str, Code] = {
         Code(
             "bad-template",
             ERROR,
-            "a `traces.case_id` template that cannot be read",
+            "a template (`traces.case_id`, a `target:` text) that cannot be read",
             '`case_id: "{file_stem-{$.id}"`',
             '`case_id: "{file_stem}-{$.id}"`',
+        ),
+        Code(
+            "unknown-placeholder",
+            ERROR,
+            "a `target:` template names a placeholder that is no case key",
+            '`body: {q: "{qestion}"}`',
+            '`body: {q: "{question}"}` (or `{{` for a literal brace)',
+        ),
+        Code(
+            "target-shape",
+            ERROR,
+            "a `target:` with both url and command, neither, or a key its kind does not use",
+            "`command: [...]` with `headers:`",
+            "`url:` with `headers:`, or `command:` alone",
+        ),
+        Code(
+            "tls-unverified",
+            WARNING,
+            "a `target:` that does not check the agent's TLS certificate",
+            "`verify: false`",
+            "remove it once the agent has a valid certificate",
         ),
         Code(
             "no-fixture",

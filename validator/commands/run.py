@@ -36,6 +36,7 @@ from ..report.document import Report, build_report
 from ..report.gate import exit_decision
 from ..report.regression import MetricLimit
 from ..report.shard import Shard
+from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
@@ -70,6 +71,9 @@ class RunOptions:
     max_regression: tuple[MetricLimit, ...] = ()
     annotations: bool | None = None  # None: when GITHUB_ACTIONS=true
     shard: Shard | None = None  # --shard I/N: this shard's cases only, and a shard file
+    # run --capture: the runs whose capture failed, (case id, fixture, why): each is a run
+    # in error, in place of any older trace left at its fixture.
+    capture_failures: tuple[tuple[str, str, str], ...] = ()
 
 
 def load_checked(
@@ -165,7 +169,16 @@ class ProgressBar:
     """`evaluating [#####-----] 412/1000` on one terminal line, redrawn at most 10 times a
     second and erased when done."""
 
-    def __init__(self, total: int, stream: TextIO, width: int = 30) -> None:
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO,
+        width: int = 30,
+        label: str = "evaluating",
+        unit: str = "traces",
+    ) -> None:
+        self.label = label
+        self.unit = unit
         self.total = max(total, 1)
         self.stream = stream
         self.width = width
@@ -180,8 +193,8 @@ class ProgressBar:
         fraction = min(done / self.total, 1.0)
         filled = int(self.width * fraction)
         line = (
-            f"evaluating [{'#' * filled}{'-' * (self.width - filled)}]"
-            f" {done}/{self.total} traces {fraction * 100:3.0f}%"
+            f"{self.label} [{'#' * filled}{'-' * (self.width - filled)}]"
+            f" {done}/{self.total} {self.unit} {fraction * 100:3.0f}%"
         )
         self.stream.write("\r" + line)
         self.stream.flush()
@@ -319,6 +332,21 @@ def no_run_reason(options: RunOptions, traces: Traces) -> str:
     return "no trace was evaluated for this case"
 
 
+def with_capture_failures(
+    runs: Iterable[RunResult], failures: tuple[tuple[str, str, str], ...]
+) -> Iterator[RunResult]:
+    """The runs, each failed capture a run in error (not a silent not_run), replacing an
+    older trace left at its place (--overwrite keeps the old file when a capture fails)."""
+    failed = {fixture for _, fixture, _ in failures}
+    for run in runs:
+        if (run.source or run.fixture) not in failed:
+            yield run
+    for case_id, fixture, reason in failures:
+        yield RunResult(
+            case_id, RUN_ERROR, error_reason=f"capture failed: {reason}", fixture=fixture
+        )
+
+
 def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
@@ -347,6 +375,8 @@ def execute_run(options: RunOptions) -> int:
             progress=bar,
             settings=options.traces,
         )
+        if options.capture_failures:
+            runs = with_capture_failures(runs, options.capture_failures)
         cases, unmatched = group_results(
             suite,
             left_out.watch(runs),

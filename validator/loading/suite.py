@@ -26,6 +26,7 @@ from .cases import ID_PATTERN, build_case, case_problems
 from .config import Config
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
+from .target import placeholder_problems
 from .tools import ToolName, marked_inputs, tool_names, undeclared_tools
 from .yamlfile import Position, YamlDocument, load_yaml
 
@@ -296,6 +297,9 @@ def load_suite(
     names, tools, tools_from = _tools(loaded.all_docs, specs, config)
     if tools is not None:
         problems += undeclared_tools(names, tools, tools_from)
+    if config is not None and config.doc is not None and config.target_templates:
+        # A placeholder must name a case key, and the specs say which keys cases have.
+        problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)

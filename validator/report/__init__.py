@@ -161,6 +161,21 @@ def _write_temp(
         os.fsync(handle.fileno())
 
 
+def write_file(target: Path, text: str) -> None:
+    """Write one file as the reports are written: to a temporary file beside it, then
+    renamed into place, so the file is whole or as it was (a trace `capture` saves, its
+    log). Raises OSError, after removing the temporary file."""
+    temps: list[str] = []
+    try:
+        _write_temp(target.name, lambda: [text], target.parent, temps)
+        with signals_held():
+            os.replace(temps[0], target)
+            temps.clear()
+    except BaseException:  # SIGTERM and Ctrl-C too: no temporary file stays
+        _remove(temps)
+        raise
+
+
 def _move_into_place(pairs: list[tuple[str, Path]]) -> None:
     """Rename every temporary file onto its target, or none.
 
