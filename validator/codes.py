@@ -327,9 +327,17 @@ CODES: dict[str, Code] = {
         Code(
             "bad-template",
             ERROR,
-            "a `traces.case_id` template that cannot be read",
+            "a template (`traces.case_id`, a spec's `message`) that cannot be read",
             '`case_id: "{file_stem-{$.id}"`',
             '`case_id: "{file_stem}-{$.id}"`',
+        ),
+        Code(
+            "unknown-placeholder",
+            ERROR,
+            "a spec's `message` names a placeholder that is not one, or that its predicate"
+            " does not give",
+            "`message: the answer lacks {mising}`",
+            "`message: the answer lacks {missing}`",
         ),
         Code(
             "no-fixture",
