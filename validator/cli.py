@@ -460,6 +460,8 @@ def _stop_workers() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    args.long_options = _long_options(parser, args.command)
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
@@ -490,18 +492,16 @@ def _dispatch(args: Any) -> int:
             return _command(args)
     except UsageError as exc:
         print(f"error: {exc.cli_text()}", file=sys.stderr)
-        return EXIT_USAGE
     except ProblemsFound as exc:
         for problem in exc.problems:
             print(problem.format(), file=sys.stderr)
-        return EXIT_USAGE
     except Terminated:
         _stop_workers()
-        print("terminated: no report was written", file=sys.stderr)
+        print(f"terminated: {_no_report(args)}", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         _stop_workers()
-        print("interrupted: no report was written", file=sys.stderr)
+        print(f"interrupted: {_no_report(args)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_FAILED
@@ -511,7 +511,18 @@ def _dispatch(args: Any) -> int:
             f"internal error (a bug in trace-validator {__version__}, please report it): {detail}",
             file=sys.stderr,
         )
-        return EXIT_USAGE
+    if args.command == "run":  # the run could not be done: say so last, and what is stale
+        print(_no_report(args), file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _no_report(args: Any) -> str:
+    """For `run`: that no report was written and what the output folder holds instead."""
+    if args.command != "run":
+        return "no report was written"
+    from .commands.run import no_report_line
+
+    return no_report_line(Path(args.out))
 
 
 def cmd_schema(args: Any) -> int:
@@ -531,7 +542,7 @@ def cmd_schema(args: Any) -> int:
 
 def cmd_run(args: Any) -> int:
     from .commands.layout import read_config, resolve
-    from .commands.run import RunOptions, execute_run
+    from .commands.run import RunOptions, command_line, execute_run
 
     if args.fail_on == "regression" and not args.baseline:
         raise UsageError(
@@ -570,5 +581,22 @@ def cmd_run(args: Any) -> int:
         quarantine=Path(args.quarantine) if args.quarantine else None,
         max_regression=tuple(args.max_regression),
         annotations=args.annotations,
+        command=command_line(args.argv, _program(), args.long_options),
     )
     return execute_run(options)
+
+
+def _long_options(parser: argparse.ArgumentParser, command: str | None) -> list[str]:
+    """Every long option of `command`, to tell which one an abbreviation stands for."""
+    for action in parser._actions:  # argparse keeps its subcommands nowhere public
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub = action.choices[command]
+            return [s for a in sub._actions for s in a.option_strings if s.startswith("--")]
+    return []
+
+
+def _program() -> str:
+    """How the user started the tool, for the command line the reports show."""
+    return (
+        "trace-validator" if Path(sys.argv[0]).name == "trace-validator" else "python -m validator"
+    )

@@ -201,8 +201,9 @@ class _SpecChecker:
         parsed = parse_template(text["message"])
         where = (*path, "message")
         if isinstance(parsed, TemplateError):
-            token = text["message"][parsed.offset : parsed.offset + 20].split("}")[0]
-            self._add_at(where, token, "bad-template", f"message: {parsed.message}")
+            token = re.match(r"\{[^\s{}]*\}?", text["message"][parsed.offset :])
+            found = token.group() if token else ""
+            self._add_at(where, found, "bad-template", f"message: {parsed.message}")
             return
         reported: set[str] = set()
         for name in parsed.fields:
