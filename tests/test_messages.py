@@ -176,6 +176,16 @@ def test_a_broken_case_file_ends_with_the_same_line(ws: Workspace) -> None:
     assert result.err.splitlines()[-1].startswith("no report was written (")
 
 
+def test_a_flag_argparse_refuses_ends_with_the_same_line(ws: Workspace) -> None:
+    ws.out.mkdir()
+    (ws.out / "report.md").write_text("# an older report\n", "utf-8")
+    result = ws.run("--jobs", "0")  # ws.run passes --out reports
+    assert result.code == 2 and "--jobs: must be at least 1" in result.err
+    assert result.err.splitlines()[-1].startswith(
+        "no report was written; reports still holds the reports of an earlier run (report.md,"
+    )
+
+
 def test_the_reports_state_when_and_by_which_command_they_were_made(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:

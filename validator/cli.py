@@ -459,8 +459,16 @@ def _stop_workers() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(given)
+    except SystemExit as exc:  # a usage error argparse reports (exit 2), or --help (exit 0)
+        if exc.code == EXIT_USAGE and given[:1] == ["run"]:
+            from .commands.run import no_report_line
+
+            print(no_report_line(Path(_out_given(given))), file=sys.stderr)
+        raise
+    args.argv = given
     args.long_options = _long_options(parser, args.command)
     if args.command is None:
         parser.print_help()
@@ -584,6 +592,16 @@ def cmd_run(args: Any) -> int:
         command=command_line(args.argv, _program(), args.long_options),
     )
     return execute_run(options)
+
+
+def _out_given(argv: list[str]) -> str:
+    """The --out of a command line argparse could not read (the default when not found)."""
+    for at, token in enumerate(argv):
+        if token.startswith("--out="):
+            return token[len("--out=") :]
+        if token == "--out" and at + 1 < len(argv):
+            return argv[at + 1]
+    return "reports"
 
 
 def _long_options(parser: argparse.ArgumentParser, command: str | None) -> list[str]:

@@ -335,7 +335,7 @@ class _SpecChecker:
                 f"only the spec with id '{FIELDS_SPEC_ID}' may have 'fields':"
                 f" write 'id: {FIELDS_SPEC_ID}', or remove 'fields' and write a check",
             )
-        for key in (k for k in _CHECK_KEYS if k in data):
+        for key in (k for k in (*_CHECK_KEYS, "message") if k in data):
             self._add(
                 (key,),
                 "spec-shape",
