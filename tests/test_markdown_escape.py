@@ -170,3 +170,14 @@ def test_the_report_shows_words_as_they_are(ws: Workspace) -> None:
     assert "Reason: 1 check(s) failed: keyword-coverage" in md
     assert "the answer does not mention: create_index (1 of 2" in md
     assert "\\_" not in md and "\\(" not in md
+
+
+@pytest.mark.parametrize(
+    "command", ["python -m validator run", "run --case 'a`b'", "`x`", "run --tag ``two``"]
+)
+def test_the_command_line_is_one_literal_code_span(command: str) -> None:
+    from validator.report.markdown import code_span
+
+    children = _inline_tokens(_parser().parse(f"Command: {code_span(command)}\n"))[0]
+    assert [t.type for t in children] == ["text", "code_inline"]
+    assert children[1].content == command
