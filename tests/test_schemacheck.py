@@ -477,7 +477,13 @@ PARAMS = mostly(
 TEXT = mostly(good_text)
 GUARD = {"query": QUERY, "predicate": PREDICATE}
 CONDITION = mostly(mapping(GUARD, {"params": PARAMS}))
-CHECK = {"params": PARAMS, "when": CONDITION, "unless": CONDITION, "skip_reason": TEXT}
+CHECK = {
+    "params": PARAMS,
+    "when": CONDITION,
+    "unless": CONDITION,
+    "skip_reason": TEXT,
+    "message": TEXT,
+}
 CLAUSE = mostly(mapping(GUARD, {**CHECK, "name": TEXT}))
 FIELDS = ("case_id", "verdict", "tool_calls", "tool_call_matches", "duration_ms")
 SPEC_REQUIRED = {"id": mostly(good_id), "description": TEXT}

@@ -754,7 +754,17 @@ def _stop_workers() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(given)
+    except SystemExit as exc:  # a usage error argparse reports (exit 2), or --help (exit 0)
+        if exc.code == EXIT_USAGE and given[:1] == ["run"]:
+            from .commands.run import no_report_line
+
+            print(no_report_line(Path(_out_given(given))), file=sys.stderr)
+        raise
+    args.argv = given
+    args.long_options = _long_options(parser, args.command)
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
@@ -802,18 +812,16 @@ def _dispatch(args: Any) -> int:
             return _command(args)
     except UsageError as exc:
         print(f"error: {exc.cli_text()}", file=sys.stderr)
-        return EXIT_USAGE
     except ProblemsFound as exc:
         for problem in exc.problems:
             print(problem.format(), file=sys.stderr)
-        return EXIT_USAGE
     except Terminated:
         _stop_workers()
-        print(f"terminated: {_what_was_kept(args)}", file=sys.stderr)
+        print(f"terminated: {_no_report(args)}", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         _stop_workers()
-        print(f"interrupted: {_what_was_kept(args)}", file=sys.stderr)
+        print(f"interrupted: {_no_report(args)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_FAILED
@@ -823,7 +831,18 @@ def _dispatch(args: Any) -> int:
             f"internal error (a bug in trace-validator {__version__}, please report it): {detail}",
             file=sys.stderr,
         )
-        return EXIT_USAGE
+    if args.command == "run":  # the run could not be done: say so last, and what is stale
+        print(_no_report(args), file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _no_report(args: Any) -> str:
+    """For `run`: that no report was written and what the output folder holds instead."""
+    if args.command != "run":
+        return "no report was written"
+    from .commands.run import no_report_line
+
+    return no_report_line(Path(args.out))
 
 
 def _what_was_kept(args: Any) -> str:
@@ -851,7 +870,7 @@ def cmd_schema(args: Any) -> int:
 
 def cmd_run(args: Any) -> int:
     from .commands.layout import read_config, resolve
-    from .commands.run import RunOptions, execute_run
+    from .commands.run import RunOptions, command_line, execute_run
 
     if args.fail_on == "regression" and not args.baseline:
         raise UsageError(
@@ -898,6 +917,7 @@ def cmd_run(args: Any) -> int:
         annotations=args.annotations,
         shard=args.shard,
         capture_failures=failures,
+        command=command_line(args.argv, _program(), args.long_options),
     )
     return execute_run(options)
 
@@ -931,3 +951,29 @@ def _capture_first(args: Any, config: Any, layout: Any) -> tuple[tuple[str, str,
         )
     )
     return outcome.failures()
+
+
+def _out_given(argv: list[str]) -> str:
+    """The --out of a command line argparse could not read (the default when not found)."""
+    for at, token in enumerate(argv):
+        if token.startswith("--out="):
+            return token[len("--out=") :]
+        if token == "--out" and at + 1 < len(argv):
+            return argv[at + 1]
+    return "reports"
+
+
+def _long_options(parser: argparse.ArgumentParser, command: str | None) -> list[str]:
+    """Every long option of `command`, to tell which one an abbreviation stands for."""
+    for action in parser._actions:  # argparse keeps its subcommands nowhere public
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub = action.choices[command]
+            return [s for a in sub._actions for s in a.option_strings if s.startswith("--")]
+    return []
+
+
+def _program() -> str:
+    """How the user started the tool, for the command line the reports show."""
+    return (
+        "trace-validator" if Path(sys.argv[0]).name == "trace-validator" else "python -m validator"
+    )

@@ -358,16 +358,18 @@ CODES: dict[str, Code] = {
         Code(
             "bad-template",
             ERROR,
-            "a template (`traces.case_id`, a `target:` text) that cannot be read",
+            "a template (`traces.case_id`, a `target:` text, a spec's `message`) that cannot be"
+            " read",
             '`case_id: "{file_stem-{$.id}"`',
             '`case_id: "{file_stem}-{$.id}"`',
         ),
         Code(
             "unknown-placeholder",
             ERROR,
-            "a `target:` template names a placeholder that is no case key",
-            '`body: {q: "{qestion}"}`',
-            '`body: {q: "{question}"}` (or `{{` for a literal brace)',
+            "a template names a placeholder that is not one: a `target:` text naming no case"
+            " key, or a spec's `message` naming one its predicate does not give",
+            '`body: {q: "{qestion}"}`; `message: the answer lacks {mising}`',
+            '`body: {q: "{question}"}`; `message: the answer lacks {missing}`',
         ),
         Code(
             "target-shape",

@@ -89,7 +89,25 @@ class Condition:
     fixed: dict[str, Any]
     unbound: tuple[Unbound, ...]
     per_case: bool
-    where: str  # the JSONPath text every message of this condition starts with
+    where: str  # the JSONPath text (or texts) of the queries, as written
+    # Where the values were read, as it follows every message: "(read from $.finalAnswer;
+    # other from $.executorAnswer)" (parameters read from the trace are named too).
+    read: str = ""
+
+
+@dataclass(frozen=True)
+class Template:
+    """A spec author's sentence for a failed check, `message:` in the spec file.
+
+    `parts` alternate literal text and placeholder names: ("text", "the answer lacks "),
+    ("field", "missing"); `{{` and `}}` are already literal braces."""
+
+    text: str  # as written
+    parts: tuple[tuple[str, str], ...]
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(value for kind, value in self.parts if kind == "field")
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,6 +117,7 @@ class Clause:
     when: Condition | None = None
     unless: Condition | None = None
     skip_reason: str | None = None
+    message: Template | None = None  # the clause's own, else the spec's
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,6 +26,9 @@ class ClauseResult:
     details: dict[str, Any] | None = (
         None  # coverage figures and the like, when the predicate has any
     )
+    # True when `message` is the spec author's sentence (a `message:` template): it says
+    # what is wrong by itself, so a check of several clauses does not prefix it with the name.
+    worded: bool = False
 
 
 @dataclass(slots=True)

@@ -35,6 +35,12 @@ from ..version import __version__
 from .gating import annotation_lines
 
 
+def shard_reports_unmatched(shard: Shard | None) -> bool:
+    """Whether this run lists the traces that match no case: every run but shards 2..N
+    (shard 1 lists them, so that a merge lists each once)."""
+    return shard is None or shard.index == 1
+
+
 def shard_suite(suite: Suite, shard: Shard | None) -> Suite:
     """The cases of this shard (the whole suite without --shard)."""
     if shard is None:

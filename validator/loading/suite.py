@@ -292,14 +292,10 @@ def load_suite(
     loaded = _read_cases(cases, specs, verdicts, default_checks)
     problems = specs.problems + loaded.problems
     problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
-    if config is not None and config.doc is not None and default_checks:
-        problems += reference_problems([config.doc], specs.specs, specs.broken)
+    problems += _config_problems(config, specs)
     names, tools, tools_from = _tools(loaded.all_docs, specs, config)
     if tools is not None:
         problems += undeclared_tools(names, tools, tools_from)
-    if config is not None and config.doc is not None and config.target_templates:
-        # A placeholder must name a case key, and the specs say which keys cases have.
-        problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)
@@ -320,6 +316,19 @@ def load_suite(
     if not has_errors(problems) and fields is not None:
         result.suite = Suite(loaded.cases, specs.specs, fields, default_checks)
     return result
+
+
+def _config_problems(config: Config | None, specs: Specs) -> list[Problem]:
+    """What the suite config gets wrong about the specs: default checks naming no check
+    spec, and `target:` placeholders naming no case key (the specs say which keys exist)."""
+    if config is None or config.doc is None:
+        return []
+    problems: list[Problem] = []
+    if config.checks:
+        problems += reference_problems([config.doc], specs.specs, specs.broken)
+    if config.target_templates:
+        problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
+    return problems
 
 
 def _tools(
