@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import run_cli
+from conftest import GOOD_CASE, Workspace, good_trace, run_cli
 
 DATA = Path(os.environ["TRACE_DATA"]) if os.environ.get("TRACE_DATA") else None
 LANGFUSE = "langfuse-traces"
@@ -233,3 +233,35 @@ def test_the_llm_budget_warning_reports_without_failing(tmp_path: Path) -> None:
     assert "## Warnings" in md and "llama\\_index.json: **agent-max-llm-calls** (warning)" in md
     code, report, _ = _run(tmp_path, "--fail-severity", "warning")
     assert code == 1 and report["cases"][0]["status"] == "fail"
+
+
+# --------------------------------------------------------------------------------------------
+# The diagnosis pack's optional tool and time keys (the reference trace fields)
+
+
+@pytest.mark.parametrize(
+    ("key", "good", "bad", "check"),
+    [
+        ("forbidden_tools", ["shell"], ["mysql_explain"], "forbidden-tools"),
+        (
+            "tool_order",
+            ["mysql_slow_log", "mysql_explain"],
+            ["mysql_explain", "mysql_slow_log"],
+            "tool-order",
+        ),
+        ("max_tool_calls", 2, 1, "max-tool-calls"),
+        ("max_duration_ms", 1200, 1199.5, "max-duration-ms"),
+    ],
+)
+def test_the_diagnosis_pack_checks_the_optional_tool_keys(
+    ws: Workspace, key: str, good: Any, bad: Any, check: str
+) -> None:
+    ws.case(dict(GOOD_CASE, **{key: good}))
+    ws.case(dict(GOOD_CASE, id="bad", **{key: bad}))
+    ws.trace("db-slow", good_trace())  # two calls, slow log then explain, 1200 ms
+    ws.trace("bad", good_trace("bad"))
+    assert ws.run().code == 1
+    assert ws.case_result()["status"] == "pass"
+    assert _check(ws.case_result(), check)["status"] == "pass"
+    bad_row = ws.case_result("bad")
+    assert [f["check"] for f in bad_row["failed_checks"]] == [check]
