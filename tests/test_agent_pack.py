@@ -265,3 +265,17 @@ def test_the_diagnosis_pack_checks_the_optional_tool_keys(
     assert _check(ws.case_result(), check)["status"] == "pass"
     bad_row = ws.case_result("bad")
     assert [f["check"] for f in bad_row["failed_checks"]] == [check]
+
+
+def test_min_answer_keywords_above_the_entries_is_a_located_error(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "validator.yaml").write_text("packs: [agent]\ncases: cases\n", "utf-8")
+    (tmp_path / "cases" / "c.yaml").write_text(
+        "id: c\nanswer_keywords: [Tokyo, [sunny, 晴]]\nmin_answer_keywords: 3\n", "utf-8"
+    )
+    lint = run_cli("lint", cwd=tmp_path)
+    assert lint.code == 1
+    assert (
+        "cases/c.yaml:3:22: error: min_answer_keywords 3 is more than the 2 answer_keywords"
+        " entries: write at most 2, or add keywords [coverage-too-high]" in lint.out
+    ), lint.out

@@ -172,7 +172,7 @@ CODES: dict[str, Code] = {
         Code(
             "coverage-too-high",
             ERROR,
-            "min_keyword_coverage asks for more entries than there are",
+            "min_keyword_coverage (or min_answer_keywords) asks for more entries than there are",
             "`min_keyword_coverage: 3` with 2 keyword entries",
             "`min_keyword_coverage: 2`",
         ),

@@ -33,7 +33,22 @@ def plan_problems(
         *_overrides(doc, plan, specs, broken),
         *_missing_inputs(doc, specs),
         *_vacuous(doc, plan),
+        *_answer_keywords(doc),
     ]
+
+
+def _answer_keywords(doc: YamlDocument) -> list[Problem]:
+    """min_answer_keywords (a count) asks for no more entries than answer_keywords has."""
+    need, entries = doc.data.get("min_answer_keywords"), doc.data.get("answer_keywords")
+    if not isinstance(need, int) or isinstance(need, bool) or not isinstance(entries, list):
+        return []  # absent, or the schema reports its type
+    if not entries or need <= len(entries):
+        return []
+    message = (
+        f"min_answer_keywords {need} is more than the {len(entries)} answer_keywords entries:"
+        f" write at most {len(entries)}, or add keywords"
+    )
+    return [doc.problem(("min_answer_keywords",), ERROR, "coverage-too-high", message)]
 
 
 def _overrides(
