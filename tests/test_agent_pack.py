@@ -279,3 +279,22 @@ def test_min_answer_keywords_above_the_entries_is_a_located_error(tmp_path: Path
         "cases/c.yaml:3:22: error: min_answer_keywords 3 is more than the 2 answer_keywords"
         " entries: write at most 2, or add keywords [coverage-too-high]" in lint.out
     ), lint.out
+
+
+def test_agent_tool_keys_are_checked_against_the_suite_tools(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "validator.yaml").write_text(
+        'packs: [agent]\ncases: cases\ntools: [get_weather, search, "fs_*"]\n', "utf-8"
+    )
+    (tmp_path / "cases" / "c.yaml").write_text(
+        "id: c\nrequired_tools: [get_weather]\ntool_order: [serch]\n"
+        'allowed_tools: ["fs_*", search]\nforbidden_tools: [Search]\n',
+        "utf-8",
+    )
+    lint = run_cli("lint", cwd=tmp_path)
+    assert lint.code == 1
+    problems = [line for line in lint.out.splitlines() if "[undeclared-tool]" in line]
+    assert len(problems) == 2, lint.out
+    assert problems[0].startswith("cases/c.yaml:3:14: error: tool_order: 'serch'")
+    assert "did you mean 'search'?" in problems[0]
+    assert problems[1].startswith("cases/c.yaml:5:19: error: forbidden_tools: 'Search'")

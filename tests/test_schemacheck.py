@@ -507,6 +507,7 @@ SPEC_OPTIONAL = {
     "verdicts": mostly(st.lists(TEXT, max_size=3)),
     "severity": mostly(st.sampled_from(["error", "warning", "info", "warn"])),
     "when_input": mostly(st.sampled_from(["max_turns", "tools", "Bad Name"])),
+    "tools": mostly(st.lists(TEXT, max_size=3)),
     "inputs": mostly(
         st.dictionaries(
             st.sampled_from(["max_turns", "tools", "Bad Name"]),
@@ -619,6 +620,7 @@ SYNTHETIC: list[Any] = [
     {"exclusiveMaximum": INF},
     {"minItems": 1},
     {"maxItems": 1},
+    {"type": "array", "items": {"type": "string"}, "x-tool-names": True},  # an annotation
     {"items": {"type": "integer"}},
     {"items": False},
     {"items": True},

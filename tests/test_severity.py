@@ -65,6 +65,11 @@ def test_a_failed_warning_is_reported_and_does_not_fail_the_case(ws: Workspace) 
     assert '<span class="sev">warning</span>' in (ws.out / "report.html").read_text("utf-8")
     report = ws.report()
     assert not list(build_validator(load_schema("report")).iter_errors(report))
+    explain = run_cli(
+        "explain", "db-slow", "--cases", str(ws.cases), "--fixtures", str(ws.fixtures), cwd=ws.root
+    )
+    assert explain.code == 0
+    assert "check keyword-coverage: FAIL (warning: does not fail the case)" in explain.out
 
 
 def test_fail_severity_warning_makes_a_failed_warning_fail_the_case(ws: Workspace) -> None:

@@ -1,4 +1,4 @@
-"""Command line: `python -m validator run | lint | schema`.
+"""Command line: `python -m validator run | lint | query | explain | schema | init`.
 
 Exit codes (CI relies on them): 0 everything passed; 1 a case did not pass (or lint found
 errors); 2 a usage error or an invalid case/spec file. Nothing here prints a traceback: an
@@ -34,6 +34,8 @@ Validate saved LLM-agent diagnosis traces against YAML cases, offline and determ
 
   python -m validator run                 evaluate fixtures/ against cases/, write reports/
   python -m validator lint                check case and spec files like a compiler
+  python -m validator query JSONPATH F... print what a JSONPath finds in traces
+  python -m validator explain CASE_ID     show how a case's checks were decided, step by step
   python -m validator schema case         print the JSON Schema of a case file
   python -m validator init                write a starter suite (validator.yaml, a case, a trace)
 
@@ -350,6 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
         " (default: specs/ when it exists)",
     )
 
+    _query_parser(sub, common)
+    _explain_parser(sub, common)
+
     init = sub.add_parser(
         "init",
         help="write a starter suite: validator.yaml, a case and its trace",
@@ -359,6 +364,119 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")
     return parser
+
+
+QUERY_EPILOG = """\
+examples:
+  python -m validator query '$.toolInvocations[*].toolName' fixtures/mysql-slow-query.json
+  python -m validator query '$.view.tool_calls[*].name' fixtures/*.json
+  python -m validator query --config examples/tau2-bench '$.view.final_answer' results.json
+  python -m validator query --json '$.finalAnswer' export.jsonl | jq '.matches[].value'
+
+each trace is read as run reads it: a JSON Lines file or a file split by the config's
+traces.split gives one block per trace (file:LINE, file#N); $.view is made by the
+configured adapter (traces.view) or the detected one.
+
+exit codes: 0 something matched; 1 nothing matched in any trace; 2 a bad JSONPath (or
+            config), or no trace could be read
+"""
+
+EXPLAIN_EPILOG = """\
+examples:
+  python -m validator explain mysql-slow-query
+  python -m validator explain agno --config examples/otel-genai
+  python -m validator explain redis-memory-eviction --fixtures runs/ --json
+
+for each run of the case: every applied check, its guards (and why they held or not),
+each parameter's resolved value and where it came from (the spec file, the case file's
+line and column, a default), the values each query found, and the predicate's verdict and
+message; the same evaluation as run, which it does not change.
+
+exit codes: 0 the case passed, as run would say (every run, or its min_passes); 1 it did
+            not (a run failed or errored), or it has no trace; 2 unknown case id, usage error, or an invalid case,
+            spec or config file
+"""
+
+
+def _query_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    query = sub.add_parser(
+        "query",
+        parents=[common],
+        help="print what a JSONPath finds in saved traces (to write specs by trying)",
+        description="Evaluate a JSONPath on saved traces as checks do, and print each match"
+        " with its concrete path and value. The suite config's traces: settings (split,"
+        " format, view) are honoured, so $.view works as in run.",
+        epilog=QUERY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    query.add_argument(
+        "jsonpath", metavar="JSONPATH", help="the query, e.g. '$.view.tool_calls[*].name'"
+    )
+    query.add_argument(
+        "traces", nargs="+", metavar="TRACE", help="trace files (.json, .jsonl, ...)"
+    )
+    query.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document: matches as {trace, path, value}",
+    )
+    query.add_argument(
+        "--max-trace-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_TRACE_BYTES,
+        metavar="N",
+        help="refuse trace files larger than this, before reading them (default: 64 MiB)",
+    )
+
+
+def _explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    explain = sub.add_parser(
+        "explain",
+        parents=[common],
+        help="show how one case's checks were decided on its trace(s), step by step",
+        description="Evaluate one case as run does and show, for each of its runs, each"
+        " applied check: its guards, its resolved parameters with their origin, the values"
+        " its queries found, and the predicate's verdict and message.",
+        epilog=EXPLAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    explain.add_argument("case_id", metavar="CASE_ID", help="the id of the case to explain")
+    explain.add_argument(
+        "--cases",
+        metavar="PATH",
+        help="case folder or file (default: the config's cases, else cases/)",
+    )
+    explain.add_argument(
+        "--specs",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="spec folder, as given to run; repeatable (default: specs/ when it exists)",
+    )
+    explain.add_argument(
+        "--fixtures",
+        metavar="PATH",
+        help="folder of traces, or one file (default: the config's fixtures, else fixtures/)",
+    )
+    explain.add_argument("--json", action="store_true", help="print one JSON document instead")
+    explain.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the verdicts: auto (default) on a terminal unless NO_COLOR is set",
+    )
+    explain.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read traces through links leading outside the fixtures folder, as run does",
+    )
+    explain.add_argument(
+        "--max-trace-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_TRACE_BYTES,
+        metavar="N",
+        help="refuse trace files larger than this, before reading them (default: 64 MiB)",
+    )
 
 
 def _reliability_arguments(run: argparse.ArgumentParser) -> None:
@@ -495,6 +613,14 @@ def _command(args: Any) -> int:
         from .commands.lint import cmd_lint
 
         return cmd_lint(args)
+    if args.command == "query":
+        from .commands.query import cmd_query
+
+        return cmd_query(args)
+    if args.command == "explain":
+        from .commands.explain import cmd_explain
+
+        return cmd_explain(args)
     if args.command == "init":
         from .commands.init import cmd_init
 

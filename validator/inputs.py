@@ -221,6 +221,9 @@ class Plan:
     format: str | None = None
     single: bool = False  # the fixtures path is one file
     max_bytes: int = DEFAULT_MAX_TRACE_BYTES  # longer JSON Lines lines are refused unread
+    # Case id -> stray files (as shown) whose case id field names it but whose name does
+    # not; filled by whoever reads the strays (commands.strays), said in missing_reason.
+    misnamed: dict[str, list[str]] = field(default_factory=dict)
 
     def label(self, rel: str) -> str:
         return self.shown if self.single else f"{self.shown}/{rel}"
@@ -258,7 +261,18 @@ class Plan:
                 yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked)
 
     def missing_reason(self, case_id: str) -> str:
-        """Why a case gets no run, as the report says it."""
+        """Why a case gets no run, as the report says it (and a misnamed file of it)."""
+        reason = self._missing_reason(case_id)
+        files = self.misnamed.get(case_id)
+        if files:
+            reason += (
+                f"; {', '.join(files)} {'names' if len(files) == 1 else 'name'} this case in"
+                " its case id field but not in its file name: rename it after the case, or"
+                " pick it with the case's fixture: key"
+            )
+        return reason
+
+    def _missing_reason(self, case_id: str) -> str:
         shown, kind = self.shown, self.missing[case_id]
         if kind == AMBIGUOUS:
             return f"ambiguous fixtures: both {self.details[case_id]} exist; keep one"

@@ -16,6 +16,7 @@ from ..display import one_line
 from ..evaluation.runner import evaluate_all, group_results
 from ..inputs import (
     DEFAULT_PACKS,
+    ORPHAN,
     Job,
     Plan,
     display_path,
@@ -39,6 +40,7 @@ from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
 from .extras import collect_extras
 from .locate import FileSources
+from .strays import find_misnamed, mark_misnamed
 
 
 @dataclass
@@ -244,9 +246,21 @@ def find_traces(options: RunOptions, suite: Suite, full: Suite) -> Traces:
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
     plan.max_bytes = options.max_trace_bytes
     root = None if options.follow_symlinks or plan.single else fixtures
+    warn_strays(plan, full, root, options.max_trace_bytes)
     # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
     wanted = _interactive(sys.stderr) and not options.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
+
+
+def warn_strays(plan: Plan, full: Suite, root: Path | None, max_bytes: int) -> None:
+    """A warning on stderr for each trace file that matches no case; one whose case id field
+    names a case is misnamed, which its reason (report.json's unmatched_traces) and the
+    case's not-run reason say too."""
+    mark_misnamed(plan, find_misnamed(plan, full.fields, set(full.cases), root, max_bytes))
+    for src in plan.sources:
+        if src.how == ORPHAN:
+            print(f"warning: {one_line(plan.label(src.rel))}: {one_line(src.reason or '')}",
+                  file=sys.stderr)  # fmt: skip
 
 
 def picks_of(suite: Suite) -> dict[str, str]:

@@ -40,6 +40,7 @@ class Config:
     fixtures: Path | None = None
     packs: tuple[str, ...] | None = None
     checks: tuple[str, ...] | None = None
+    tools: tuple[str, ...] | None = None  # the agent's tools (names or globs); None: not said
     traces: TraceSettings = field(default_factory=TraceSettings)
 
     @property
@@ -107,6 +108,9 @@ class _Reader:
         checks = self.data.get("checks")
         if _texts(checks) and checks:
             self.config.checks = tuple(checks)
+        tools = self.data.get("tools")
+        if _texts(tools):
+            self.config.tools = tuple(tools)
         traces = self.data.get("traces")
         if isinstance(traces, dict):
             self.config.traces = self._traces(traces)
