@@ -45,8 +45,18 @@ def test_scenario_case_definition_includes_expected_evidence_complete_case_runs(
             "keyword-coverage",
             "forbidden-keywords",
             "degraded-output",
+            # the optional tool and time checks: skipped, since the case sets none of them
+            "forbidden-tools",
+            "tool-order",
+            "max-tool-calls",
+            "max-duration-ms",
         ]
     )
+    optional = [c for c in case["checks"] if c["check"] in ("tool-order", "max-tool-calls")]
+    assert [c["message"] for c in optional] == [
+        "skipped: the case does not set max_tool_calls",
+        "skipped: the case does not set tool_order",
+    ]
 
 
 def test_scenario_case_definition_can_express_forbidden_behavior_keywords(ws: Workspace) -> None:

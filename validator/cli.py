@@ -24,8 +24,9 @@ from .commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from .loading.schema import SCHEMA_NAMES
 from .problems import InternalError, ProblemsFound, UsageError, did_you_mean
 from .report import DEFAULT_FORMATS, REPORTERS
-from .report.gate import FAIL_ON
+from .report.gate import FAIL_ON, VACUOUS, parse_fail_on
 from .report.shard import Shard
+from .results import SEVERITIES
 from .traces import DEFAULT_MAX_TRACE_BYTES
 from .version import __version__
 
@@ -118,6 +119,13 @@ def parse_shard(text: str) -> Shard:
     """`--shard I/N`, 1-based: 1/4 .. 4/4."""
     try:
         return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _fail_on(text: str) -> tuple[str, bool]:
+    try:
+        return parse_fail_on(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -238,10 +246,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--fail-on",
-        choices=FAIL_ON,
-        default="any",
-        help="when to exit 1: any case not passing (default), only a regression since"
-        " --baseline, a case not passing or flaky (some runs pass, some fail), or never",
+        type=_fail_on,
+        default=("any", False),
+        metavar="MODE",
+        help=f"when to exit 1, one of {', '.join(FAIL_ON)}: any case not passing (default),"
+        " only a regression since --baseline, a case not passing or flaky (some runs pass,"
+        f" some fail), or never; add ',{VACUOUS}' (e.g. any,{VACUOUS}; {VACUOUS} alone is"
+        f" any,{VACUOUS}) to exit 1 also when a case has a run whose every check was skipped",
+    )
+    run.add_argument(
+        "--fail-severity",
+        choices=SEVERITIES[:2],
+        default="error",
+        help="the least severity whose failed checks fail a case: error (default; failed"
+        " warning and info checks are reported, not failing) or warning (failed warnings"
+        " fail too; info never does)",
     )
     run.add_argument(
         "--min-pass-rate",
@@ -872,7 +891,8 @@ def cmd_run(args: Any) -> int:
     from .commands.layout import read_config, resolve
     from .commands.run import RunOptions, command_line, execute_run
 
-    if args.fail_on == "regression" and not args.baseline:
+    fail_on, fail_vacuous = args.fail_on
+    if fail_on == "regression" and not args.baseline:
         raise UsageError(
             "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
             " to know what regressed"
@@ -902,7 +922,9 @@ def cmd_run(args: Any) -> int:
         quiet=args.quiet,
         formats=args.formats,
         baseline=Path(args.baseline) if args.baseline else None,
-        fail_on=args.fail_on,
+        fail_on=fail_on,
+        fail_vacuous=fail_vacuous,
+        fail_severity=args.fail_severity,
         min_pass_rate=args.min_pass_rate,
         case_patterns=list(args.case_patterns),
         tags=list(args.tags),

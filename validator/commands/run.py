@@ -66,6 +66,8 @@ class RunOptions:
     formats: tuple[str, ...] = DEFAULT_FORMATS
     baseline: Path | None = None
     fail_on: str = "any"
+    fail_vacuous: bool = False  # --fail-on ...,vacuous
+    fail_severity: str = "error"  # --fail-severity
     min_pass_rate: Fraction | None = None
     case_patterns: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
@@ -367,6 +369,7 @@ def execute_run(options: RunOptions) -> int:
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders, options.config)
+    full.fail_severity = options.fail_severity
     gating.warn_unknown(quarantine, full.cases)
     chosen = select_cases(full, selection)
     suite = shard_suite(chosen, options.shard)  # `chosen` without --shard
@@ -426,7 +429,9 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     written = write_reports(report, options.out, list(options.formats), extra)
     _step_summary(report, written)
     allow = options.traces.allow_unmatched
-    code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate, allow)
+    code, reasons = exit_decision(
+        report, options.fail_on, options.min_pass_rate, allow, options.fail_vacuous
+    )
     _print_summary(report, written, options.quiet, allow)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:

@@ -89,6 +89,8 @@ def options_data(
         "inputs": inputs,
         "formats": list(options.formats),
         "fail_on": options.fail_on,
+        "fail_vacuous": options.fail_vacuous,
+        "fail_severity": options.fail_severity,
         "min_pass_rate": _fraction(options.min_pass_rate),
         "allow_unmatched": bool(options.traces.allow_unmatched),
         "ks": list(options.ks) if options.ks is not None else None,

@@ -178,7 +178,14 @@ class Compactor:
             return run
         if any(c.clauses or c.status != FAIL for c in run.checks):
             run.checks = [
-                CheckResult(c.check, c.status, c.message, report_as=c.report_as)
+                CheckResult(
+                    c.check,
+                    c.status,
+                    c.message,
+                    report_as=c.report_as,
+                    severity=c.severity,
+                    blocking=c.blocking,
+                )
                 for c in run.checks
                 if c.status == FAIL
             ]

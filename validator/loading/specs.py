@@ -64,6 +64,8 @@ def compile_spec(doc: YamlDocument) -> Spec:
         when=_condition(data["when"]) if "when" in data else None,
         unless=_condition(data["unless"]) if "unless" in data else None,
         skip_reason=data.get("skip_reason"),
+        severity=data.get("severity", "error"),
+        when_input=data.get("when_input"),
     )
 
 
@@ -158,7 +160,16 @@ def _param(value: Any, param: Param | None) -> Any:
 
 
 _CONDITION_KEYS = ("query", "predicate", "params")
-_CHECK_KEYS = ("query", "predicate", "params", "clauses", "when", "unless")
+_CHECK_KEYS = (
+    "query",
+    "predicate",
+    "params",
+    "clauses",
+    "when",
+    "unless",
+    "when_input",
+    "severity",
+)
 
 
 def _misspelling_of(mapping: dict[str, Any], name: str, allowed: tuple[str, ...]) -> bool:
@@ -179,6 +190,11 @@ class _SpecChecker:
 
     def __init__(self, doc: YamlDocument, fmt: CaseFormat) -> None:
         self.doc = doc
+        # A spec's own inputs are case keys, even when it is linted outside the suite that
+        # loads it (a pack not in `packs`).
+        own = declared_inputs(doc)
+        if any(name not in fmt.inputs for name in own):
+            fmt = CaseFormat(inputs={**own, **fmt.inputs}, declared_by=fmt.declared_by)
         self.fmt = fmt
         self.case_fields = set(fmt.keys)
         self.out: list[Problem] = []
@@ -190,6 +206,7 @@ class _SpecChecker:
             return self.out
         self._misplaced(data)
         self._inputs(data.get("inputs"))
+        self._when_input(data)
         has_single = "query" in data or "predicate" in data
         self._shape(data, has_single)
         if has_single:
@@ -273,6 +290,33 @@ class _SpecChecker:
                 )
             elif isinstance(schema, dict) and "default" in schema:
                 self._input_default(name, schema)
+
+    def _when_input(self, data: dict[str, Any]) -> None:
+        """`when_input` names one of this spec's own inputs, declared optional."""
+        name = data.get("when_input")
+        if not isinstance(name, str) or not name:
+            return  # absent, or the schema reports its type
+        inputs = declared_inputs(self.doc)
+        if name not in inputs:
+            hint = did_you_mean(name, inputs) or (
+                f"; its inputs: {', '.join(inputs)}" if inputs else "; it declares no inputs"
+            )
+            self._add(
+                ("when_input",),
+                "bad-input",
+                f"when_input '{name}' is not an input of this spec{hint}: declare it under"
+                " 'inputs' (with default: null, so cases may leave it out)",
+            )
+            return
+        schema = inputs[name]
+        if isinstance(schema, dict) and "default" in schema and schema["default"] is not None:
+            self._add(
+                ("inputs", name, "default"),
+                "bad-input",
+                f"input '{name}' is this spec's when_input, so the check runs only when a case"
+                f" writes it; a default would never be used: write default: null",
+                severity=WARNING,
+            )
 
     def _input_default(self, name: str, schema: dict[str, Any]) -> None:
         default = schema["default"]

@@ -24,6 +24,7 @@ from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, 
 from .caseformat import CaseFormat, validation_part
 from .cases import ID_PATTERN, build_case, case_problems
 from .config import Config
+from .plans import plan_problems
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
 from .target import placeholder_problems
@@ -202,6 +203,7 @@ def _read_cases(
             case_id = _written_id(doc)
             if not plan and not _names(checks) and case_id is not None:
                 found.append(_no_checks(doc, case_id))
+            found += plan_problems(doc, plan, specs.specs, specs.broken)
         out.problems.extend(found)
         case_id = _written_id(doc)
         if case_id is not None and case_id in out.ids:

@@ -200,7 +200,14 @@ def chunks(report: Report) -> Iterator[str]:
         *_flaky(report.rows, report.summary, multi),
     ]
     blanks = 0  # blank lines held back, so the file never ends with one
-    sections = (lines, _troubled(report.cases()), _unmatched(report.unmatched), _unused(report))
+    sections = (
+        lines,
+        _troubled(report.cases()),
+        _warnings(report.cases()),
+        _vacuous(report.cases(), report.summary),
+        _unmatched(report.unmatched),
+        _unused(report),
+    )
     for section in sections:
         for line in section:
             if not line:
@@ -257,6 +264,13 @@ def _summary(summary: dict[str, Any], multi: bool) -> list[str]:
         ("95th percentile duration (ms)", _num(summary.get("p95_duration_ms"))),
         ("95th percentile tool calls", _num(summary.get("p95_tool_calls"))),
     ]
+    if "checks_applied" in summary:  # a report of an earlier version has no counts
+        rows += [
+            ("Checks applied", summary["checks_applied"]),
+            ("Checks skipped", summary["checks_skipped"]),
+            ("Vacuous runs (every check skipped)", summary["vacuous_runs"]),
+            ("Failed warnings (not failing)", summary["failed_warnings"]),
+        ]
     if multi:
         rows += [
             ("pass^k (every run passed)", _pct(summary["pass_hat_k"])),
@@ -397,6 +411,49 @@ def _case_section(case: dict[str, Any]) -> list[str]:
     if case["failed_checks"] or items:
         lines.append("")
     return lines
+
+
+def _warnings(cases: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """Failed checks of severity warning or info: reported, not failing their case."""
+    first = True
+    for case in cases:
+        items = case["runs"].get("items")
+        entries = [(f" run {escape(i['fixture'])}", i) for i in items] if items else [("", case)]
+        for where, entry in entries:
+            for warned in entry.get("failed_warnings") or ():
+                if first:
+                    yield from ("## Warnings", "", "Failed checks that do not fail their case.", "")
+                    first = False
+                yield (
+                    f"- {escape(case['case_id'])}{where}: **{escape(warned['check'])}**"
+                    f" ({escape(warned['severity'])}): {escape(warned['message'])}"
+                )
+    if not first:
+        yield ""
+
+
+def _vacuous(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterator[str]:
+    """Runs that passed with every check skipped: never silent."""
+    if not summary.get("vacuous_runs"):
+        return
+    yield from (
+        "## Vacuous runs",
+        "",
+        "Every check of these runs was skipped (a guard, or an input the case does not set):"
+        " they passed with nothing examined. `run --fail-on vacuous` fails them.",
+        "",
+    )
+    for case in cases:
+        count = case.get("vacuous_runs") or 0
+        if not count:
+            continue
+        items = case["runs"].get("items")
+        if items:
+            runs = ", ".join(escape(i["fixture"]) for i in items if i.get("vacuous"))
+            yield f"- {escape(case['case_id'])}: {count} of {len(items)} runs ({runs})"
+        else:
+            yield f"- {escape(case['case_id'])} ({case['checks_skipped']} checks skipped)"
+    yield ""
 
 
 def _unused(report: Report) -> list[str]:
