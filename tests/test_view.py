@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import gc
 import json
+import math
 import os
 import random
 import time
@@ -1158,12 +1160,25 @@ def test_build_is_linear_and_fast() -> None:
         return out
 
     small, large = spans(2_000), spans(20_000)
-    start = time.process_time()
-    make_view(small)
-    small_time = time.process_time() - start
-    start = time.process_time()
+
+    def best(trace: list[dict[str, Any]], times: int) -> float:
+        # The least CPU time of a few builds: a shared machine's noise only ever adds time.
+        # The collector is off meanwhile: its full passes scale with what the rest of the
+        # test session keeps alive, not with the view being built.
+        least = math.inf
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(times):
+                start = time.process_time()
+                make_view(trace)
+                least = min(least, time.process_time() - start)
+        finally:
+            gc.enable()
+        return least
+
+    small_time, large_time = best(small, 5), best(large, 2)
     view, _ = make_view(large)
-    large_time = time.process_time() - start
     assert len(view["tool_calls"]) == 10_000
     # Each chat span's child is a tool span: a barrier, so every chat span is a call of its own.
     assert len(view["llm_calls"]) == 10_000

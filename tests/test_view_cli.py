@@ -139,3 +139,23 @@ def test_the_view_adapter_can_be_named_in_the_suite_config(ws: Workspace) -> Non
     (ws.root / "validator.yaml").write_text("traces:\n  view: refrence\n", "utf-8")
     result = run_cli("lint", cwd=ws.root)
     assert "did you mean 'reference'?" in result.out, result.out
+
+
+@needs_data
+def test_the_standard_report_columns_count_tool_calls_of_any_trace_shape(ws: Workspace) -> None:
+    """The standard trace-fields spec reads the reference trace's own fields, else the view's:
+    the report's tool calls and durations of OpenTelemetry traces are those of their view."""
+    assert DATA is not None
+    example = Path(__file__).resolve().parent.parent / "examples" / "otel-genai"
+    result = run_cli("run", "--out", str(ws.root / "out"), "-q", cwd=example)
+    assert result.code == 0, result.out + result.err
+    report = json.loads((ws.root / "out" / "report.json").read_text("utf-8"))
+    for case in report["cases"]:
+        trace = Path(DATA) / "otel-agent-traces" / f"{case['case_id']}.json"
+        found = run_cli(
+            "query", "--config", str(example), "--json", "$.view.tool_calls[*]", str(trace)
+        )
+        calls = json.loads(found.out)["matches"]
+        assert case["tool_call_count"] == len(calls) > 0, case["case_id"]
+        assert case["duration_ms"] and case["duration_ms"] > 0
+    assert report["summary"]["avg_tool_calls"] > 0

@@ -45,6 +45,7 @@ from .params import (
     schema_validator,
     type_error,
 )
+from .query import FirstOf
 from .saferegex import compile_safe
 from .text import (
     keywords_in,
@@ -126,6 +127,12 @@ class TraceContext:
         return self.trace
 
     def find(self, query: Finder) -> list[Any]:
+        if type(query) is FirstOf:  # the trace-fields spec's list of paths
+            for alternative in query.alternatives:
+                found = alternative.find(self.document(alternative))
+                if found:
+                    return found
+            return []
         return query.find(self.document(query))
 
     def view_document(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from ..evaluation.interpreter import compile_condition
 from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
 from ..evaluation.params import PARAM_TYPES, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
-from ..evaluation.query import QueryError, compile_query
+from ..evaluation.query import FirstOf, QueryError, compile_query
 from ..evaluation.view import view_field_problem
 from ..model import (
     FIELDS_SPEC_ID,
@@ -69,10 +69,17 @@ def compile_spec(doc: YamlDocument) -> Spec:
     )
 
 
+def _field_query(value: str | list[str]) -> Finder:
+    """A trace field's query: one JSONPath, or a list tried in turn (the first that matches)."""
+    if isinstance(value, str):
+        return compile_query(value)
+    return FirstOf(tuple(compile_query(v) for v in value))
+
+
 def _fields_spec(doc: YamlDocument) -> Spec:
     """The trace-fields spec: its field queries, and the verdicts and tools it lists."""
     data = doc.data
-    fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
+    fields: dict[str, Finder] = {k: _field_query(v) for k, v in data["fields"].items()}
     return Spec(
         data["id"],
         data["description"],
@@ -420,6 +427,10 @@ class _SpecChecker:
         for name, expr in fields.items():
             if isinstance(expr, str) and expr:
                 self._jsonpath(("fields", name), expr)
+            elif isinstance(expr, list):  # alternatives, tried in turn
+                for i, alternative in enumerate(expr):
+                    if isinstance(alternative, str) and alternative:
+                        self._jsonpath(("fields", name, i), alternative)
         self._field_alternatives(fields)
         self._fields_missing(fields)
 
