@@ -74,6 +74,14 @@ INPUTS: dict[str, tuple[str, Any, Any]] = {
     "forbidden_keywords": ("agent-forbidden-keywords", ["Osaka"], ["ＴＯＫＹＯ"]),  # full-width
     "max_repeats": ("agent-max-repeats", 1, None),  # failing: the repeated-call trace below
     "no_tool_errors": ("agent-no-tool-errors", True, None),  # failing: the failed-call trace
+    "tool_calls_match": (
+        "agent-tool-calls-match",
+        [
+            {"name": "get_weather", "args": {"city": {"regex": "Tok.*"}}},
+            {"name": "shell", "quantifier": "none"},
+        ],
+        [{"name": "get_weather", "args": {"city": "Osaka"}}, {"name": "get_*", "mode": "exact"}],
+    ),
 }
 
 
@@ -298,3 +306,66 @@ def test_agent_tool_keys_are_checked_against_the_suite_tools(tmp_path: Path) -> 
     assert problems[0].startswith("cases/c.yaml:3:14: error: tool_order: 'serch'")
     assert "did you mean 'search'?" in problems[0]
     assert problems[1].startswith("cases/c.yaml:5:19: error: forbidden_tools: 'Search'")
+
+
+def test_tool_calls_match_names_each_entry_that_does_not_hold(tmp_path: Path) -> None:
+    folder = _need(OTEL)
+    cases = {
+        "agno": {
+            "tool_calls_match": [
+                {
+                    "name": "write_file",
+                    "args": {"text": {"contains": "2024"}},
+                    "quantifier": "none",
+                },
+                {"name": "get_current_time", "quantifier": {"min": 1, "max": 1}},
+                {"name": "write_fil*"},
+            ]
+        }
+    }
+    root = tmp_path / "suite"
+    _suite(root, folder, "agno.json", cases)
+    config = yaml.safe_load((root / "validator.yaml").read_text("utf-8"))
+    config["traces"]["case_id"] = "{file_stem}"
+    (root / "validator.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    code, report, _ = _run(root)
+    check = _check(report["cases"][0], "agent-tool-calls-match")
+    assert check["status"] == "pass", check  # the year the agents wrote is not 2024
+    cases["agno"]["tool_calls_match"][0]["args"]["text"] = {"regex": "(?s).*20[0-9][0-9].*"}
+    cases["agno"]["tool_calls_match"][1]["quantifier"] = {"min": 2}
+    _suite(tmp_path / "again", folder, "agno.json", cases)
+    (tmp_path / "again" / "validator.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    code, report, _ = _run(tmp_path / "again")
+    check = _check(report["cases"][0], "agent-tool-calls-match")
+    assert code == 1 and check["status"] == "fail", check
+    assert check["message"].startswith("2 of 3 expected calls do not hold: entry 1 (write_file):")
+    assert "entry 2 (get_current_time):" in check["message"]
+    assert "entry 3" not in check["message"]
+
+
+def test_a_bad_regex_or_key_in_tool_calls_match_is_a_lint_error_at_its_place(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "suite"
+    (root / "cases").mkdir(parents=True)
+    (root / "traces").mkdir()
+    (root / "validator.yaml").write_text("packs: [agent]\nfixtures: traces\n", "utf-8")
+    (root / "cases" / "c.yaml").write_text(
+        "id: c\n"
+        "tool_calls_match:\n"
+        "  - name: shell\n"
+        "    args: {command: {regex: 'rm (-rf'}}\n"
+        "    quantifer: none\n",
+        "utf-8",
+    )
+    lint = run_cli("lint", cwd=root)
+    assert lint.code == 1, lint.out + lint.err
+    assert "cases/c.yaml:4:29: error: tool_calls_match: entry 1: at 'command'" in lint.out, lint.out
+    assert "[bad-regex]" in lint.out and "^" in lint.out
+    assert (
+        "cases/c.yaml:5:5: error: tool_calls_match[0]: unknown key 'quantifer' (did you mean"
+        in lint.out
+    )
+    assert lint.out.count("cases/c.yaml:5:5:") == 1  # said once
+    run = run_cli("run", cwd=root)
+    assert run.code == 2 and "Traceback" not in run.err

@@ -435,7 +435,7 @@ def test_bad_quantifier_and_mode(ws: Workspace, params: str, fragment: str) -> N
     assert result.code == 1 and "[bad-parameter]" in result.out and fragment in result.out
 
 
-def test_a_case_bound_regex_is_checked_when_the_case_is_run(ws: Workspace) -> None:
+def test_a_case_bound_regex_is_a_lint_error_at_its_place_in_the_case(ws: Workspace) -> None:
     (ws.root / "specs").mkdir()
     (ws.root / "specs" / "answer.yaml").write_text(
         "id: answer\ndescription: d\ninputs:\n  answer_pattern: {type: string}\n"
@@ -448,15 +448,18 @@ def test_a_case_bound_regex_is_checked_when_the_case_is_run(ws: Workspace) -> No
     ws.case({"id": "bad", "checks": ["answer"], "answer_pattern": "(?s).*(index"})
     ws.trace("good", good_trace("good"))
     ws.trace("bad", good_trace("bad"))
-    result = ws.run()
-    assert "Traceback" not in result.err
-    assert ws.case_result("good")["status"] == "pass"
-    bad = ws.case_result("bad")
-    assert bad["status"] == "fail"
-    assert "parameter 'regex' is not a usable regular expression" in bad["checks"][0]["message"]
+    lint = run_cli("lint", "cases", "--specs", "specs", cwd=ws.root)
+    assert lint.code == 1
+    assert "cases/bad.yaml:6:21: error: answer_pattern: is not a usable regular expression" in (
+        lint.out
+    ), lint.out
+    assert "[bad-regex]" in lint.out and "^" in lint.out
+    result = ws.run()  # run refuses what lint calls an error, with the same words
+    assert result.code == 2 and "Traceback" not in result.err
+    assert "cases/bad.yaml:6:21: error: answer_pattern:" in result.err
 
 
-def test_case_bound_matchers_are_checked_when_the_case_is_run(ws: Workspace) -> None:
+def test_case_bound_matchers_are_a_lint_error_at_their_place_in_the_case(ws: Workspace) -> None:
     (ws.root / "specs").mkdir()
     (ws.root / "specs" / "tools.yaml").write_text(
         "id: tools\ndescription: d\ninputs:\n  expected_args: {type: object}\n"
@@ -474,11 +477,14 @@ def test_case_bound_matchers_are_checked_when_the_case_is_run(ws: Workspace) -> 
     ws.trace("good", trace)
     ws.trace("bad", {**trace, "caseId": "bad"})
     result = ws.run()
-    assert "Traceback" not in result.err
+    assert result.code == 2 and "Traceback" not in result.err
+    assert "cases/bad.yaml:" in result.err
+    assert "unknown matcher operator 'regx' (did you mean 'regex'?)" in result.err
+    ws.case({"id": "bad", "checks": ["tools"], "expected_args": {"table": {"regex": "x.*"}}})
+    result = ws.run()
+    assert result.code == 1
     assert ws.case_result("good")["status"] == "pass"
-    bad = ws.case_result("bad")
-    assert bad["status"] == "fail"
-    assert "unknown matcher operator 'regx' (did you mean 'regex'?)" in bad["checks"][0]["message"]
+    assert ws.case_result("bad")["status"] == "fail"
 
 
 # --------------------------------------------------------------------------------------------

@@ -145,6 +145,29 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
     ("matches", ["aaa"], {"regex": "a+"}, True, "matches"),
     ("matches", ["aaa", "ab"], {"regex": "a+"}, False, '"ab" (match 1) does not fully match'),
     ("matches", [7], {"regex": "7"}, False, "found a whole number 7"),
+    # call-matches-each: every entry holds, each a call-matches; an empty list expects nothing
+    ("call-matches-each", [], {"expect": []}, True, "all 0 expected calls hold"),
+    (
+        "call-matches-each",
+        [{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": '{"x": "1"}'}],
+        {"expect": [{"name": "a", "args": {"x": 1}}, {"name": "b", "args": {"x": "1"}}]},
+        True,
+        "all 2 expected calls hold",
+    ),
+    (
+        "call-matches-each",
+        [{"name": "a", "arguments": {"x": 1}}],
+        {"expect": [{"name": "a", "args": {"x": "1"}}, {"name": "a", "quantifier": "none"}]},
+        False,
+        "2 of 2 expected calls do not hold: entry 1 (a):",
+    ),
+    (
+        "call-matches-each",
+        [{"name": "a", "arguments": "{not json"}],
+        {"expect": [{"name": "a", "args": {"x": 1}, "quantifier": "none"}]},
+        False,
+        "cannot tell whether",
+    ),
     # whole_words: an ASCII keyword only as a whole word
     (
         "contains-min",

@@ -363,6 +363,79 @@ def _operand_problems(
     ]
 
 
+# The keys of one entry of a `call-matches-each` list: a `call-matches` check in little.
+EXPECTATION_KEYS = ("name", "args", "mode", "quantifier")
+CALL_MODES = ("partial", "exact")
+
+
+def _expectations_problems(value: Any) -> list[ValueProblem]:
+    """Each thing wrong in a list of call expectations, at its place ([i, key, ...])."""
+    if not isinstance(value, list):
+        return []
+    out: list[ValueProblem] = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, dict) or not entry:
+            out.append(
+                ValueProblem(
+                    (i,),
+                    "bad-parameter",
+                    f"entry {i + 1} must be a mapping such as {{name: write_file, args:"
+                    f" {{path: {{regex: '.*[.]txt'}}}}, quantifier: any}}",
+                )
+            )
+            continue
+        out.extend(_expectation_problems(i, entry))
+    return out
+
+
+def _expectation_problems(i: int, entry: dict[str, Any]) -> list[ValueProblem]:
+    out = [
+        ValueProblem(
+            (i, key),
+            "bad-parameter",
+            f"entry {i + 1} has no key '{key}'{did_you_mean(str(key), EXPECTATION_KEYS)}:"
+            f" its keys are {', '.join(EXPECTATION_KEYS)}",
+            key=True,
+        )
+        for key in entry
+        if key not in EXPECTATION_KEYS
+    ]
+    name, mode = entry.get("name"), entry.get("mode", "partial")
+    if name is not None and not isinstance(name, str):
+        out.append(ValueProblem((i, "name"), "bad-parameter", f"entry {i + 1}: name must be text"))
+    if mode not in CALL_MODES:
+        hint = did_you_mean(str(mode), CALL_MODES)
+        out.append(
+            ValueProblem(
+                (i, "mode"), "bad-parameter", f"entry {i + 1}: mode is partial or exact{hint}"
+            )
+        )
+    quantifier = entry.get("quantifier", "any")
+    if not _is_quantifier(quantifier):
+        inner = _quantifier_problems(quantifier)
+        words = inner[0].message if inner else "must be any, all, none, or {min: N, max: N}"
+        out.append(ValueProblem((i, "quantifier"), "bad-parameter", f"entry {i + 1}: {words}"))
+    args = entry.get("args")
+    if args is not None and not isinstance(args, dict):
+        out.append(
+            ValueProblem(
+                (i, "args"), "bad-matcher", f"entry {i + 1}: args must map arguments to matchers"
+            )
+        )
+    for found in _matchers_problems(args):
+        out.append(
+            ValueProblem(
+                (i, "args", *found.path),
+                found.code,
+                f"entry {i + 1}: {found.message}",
+                found.pattern,
+                found.column,
+                found.key,
+            )
+        )
+    return out
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
 
@@ -510,6 +583,13 @@ PARAM_TYPES: dict[str, ParamType] = {
             lambda v: v is None or isinstance(v, dict),
             _matchers_problems,
             "object",
+        ),
+        _checked(
+            "call-expectations",
+            "a list of {name, args, mode, quantifier} entries",
+            lambda v: isinstance(v, list),
+            _expectations_problems,
+            "array",
         ),
         _type(
             "amount",

@@ -1285,6 +1285,53 @@ class _CallReport:
 
 
 @predicate(
+    "call-matches-each",
+    zero="as each entry's call-matches says: any and all fail; none passes",
+    expect=Param(
+        "call-expectations",
+        required=True,
+        doc="a list of {name, args, mode, quantifier} entries, each a call-matches check",
+    ),
+    name_key=Param("text", default="name", doc="the field holding a call's name"),
+    args_key=Param("text", default="arguments", doc="the field holding a call's arguments"),
+)
+def call_matches_each(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
+    """Passes when every entry of `expect` holds, each judged exactly as `call-matches` with
+    that entry's `name`, `args`, `mode` (default partial) and `quantifier` (default any).
+
+    For a list a case writes (the agent pack's `tool_calls_match`): "`write_file` ran with a
+    `text` that mentions 2024, and `shell` never ran with `rm -rf`". The entries are judged
+    independently on the same calls; the message names every entry that does not hold (its
+    number and name) with `call-matches`' reason. An empty list passes (nothing expected).
+    """
+    failed: list[str] = []
+    outcomes = []
+    for i, entry in enumerate(args["expect"]):
+        one = {
+            "name": entry.get("name"),
+            "args": entry.get("args"),
+            "mode": entry.get("mode", "partial"),
+            "quantifier": entry.get("quantifier", "any"),
+            "name_key": args["name_key"],
+            "args_key": args["args_key"],
+        }
+        outcome = call_matches(values, one, ctx)
+        outcomes.append(outcome.details)
+        if not outcome.passed:
+            label = f"entry {i + 1}" + (f" ({one['name']})" if one["name"] is not None else "")
+            failed.append(f"{label}: {outcome.message}")
+    details = {"entries": outcomes, "failed": len(failed)}
+    total = len(args["expect"])
+    if failed:
+        return Outcome(
+            False,
+            f"{len(failed)} of {total} expected calls do not hold: " + "; ".join(failed),
+            details,
+        )
+    return Outcome(True, f"all {total} expected calls hold", details)
+
+
+@predicate(
     "matches",
     zero="fail",
     regex=Param("regex", required=True, doc="the pattern each text must fully match"),

@@ -1112,4 +1112,3 @@ class FirstOf:
             if found:
                 return found
         return []
-

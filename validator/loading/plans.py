@@ -4,6 +4,9 @@
   ignored and the check keep failing the case, or a check the case never runs be "relaxed").
 - A check a case names in `checks` whose spec has `when_input` needs that input: naming the
   check and leaving its input out would only ever skip it.
+- A case value bound to a parameter that looks inside its values (a regular expression, an
+  argument matcher, a list of call expectations) is checked there, at its place in the case
+  file, as a literal in a spec is: the case schema knows only its overall shape.
 - The vacuity guard: when every check of a case may be skipped, its runs can pass without
   anything being examined; lint says so (a warning: `run --fail-on vacuous` makes such runs
   fail). A check with `when_input` is known here: it applies exactly when the case sets its
@@ -12,9 +15,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..model import Spec
+from ..evaluation.params import PARAM_TYPES, value_problems
+from ..evaluation.predicates import PREDICATES
+from ..model import Binding, Condition, Spec
 from ..problems import ERROR, WARNING, Problem, did_you_mean
 from .yamlfile import YamlDocument
 
@@ -34,7 +40,41 @@ def plan_problems(
         *_missing_inputs(doc, specs),
         *_vacuous(doc, plan),
         *_answer_keywords(doc),
+        *_bound_values(doc, plan),
     ]
+
+
+def _conditions(spec: Spec) -> list[Condition]:
+    found = [spec.when, spec.unless]
+    for clause in spec.clauses:
+        found += [clause.condition, clause.when, clause.unless]
+    return [c for c in found if c is not None]
+
+
+def _bound_values(doc: YamlDocument, plan: tuple[Spec, ...]) -> list[Problem]:
+    """What is wrong inside the case values the plan's parameters look into, at its place."""
+    out: list[Problem] = []
+    seen: set[str] = set()
+    for spec in plan:
+        for condition in _conditions(spec):
+            params = PREDICATES[condition.predicate].params
+            for pname, raw in condition.params.items():
+                if not isinstance(raw, Binding) or raw.case is None or raw.case in seen:
+                    continue
+                kind = PARAM_TYPES[params[pname].type] if pname in params else None
+                value = doc.data.get(raw.case)
+                if kind is None or kind.problems is None or value is None:
+                    continue
+                seen.add(raw.case)
+                for found in value_problems(kind.name, value):
+                    if found.key and found.code == "bad-parameter":
+                        continue  # an unknown key: the case schema names it (unknown-key)
+                    message = f"{raw.case}: {found.message}"
+                    problem = doc.problem(
+                        (raw.case, *found.path), ERROR, found.code, message, key=found.key
+                    )
+                    out.append(replace(problem, detail=found.caret_lines()))
+    return out
 
 
 def _answer_keywords(doc: YamlDocument) -> list[Problem]:
