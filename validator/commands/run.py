@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..display import one_line
-from ..evaluation.runner import evaluate_all, group_results
+from ..evaluation.runner import evaluate_all, group_results, usable_cores
 from ..inputs import (
     DEFAULT_PACKS,
     Job,
@@ -68,10 +68,15 @@ class RunOptions:
 
 
 def load_checked(
-    case_paths: list[Path], folders: list[Path], config: Config | None = None
+    case_paths: list[Path],
+    folders: list[Path],
+    config: Config | None = None,
+    processes: int | None = 1,
 ) -> Suite:
-    """The suite; warnings are printed, and any error raises ProblemsFound."""
-    loaded = load_suite(case_paths, folders, config)
+    """The suite; warnings are printed, and any error raises ProblemsFound. `processes`:
+    how many read the case files (None: the usable cores), as many as will evaluate."""
+    count = min(processes or usable_cores(), usable_cores())
+    loaded = load_suite(case_paths, folders, config, count)
     for problem in loaded.problems:
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
@@ -309,7 +314,7 @@ def execute_run(options: RunOptions) -> int:
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
-    full = load_checked(find_case_files(options.cases), folders, options.config)
+    full = load_checked(find_case_files(options.cases), folders, options.config, options.jobs)
     gating.warn_unknown(quarantine, full.cases)
     suite = select_cases(full, selection)
     traces = find_traces(options, suite, full)
