@@ -180,7 +180,10 @@ def make_cases(count: int, seed: int) -> list[CaseSpec]:
             allowed: tuple[str, ...] = ("REJECT",)
         else:
             allowed = ("PASS",) if rng.random() < 0.7 else ("PASS", "REVISE")
-        forbidden_verdicts = ("FAIL",) if rng.random() < 0.2 else ()
+        # A forbidden verdict is one the verifier gives (lint refuses any other): REVISE,
+        # when it is not allowed.
+        forbid = rng.random() < 0.2 and "REVISE" not in allowed
+        forbidden_verdicts = ("REVISE",) if forbid else ()
         markers = None
         if reject and rng.random() < 0.3:
             markers = ("未经验证", "无法确认") if sc.zh else ("unverified", "not confirmed")
@@ -384,7 +387,7 @@ def make_trace(case: CaseSpec, run: int, seed: int) -> tuple[dict[str, Any], str
         verdict = rng.choice(case.allowed)
         if mode == "bad_verdict":
             verdict = (
-                "FAIL"
+                case.forbidden_verdicts[0]
                 if case.forbidden_verdicts
                 else "REVISE"
                 if "REVISE" not in case.allowed

@@ -112,7 +112,16 @@ def test_schema_config_prints_the_config_schema() -> None:
     result = run_cli("schema", "config", "--config", "ignored.yaml")
     assert result.code == 0, result.err
     schema = json.loads(result.out)
-    assert set(schema["properties"]) == {"cases", "specs", "fixtures", "packs", "checks", "traces"}
+    assert set(schema["properties"]) == {
+        "cases",
+        "specs",
+        "fixtures",
+        "packs",
+        "checks",
+        "tools",
+        "traces",
+        "target",
+    }
     assert "case_id" in schema["properties"]["traces"]["properties"]
 
 

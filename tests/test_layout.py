@@ -38,6 +38,18 @@ LAYERS = {
         "validator.problems",
         "validator.inputs",
     ),
+    # capture: asks the agent and reads its answers; the command writes what it returns.
+    "validator.capture": (
+        "validator.capture",
+        "validator.loading",
+        "validator.evaluation",
+        "validator.model",
+        "validator.inputs",
+        "validator.traces",
+        "validator.problems",
+        "validator.display",
+        "validator.version",
+    ),
     "validator.report": (
         "validator.report",
         "validator.display",

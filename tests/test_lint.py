@@ -61,6 +61,7 @@ def test_every_bad_file_has_its_expectations() -> None:
         p.name
         for p in LINT_DATA.glob("*/*.expected")
         if not any(p.with_suffix(s).is_file() for s in (".yaml", ".yml"))
+        and not p.with_suffix("").is_dir()  # a whole suite (tests/test_lint_suites.py)
     ]
     assert not orphans, f".expected files without their YAML file: {orphans}"
 
@@ -147,14 +148,14 @@ def test_text_format_is_one_problem_a_line_then_a_count(ws: Workspace) -> None:
     ]
 
 
-def test_only_bad_jsonpath_adds_continuation_lines(tmp_path: Path) -> None:
+def test_only_patterns_with_a_caret_add_continuation_lines(tmp_path: Path) -> None:
     result = run_cli("lint", *(str(p) for p in BAD_FILES), cwd=tmp_path)
     lines = text_lines(result.out)
     assert COUNT.match(lines[-1]), lines[-1]
     previous = ""
     for line in lines[:-1]:
         if line.startswith("    "):
-            assert previous.endswith("[bad-jsonpath]"), line
+            assert previous.endswith(("[bad-jsonpath]", "[bad-regex]")), line
             continue
         assert LINE.match(line), line
         previous = line
@@ -409,12 +410,17 @@ def test_jsonl_fixtures(ws: Workspace) -> None:
     lines = [json.dumps(good_trace()), "", json.dumps(good_trace("db-slw")), "{not json"]
     (ws.root / "export.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
     _code, doc = lint_json("--fixtures", "export.jsonl", cwd=ws.root)
-    problems = [(p["file"], p["line"], p["code"]) for p in doc["problems"]]
+    problems = [(p["file"], p["line"], p["column"], p["code"]) for p in doc["problems"]]
+    # The entry that is not JSON is an error at its line and column (run cannot tell which
+    # case it belongs to).
     assert problems == [
-        ("cases/redis-memory.yaml", 2, "no-fixture"),
-        ("export.jsonl", 3, "orphan-fixture"),
+        ("cases/redis-memory.yaml", 2, 9, "no-fixture"),
+        ("export.jsonl", 3, 1, "orphan-fixture"),
+        ("export.jsonl", 4, 2, "trace-json"),
     ]
     assert "did you mean 'db-slow'?" in doc["problems"][1]["message"]
+    assert "a key must be a string in double quotes" in doc["problems"][2]["message"]
+    assert _code == 1
 
 
 def test_fixture_check_counts_cases_that_have_other_errors(ws: Workspace) -> None:
@@ -575,26 +581,39 @@ def _trace_fields(folder: Path, verdicts: str | None) -> None:
     (folder / "trace-fields.yaml").write_text(text, "utf-8")
 
 
-def _verdict_warnings(ws: Workspace, *args: str) -> list[str]:
-    _, doc = lint_json("cases", *args, cwd=ws.root)
-    assert doc["counts"]["errors"] == 0, doc["problems"]
-    return [p["message"] for p in doc["problems"] if p["code"] == "unknown-verdict"]
+def _verdict_problems(ws: Workspace, *args: str) -> list[tuple[str, str]]:
+    """(severity, message) of each unknown-verdict problem; no other error is expected."""
+    code, doc = lint_json("cases", *args, cwd=ws.root)
+    found = [
+        (p["severity"], p["message"]) for p in doc["problems"] if p["code"] == "unknown-verdict"
+    ]
+    others = [
+        p for p in doc["problems"] if p["severity"] == "error" and p["code"] != "unknown-verdict"
+    ]
+    assert not others, others
+    assert code == (1 if any(s == "error" for s, _ in found) else 0)
+    return found
 
 
 def test_verdict_spelling_uses_the_verdicts_the_trace_fields_spec_lists(ws: Workspace) -> None:
     ws.case(allowed_verdicts=["REJECTED"], forbidden_verdicts=["approved"])
-    # The standard list (PASS, REVISE, REJECT): REJECTED looks like a misspelt REJECT.
-    shipped = _verdict_warnings(ws)
-    assert len(shipped) == 1 and "did you mean 'REJECT'?" in shipped[0]
-    # A team whose verifier says APPROVED / REJECTED lists them; only `approved` is suspect.
+    # The standard list (PASS, REVISE, REJECT): REJECTED looks like a misspelt REJECT, and
+    # approved is no verdict the verifier gives: both are errors (lint exits 1).
+    shipped = _verdict_problems(ws)
+    assert [s for s, _ in shipped] == ["error", "error"], shipped
+    assert "did you mean 'REJECT'?" in shipped[0][1]
+    assert "forbidden_verdicts lists 'approved', which the verifier never gives" in shipped[1][1]
+    assert "so it forbids nothing" in shipped[1][1]
+    # A team whose verifier says APPROVED / REJECTED lists them; only `approved` is wrong.
     _trace_fields(ws.root / "team-specs", "[APPROVED, REJECTED]")
-    team = _verdict_warnings(ws, "--specs", "team-specs")
+    team = _verdict_problems(ws, "--specs", "team-specs")
     assert len(team) == 1, team
-    assert "forbidden_verdicts lists 'approved' (did you mean 'APPROVED'?)" in team[0]
-    assert "the verifier gives APPROVED or REJECTED" in team[0]
-    # Without a list, nothing is known about the vocabulary: no spelling warnings.
+    assert team[0][0] == "error"
+    assert "forbidden_verdicts lists 'approved' (did you mean 'APPROVED'?)" in team[0][1]
+    assert "the verifier gives APPROVED or REJECTED" in team[0][1]
+    # Without a list, nothing is known about the vocabulary: no verdict problems.
     _trace_fields(ws.root / "team-specs", None)
-    assert _verdict_warnings(ws, "--specs", "team-specs") == []
+    assert _verdict_problems(ws, "--specs", "team-specs") == []
 
 
 def test_verdicts_belong_in_the_trace_fields_spec(ws: Workspace) -> None:

@@ -111,6 +111,25 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
     ("no-repeat", [], {}, True, "no call repeats"),
     ("compare", [3], {"op": "le", "value": 2}, False, "expected <= 2"),
     ("compare", [], {"op": "le", "value": 2}, False, "no number found"),
+    # call-matches: zero calls; one; several (tests/test_calls.py has the edge cases)
+    ("call-matches", [], {"name": "shell"}, False, "no call found"),
+    ("call-matches", [], {"name": "shell", "quantifier": "none"}, True, "no call found"),
+    ("call-matches", [{"name": "shell", "arguments": {}}], {"name": "shell"}, True, "1 of 1"),
+    (
+        "call-matches",
+        [{"name": "ls"}, {"name": "shell", "arguments": {"command": "rm -rf /"}}],
+        {"name": "shell", "args": {"command": {"contains": "rm -rf"}}, "quantifier": "none"},
+        False,
+        "call 1 (shell) matches, which is forbidden",
+    ),
+    # matches: zero texts fail; each of several must fully match; not text fails
+    ("matches", [], {"regex": "a+"}, False, "no text found"),
+    ("matches", ["aaa"], {"regex": "a+"}, True, "matches"),
+    ("matches", ["aaa", "ab"], {"regex": "a+"}, False, '"ab" (match 1) does not fully match'),
+    ("matches", [7], {"regex": "7"}, False, "found a whole number 7"),
+    # whole_words: an ASCII keyword only as a whole word
+    ("contains-min", ["IVF_FLAT"], {"keywords": ["FLAT"], "whole_words": True}, False, "found 0"),
+    ("contains-none", ["IVF_FLAT"], {"keywords": ["FLAT"], "whole_words": True}, True, "none"),
 ]
 
 

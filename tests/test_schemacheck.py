@@ -489,6 +489,7 @@ SPEC_OPTIONAL = {
     "clauses": mostly(st.lists(CLAUSE, max_size=3)),
     "fields": mostly(mapping({}, {name: mostly(PATH) for name in FIELDS})),
     "verdicts": mostly(st.lists(TEXT, max_size=3)),
+    "tools": mostly(st.lists(TEXT, max_size=3)),
     "inputs": mostly(
         st.dictionaries(
             st.sampled_from(["max_turns", "tools", "Bad Name"]),
@@ -601,6 +602,7 @@ SYNTHETIC: list[Any] = [
     {"exclusiveMaximum": INF},
     {"minItems": 1},
     {"maxItems": 1},
+    {"type": "array", "items": {"type": "string"}, "x-tool-names": True},  # an annotation
     {"items": {"type": "integer"}},
     {"items": False},
     {"items": True},

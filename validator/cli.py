@@ -1,4 +1,4 @@
-"""Command line: `python -m validator run | lint | schema`.
+"""Command line: `python -m validator run | merge | lint | query | explain | schema | init`.
 
 Exit codes (CI relies on them): 0 everything passed; 1 a case did not pass (or lint found
 errors); 2 a usage error or an invalid case/spec file. Nothing here prints a traceback: an
@@ -25,6 +25,7 @@ from .loading.schema import SCHEMA_NAMES
 from .problems import InternalError, ProblemsFound, UsageError, did_you_mean
 from .report import DEFAULT_FORMATS, REPORTERS
 from .report.gate import FAIL_ON
+from .report.shard import Shard
 from .traces import DEFAULT_MAX_TRACE_BYTES
 from .version import __version__
 
@@ -32,9 +33,13 @@ DESCRIPTION = """\
 Validate saved LLM-agent diagnosis traces against YAML cases, offline and deterministically.
 
   python -m validator run                 evaluate fixtures/ against cases/, write reports/
+  python -m validator merge A B ...       one report set from the reports of run --shard
   python -m validator lint                check case and spec files like a compiler
+  python -m validator query JSONPATH F... print what a JSONPath finds in traces
+  python -m validator explain CASE_ID     show how a case's checks were decided, step by step
   python -m validator schema case         print the JSON Schema of a case file
   python -m validator init                write a starter suite (validator.yaml, a case, a trace)
+  python -m validator capture             ask the agent (validator.yaml's target) for traces
 
 A suite's layout can be written once in validator.yaml (read from the working folder, or
 given with --config FILE); command-line flags override it.
@@ -50,6 +55,7 @@ examples:
   python -m validator run --format json,md,junit,html --min-pass-rate 0.9
   python -m validator run --baseline main/report.json --max-regression pass_rate:-0.02
   python -m validator run --quarantine quarantine.yaml --fail-on flaky --format json,sarif
+  python -m validator run --shard 2/4 --out shard-2      (then: validator merge shard-*)
 
 repeated runs: a case may have several traces, FIXTURES/<case-id>/*.json or several JSON
 Lines entries with its caseId; it passes only when every run passes (pass^k), or when its
@@ -106,6 +112,14 @@ def parse_rate(text: str) -> Fraction:
             f"'{text}' is outside 0..1: give a fraction such as 0.9, or 90%"
         )
     return value
+
+
+def parse_shard(text: str) -> Shard:
+    """`--shard I/N`, 1-based: 1/4 .. 4/4."""
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive_int(text: str) -> int:
@@ -251,8 +265,26 @@ def build_parser() -> argparse.ArgumentParser:
         " fail it; the config's traces.allow_unmatched)",
     )
     run.add_argument(
+        "--shard",
+        type=parse_shard,
+        default=None,
+        metavar="I/N",
+        help="evaluate only shard I of N (1/4 .. 4/4) of the selected cases, chosen by a hash"
+        " of each case id (a case keeps its shard when cases are added), and write"
+        " report.shard.json beside the reports for `validator merge`",
+    )
+    run.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
     )
+    run.add_argument(
+        "--capture",
+        action="store_true",
+        help="first capture the missing traces from the config's target (as `capture` does,"
+        " with --repeat, --overwrite, --case and --tag), then run on what was captured; a"
+        " failed capture is that run's error",
+    )
+    _capture_arguments(run, with_selection=False)
+    _merge_parser(sub)
 
     lint = sub.add_parser(
         "lint",
@@ -331,6 +363,10 @@ def build_parser() -> argparse.ArgumentParser:
         " (default: specs/ when it exists)",
     )
 
+    _query_parser(sub, common)
+    _explain_parser(sub, common)
+    _capture_parser(sub, common)
+
     init = sub.add_parser(
         "init",
         help="write a starter suite: validator.yaml, a case and its trace",
@@ -340,6 +376,265 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")
     return parser
+
+
+MERGE_EPILOG = """\
+examples:
+  python -m validator merge shard-1 shard-2 shard-3 --out reports
+  python -m validator merge shards/*/report.json --out reports
+
+each REPORT is a folder written by `run --shard I/N`, its report.json, or its
+report.shard.json. The shards must be of one run: the same N, the same cases and specs, the
+same flags (formats, gates, --baseline, --quarantine, --k); every shard 1..N must be given
+once, unless --allow-partial (the missing shards' cases are then not_run). The reports are
+those `run` without --shard writes (the same bytes, apart from generated_at), in the formats
+the shards were asked for, and the exit code applies the shards' gates to every case.
+
+exit codes: 0 every case passed (or the --fail-on gate holds); 1 as for run (a case failed,
+            a gate did not hold, a shard missing with --allow-partial); 2 a REPORT that is
+            not a shard report, of another version, a shard missing, given twice or of
+            another run (nothing written)
+"""
+
+
+def _merge_parser(sub: Any) -> None:
+    merge = sub.add_parser(
+        "merge",
+        help="combine the reports of `run --shard I/N` into one report set",
+        description="Combine shard reports (run --shard I/N) into the report set and exit code"
+        " an unsharded run of the same inputs gives.",
+        epilog=MERGE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    merge.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        help="a shard's output folder, report.json or report.shard.json; one per shard",
+    )
+    merge.add_argument(
+        "--out",
+        default="reports",
+        metavar="DIR",
+        help="where the merged reports are written (default: reports/)",
+    )
+    merge.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="merge even when shards are missing: their cases are reported not_run",
+    )
+    merge.add_argument(
+        "--annotations",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print GitHub Actions ::error lines for failed checks (default: when"
+        " GITHUB_ACTIONS=true)",
+    )
+    merge.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+
+
+QUERY_EPILOG = """\
+examples:
+  python -m validator query '$.toolInvocations[*].toolName' fixtures/mysql-slow-query.json
+  python -m validator query '$.view.tool_calls[*].name' fixtures/*.json
+  python -m validator query --config examples/tau2-bench '$.view.final_answer' results.json
+  python -m validator query --json '$.finalAnswer' export.jsonl | jq '.matches[].value'
+
+each trace is read as run reads it: a JSON Lines file or a file split by the config's
+traces.split gives one block per trace (file:LINE, file#N); $.view is made by the
+configured adapter (traces.view) or the detected one.
+
+exit codes: 0 something matched; 1 nothing matched in any trace; 2 a bad JSONPath (or
+            config), or no trace could be read
+"""
+
+EXPLAIN_EPILOG = """\
+examples:
+  python -m validator explain mysql-slow-query
+  python -m validator explain agno --config examples/otel-genai
+  python -m validator explain redis-memory-eviction --fixtures runs/ --json
+
+for each run of the case: every applied check, its guards (and why they held or not),
+each parameter's resolved value and where it came from (the spec file, the case file's
+line and column, a default), the values each query found, and the predicate's verdict and
+message; the same evaluation as run, which it does not change.
+
+exit codes: 0 the case passed, as run would say (every run, or its min_passes); 1 it did
+            not (a run failed or errored), or it has no trace; 2 unknown case id, usage error, or an invalid case,
+            spec or config file
+"""
+
+
+def _query_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    query = sub.add_parser(
+        "query",
+        parents=[common],
+        help="print what a JSONPath finds in saved traces (to write specs by trying)",
+        description="Evaluate a JSONPath on saved traces as checks do, and print each match"
+        " with its concrete path and value. The suite config's traces: settings (split,"
+        " format, view) are honoured, so $.view works as in run.",
+        epilog=QUERY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    query.add_argument(
+        "jsonpath", metavar="JSONPATH", help="the query, e.g. '$.view.tool_calls[*].name'"
+    )
+    query.add_argument(
+        "traces", nargs="+", metavar="TRACE", help="trace files (.json, .jsonl, ...)"
+    )
+    query.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document: matches as {trace, path, value}",
+    )
+    query.add_argument(
+        "--max-trace-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_TRACE_BYTES,
+        metavar="N",
+        help="refuse trace files larger than this, before reading them (default: 64 MiB)",
+    )
+
+
+def _explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    explain = sub.add_parser(
+        "explain",
+        parents=[common],
+        help="show how one case's checks were decided on its trace(s), step by step",
+        description="Evaluate one case as run does and show, for each of its runs, each"
+        " applied check: its guards, its resolved parameters with their origin, the values"
+        " its queries found, and the predicate's verdict and message.",
+        epilog=EXPLAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    explain.add_argument("case_id", metavar="CASE_ID", help="the id of the case to explain")
+    explain.add_argument(
+        "--cases",
+        metavar="PATH",
+        help="case folder or file (default: the config's cases, else cases/)",
+    )
+    explain.add_argument(
+        "--specs",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="spec folder, as given to run; repeatable (default: specs/ when it exists)",
+    )
+    explain.add_argument(
+        "--fixtures",
+        metavar="PATH",
+        help="folder of traces, or one file (default: the config's fixtures, else fixtures/)",
+    )
+    explain.add_argument("--json", action="store_true", help="print one JSON document instead")
+    explain.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the verdicts: auto (default) on a terminal unless NO_COLOR is set",
+    )
+    explain.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read traces through links leading outside the fixtures folder, as run does",
+    )
+    explain.add_argument(
+        "--max-trace-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_TRACE_BYTES,
+        metavar="N",
+        help="refuse trace files larger than this, before reading them (default: 64 MiB)",
+    )
+
+
+def _capture_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    capture = sub.add_parser(
+        "capture",
+        parents=[common],
+        help="ask the agent (the config's target) for a trace per case and run",
+        description="Send one request per selected case and run to the suite config's"
+        " target (an HTTP endpoint or a command) and save each trace atomically where run"
+        " finds it: FIXTURES/<id>.json, or FIXTURES/<id>/run-1.json ... run-K.json with"
+        " --repeat K. Saved traces are kept (a second capture does only the missing runs)"
+        " unless --overwrite. Writes a log, OUT/capture.json.",
+        epilog=(
+            "examples:\n"
+            "  DIAG_API_TOKEN=... python -m validator capture\n"
+            "  python -m validator capture --repeat 5 --tag smoke\n"
+            "  python -m validator run --capture --repeat 3 --format json,junit\n"
+            "\n"
+            "exit codes: 0 every run captured (or saved before); 1 some captures failed;\n"
+            "            2 bad config or usage (nothing sent); 130/143 interrupted: the traces\n"
+            "            saved are whole and kept, none is partial\n"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    capture.add_argument(
+        "--cases", default=None, metavar="PATH", help="case folder or file (default: the config's)"
+    )
+    capture.add_argument(
+        "--specs",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="spec folder, as for run (their inputs are case keys a template may name)",
+    )
+    capture.add_argument(
+        "--fixtures",
+        default=None,
+        metavar="DIR",
+        help="the folder traces are saved in (default: the config's fixtures, else fixtures/)",
+    )
+    capture.add_argument(
+        "--out",
+        default="reports",
+        metavar="DIR",
+        help="where the log capture.json is written (default: reports/)",
+    )
+    capture.add_argument(
+        "--case",
+        dest="case_patterns",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="capture only this case; a glob like 'mysql-*' is allowed; repeatable",
+    )
+    capture.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="capture only cases with this tag; repeatable",
+    )
+    capture.add_argument(
+        "--max-trace-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_TRACE_BYTES,
+        metavar="N",
+        help="an answer larger than this fails its run, unread past N (default: 64 MiB)",
+    )
+    capture.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
+    )
+    _capture_arguments(capture, with_selection=True)
+
+
+def _capture_arguments(parser: argparse.ArgumentParser, with_selection: bool) -> None:
+    """--repeat and --overwrite, for capture and run --capture."""
+    parser.add_argument(
+        "--repeat",
+        type=_positive_int,
+        default=None,
+        metavar="K",
+        help="capture K runs of each case, FIXTURES/<id>/run-1.json ... run-K.json"
+        " (default: 1, FIXTURES/<id>.json)" + ("" if with_selection else "; with --capture"),
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="capture every run again, replacing saved traces (default: keep them and"
+        " capture only the missing runs)" + ("" if with_selection else "; with --capture"),
+    )
 
 
 def _reliability_arguments(run: argparse.ArgumentParser) -> None:
@@ -472,14 +767,31 @@ def main(argv: list[str] | None = None) -> int:
 def _command(args: Any) -> int:
     if args.command == "run":
         return cmd_run(args)
+    if args.command == "merge":
+        from .commands.merge import cmd_merge
+
+        return cmd_merge(args)
     if args.command == "lint":
         from .commands.lint import cmd_lint
 
         return cmd_lint(args)
+    if args.command == "query":
+        from .commands.query import cmd_query
+
+        return cmd_query(args)
+    if args.command == "explain":
+        from .commands.explain import cmd_explain
+
+        return cmd_explain(args)
     if args.command == "init":
         from .commands.init import cmd_init
 
         return cmd_init(args)
+    if args.command == "capture":
+        from .commands.capture import cmd_capture
+
+        args.repeat = args.repeat or 1
+        return cmd_capture(args)
     return cmd_schema(args)
 
 
@@ -497,11 +809,11 @@ def _dispatch(args: Any) -> int:
         return EXIT_USAGE
     except Terminated:
         _stop_workers()
-        print("terminated: no report was written", file=sys.stderr)
+        print(f"terminated: {_what_was_kept(args)}", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         _stop_workers()
-        print("interrupted: no report was written", file=sys.stderr)
+        print(f"interrupted: {_what_was_kept(args)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_FAILED
@@ -512,6 +824,14 @@ def _dispatch(args: Any) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+def _what_was_kept(args: Any) -> str:
+    if args.command == "capture":
+        return "the traces saved are whole and kept; none is partial"
+    if getattr(args, "capture", False):
+        return "no report was written; the traces captured are whole and kept"
+    return "no report was written"
 
 
 def cmd_schema(args: Any) -> int:
@@ -538,10 +858,16 @@ def cmd_run(args: Any) -> int:
             "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
             " to know what regressed"
         )
+    if not args.capture and (args.repeat is not None or args.overwrite):
+        flag = "--repeat" if args.repeat is not None else "--overwrite"
+        raise UsageError(
+            f"{flag} is a capture option", "add --capture, or run `python -m validator capture`"
+        )
     config = read_config(args)
     if config is not None and config.errors:
         raise ProblemsFound(config.errors)  # nothing is evaluated with a broken config
     layout = resolve(args, config)
+    failures = _capture_first(args, config, layout) if args.capture else ()
     if args.max_regression and not args.baseline:
         raise UsageError(
             "--max-regression needs --baseline PATH (the report.json of an earlier run)"
@@ -570,5 +896,38 @@ def cmd_run(args: Any) -> int:
         quarantine=Path(args.quarantine) if args.quarantine else None,
         max_regression=tuple(args.max_regression),
         annotations=args.annotations,
+        shard=args.shard,
+        capture_failures=failures,
     )
     return execute_run(options)
+
+
+def _capture_first(args: Any, config: Any, layout: Any) -> tuple[tuple[str, str, str], ...]:
+    """run --capture: the capture (its errors raise: exit 2, nothing evaluated), and the
+    runs that failed to capture."""
+    from .commands.capture import CaptureOptions, execute_capture
+
+    if config is None:
+        raise UsageError(
+            "run --capture needs a suite config with a target: there is no validator.yaml here",
+            "write one with a `target:` naming your agent, or pass --config FILE",
+        )
+    outcome = execute_capture(
+        CaptureOptions(
+            config=config,
+            cases=layout.cases,
+            specs=layout.specs,
+            packs=layout.packs,
+            fixtures=layout.fixtures,
+            out=Path(args.out),
+            traces=layout.traces,
+            repeat=args.repeat or 1,
+            case_patterns=tuple(args.case_patterns),
+            tags=tuple(args.tags),
+            overwrite=args.overwrite,
+            quiet=args.quiet,
+            max_trace_bytes=args.max_trace_bytes,
+            warn=False,  # the run prints the suite's warnings
+        )
+    )
+    return outcome.failures()

@@ -206,10 +206,25 @@ CODES: dict[str, Code] = {
         ),
         Code(
             "unknown-verdict",
-            WARNING,
-            "a verdict spelt almost like one the verifier gives",
+            ERROR,
+            "a case verdict the verifier never gives (not in the `verdicts:` list)",
             "`allowed_verdicts: [pass]` (verdicts as `trace-fields` lists them)",
             "`allowed_verdicts: [PASS]`",
+        ),
+        Code(
+            "undeclared-tool",
+            ERROR,
+            "a tool name in a case that the suite's `tools:` list does not declare",
+            "`required_tools: [mysql_slowlog]` with `tools: [mysql_slow_log]`",
+            "`required_tools: [mysql_slow_log]`",
+        ),
+        Code(
+            "tool-never-called",
+            WARNING,
+            "a tool name in a case that no readable trace ever calls (no `tools:` declared)",
+            "`required_tools: [mysql_slowlog]` when the traces call `mysql_slow_log`",
+            "`required_tools: [mysql_slow_log]`, or declare `tools:`",
+            when="--fixtures",
         ),
         Code(
             "id-mismatch",
@@ -266,6 +281,22 @@ CODES: dict[str, Code] = {
             "a parameter value of the wrong type",
             "`count` with `min: one`",
             "`min: 1`",
+        ),
+        Code(
+            "bad-regex",
+            ERROR,
+            "a regular expression parameter that does not compile, or that the linear-time"
+            " engine cannot run with Python's meaning",
+            "`regex: '^(\\w+)-\\1$'` (a backreference)",
+            "`regex: '^\\w+-\\w+$'`",
+        ),
+        Code(
+            "bad-matcher",
+            ERROR,
+            "an argument matcher of call-matches written wrongly (unknown operator, empty"
+            " matcher, an operand of the wrong type, an invalid JSON Schema)",
+            "`args: {command: {contians: rm}}`",
+            "`args: {command: {contains: rm}}`",
         ),
         Code(
             "bad-binding",
@@ -327,9 +358,30 @@ CODES: dict[str, Code] = {
         Code(
             "bad-template",
             ERROR,
-            "a `traces.case_id` template that cannot be read",
+            "a template (`traces.case_id`, a `target:` text) that cannot be read",
             '`case_id: "{file_stem-{$.id}"`',
             '`case_id: "{file_stem}-{$.id}"`',
+        ),
+        Code(
+            "unknown-placeholder",
+            ERROR,
+            "a `target:` template names a placeholder that is no case key",
+            '`body: {q: "{qestion}"}`',
+            '`body: {q: "{question}"}` (or `{{` for a literal brace)',
+        ),
+        Code(
+            "target-shape",
+            ERROR,
+            "a `target:` with both url and command, neither, or a key its kind does not use",
+            "`command: [...]` with `headers:`",
+            "`url:` with `headers:`, or `command:` alone",
+        ),
+        Code(
+            "tls-unverified",
+            WARNING,
+            "a `target:` that does not check the agent's TLS certificate",
+            "`verify: false`",
+            "remove it once the agent has a valid certificate",
         ),
         Code(
             "no-fixture",
@@ -419,6 +471,32 @@ CODES: dict[str, Code] = {
             "a trace file that cannot be read or split into traces",
             "`split: $.simulations[*]` and a file without `simulations`",
             "fix the file, or the `split` JSONPath",
+            when="--fixtures",
+        ),
+        Code(
+            "trace-json",
+            ERROR,
+            "a trace file that is not valid JSON (at the character at fault)",
+            '`{"caseId": "x",}` (a trailing comma)',
+            '`{"caseId": "x"}`',
+            when="--fixtures",
+        ),
+        Code(
+            "trace-encoding",
+            ERROR,
+            "a trace file not saved as UTF-8 (UTF-16, UTF-32, Latin-1; a UTF-8 byte-order"
+            " mark is a warning)",
+            "a trace saved as UTF-16 by PowerShell",
+            "re-save it as UTF-8",
+            when="--fixtures",
+            also_warning=True,
+        ),
+        Code(
+            "misnamed-trace",
+            WARNING,
+            "a trace whose case id names a case but whose file name does not",
+            '`fixtures/run1.json` holding `"caseId": "redis-memory"`',
+            "rename it `fixtures/redis-memory.json`, or `fixture: run1.json` in the case",
             when="--fixtures",
         ),
         Code(

@@ -221,6 +221,9 @@ class Plan:
     format: str | None = None
     single: bool = False  # the fixtures path is one file
     max_bytes: int = DEFAULT_MAX_TRACE_BYTES  # longer JSON Lines lines are refused unread
+    # Case id -> stray files (as shown) whose case id field names it but whose name does
+    # not; filled by whoever reads the strays (commands.strays), said in missing_reason.
+    misnamed: dict[str, list[str]] = field(default_factory=dict)
 
     def label(self, rel: str) -> str:
         return self.shown if self.single else f"{self.shown}/{rel}"
@@ -258,7 +261,18 @@ class Plan:
                 yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked)
 
     def missing_reason(self, case_id: str) -> str:
-        """Why a case gets no run, as the report says it."""
+        """Why a case gets no run, as the report says it (and a misnamed file of it)."""
+        reason = self._missing_reason(case_id)
+        files = self.misnamed.get(case_id)
+        if files:
+            reason += (
+                f"; {', '.join(files)} {'names' if len(files) == 1 else 'name'} this case in"
+                " its case id field but not in its file name: rename it after the case, or"
+                " pick it with the case's fixture: key"
+            )
+        return reason
+
+    def _missing_reason(self, case_id: str) -> str:
         shown, kind = self.shown, self.missing[case_id]
         if kind == AMBIGUOUS:
             return f"ambiguous fixtures: both {self.details[case_id]} exist; keep one"
@@ -297,6 +311,7 @@ def plan_fixtures(
     by_name: bool = True,
     picks: Mapping[str, str] | None = None,
     format: str | None = None,
+    elsewhere: Collection[str] = (),
 ) -> Plan:
     """Which files under `fixtures` (a folder, or one file) are traces of which case.
 
@@ -309,25 +324,27 @@ def plan_fixtures(
     `picks`: a case's `fixture:` key (a path or glob under the folder), which gives it the
     files it names whatever their names. A case folder that is a link to a folder outside
     the fixtures folder is refused unless `follow_links` (single trace files are checked
-    when they are read, see `traces.read_trace_file`)."""
+    when they are read, see `traces.read_trace_file`). `elsewhere`: cases another shard
+    evaluates (`run --shard`): their files are neither read nor listed as unused here."""
     plan = Plan(fixtures, shown, patterns=patterns, format=format, single=fixtures.is_file())
     walk = _Walk.of(fixtures, follow_links, _Globs(patterns))
     plan.unused.extend(walk.unused)
     selected = set(case_ids)
     known_ids = set(case_ids if known is None else known)
+    others = set(elsewhere)
     picking = _Picks(fixtures, picks or {}, walk, patterns)
     matcher = _Globs(patterns)
     named: dict[str, list[int]] = {}  # case id -> indexes of its NAMED sources
     for rel in walk.files:
         pickers = picking.pickers(rel)
         if pickers:
-            _add_picked(plan, rel, pickers, selected)
+            _add_picked(plan, rel, pickers, selected, others)
         elif not plan.single and not matcher.matches(rel):
             plan.unused.append((rel, f"does not match traces.pattern ({', '.join(patterns)})"))
         elif not by_name or ("/" not in rel and format_of(rel, format) == "jsonl"):
             plan.sources.append(Source(rel, (), CONTENT))
         else:
-            _add_named(plan, rel, selected, known_ids, named)
+            _add_named(plan, rel, selected, known_ids, named, others)
     _check_named(plan, named, walk, follow_links)
     if by_name:
         _cases_without_traces(plan, case_ids, named, walk, picking)
@@ -338,10 +355,14 @@ def plan_fixtures(
     return plan
 
 
-def _add_picked(plan: Plan, rel: str, pickers: list[str], selected: set[str]) -> None:
+def _add_picked(
+    plan: Plan, rel: str, pickers: list[str], selected: set[str], elsewhere: set[str]
+) -> None:
     chosen = tuple(c for c in pickers if c in selected)
     if chosen:
         plan.sources.append(Source(rel, chosen, PICKED))
+    elif not elsewhere.isdisjoint(pickers):
+        return  # another shard's: it is read there
     else:
         names = ", ".join(f"'{c}'" for c in pickers)
         plan.unused.append((rel, f"picked by the fixture: key of case {names}, not selected"))
@@ -356,12 +377,19 @@ def _key_of(rel: str) -> str:
 
 
 def _add_named(
-    plan: Plan, rel: str, selected: set[str], known: set[str], named: dict[str, list[int]]
+    plan: Plan,
+    rel: str,
+    selected: set[str],
+    known: set[str],
+    named: dict[str, list[int]],
+    elsewhere: set[str],
 ) -> None:
     key = _key_of(rel)
     if key in selected:
         named.setdefault(key, []).append(len(plan.sources))
         plan.sources.append(Source(rel, (key,), NAMED))
+    elif key in elsewhere:
+        return  # another shard's: it is read there
     elif key in known:
         plan.unused.append((rel, f"its case '{key}' is not selected (--case/--tag)"))
     else:

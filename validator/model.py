@@ -120,6 +120,9 @@ class Spec:
     # The trace-fields spec may list the verdicts the verifier gives (for lint's spelling
     # check of case verdicts); None: not listed, so no spelling check.
     verdicts: tuple[str, ...] | None = None
+    # The trace-fields spec may list the tools the agent has (names or globs), for lint's
+    # check of the tool names cases write; None: not listed.
+    tools: tuple[str, ...] | None = None
 
     @property
     def is_check(self) -> bool:

@@ -22,7 +22,24 @@ DEFAULT_MAX_TRACE_BYTES = 64 * 1024 * 1024
 
 
 class TraceError(Exception):
-    """A trace that cannot be evaluated; the message is the reason shown in the report."""
+    """A trace that cannot be evaluated; the message is the reason shown in the report.
+
+    `line` and `column` (1-based, in characters) say where in the file the problem is, when
+    one place does; `kind` names what is wrong for callers that act on it: "json" (not
+    valid JSON), "extra-data" (a second document follows the first), "encoding" (not
+    UTF-8), or None."""
+
+    def __init__(
+        self,
+        message: str,
+        line: int | None = None,
+        column: int | None = None,
+        kind: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+        self.kind = kind
 
 
 @dataclass
@@ -108,21 +125,79 @@ def _loads(text: str) -> tuple[Any, _Reader]:
     return json.loads(text, parse_int=reader.whole, **reader.hooks()), reader
 
 
-# JSON's own messages, for the mistakes they word misleadingly.
-def _json_reason(exc: json.JSONDecodeError) -> str:
+# JSON's own messages, for the mistakes they word misleadingly, and where each mistake is
+# (Python points at the token after a trailing comma, not at the comma).
+def _json_reason(exc: json.JSONDecodeError) -> tuple[str, int]:
+    """A plain-language reason for a JSON error, and the offset of the character at fault."""
+    doc, pos = exc.doc, exc.pos
+    char = doc[pos] if pos < len(doc) else ""
     if exc.msg.startswith("Unterminated string"):
-        return "a string is not closed: it has no closing quote"
+        return "a string is not closed: it has no closing quote", pos
     if exc.msg.startswith("Invalid control character"):
-        char = exc.doc[exc.pos] if exc.pos < len(exc.doc) else ""
         if char in ("\n", "\r"):
-            start = _string_start(exc.doc, exc.pos)
+            start = _string_start(doc, pos)
             opened = f" (it opens at column {start})" if start else ""
             return (
                 f"a string is not closed before the end of the line{opened}: a closing quote"
                 " is missing, or a line break inside a string must be written \\n"
-            )
-        return f"a control character (U+{ord(char or chr(0)):04X}) inside a string must be escaped"
-    return exc.msg
+            ), pos
+        return (
+            f"a control character (U+{ord(char or chr(0)):04X}) inside a string must be escaped",
+            pos,
+        )
+    comma = _trailing_comma(doc, pos)
+    if comma is not None:
+        closer = "an object" if char == "}" else "a list"
+        return (
+            f"a trailing comma: the last item of {closer} must not be followed by ','"
+            " (JSON is not JavaScript or Python); delete this comma"
+        ), comma
+    return _token_reason(exc.msg, doc, pos, char), pos
+
+
+def _trailing_comma(doc: str, pos: int) -> int | None:
+    """The offset of a comma that only whitespace separates from the `}` or `]` at `pos`."""
+    if pos >= len(doc) or doc[pos] not in "}]":
+        return None
+    before = len(doc[:pos].rstrip())
+    return before - 1 if before and doc[before - 1] == "," else None
+
+
+_PYTHON_WORDS = {"True": "true", "False": "false", "None": "null", "undefined": "null"}
+
+
+def _token_reason(msg: str, doc: str, pos: int, char: str) -> str:
+    """The reason for an unexpected token, said the way a person fixes it."""
+    if char == "'":
+        return "a single quote: JSON strings and keys use double quotes (\"...\"), not '...'"
+    if doc.startswith(("//", "/*"), pos) or char == "#":
+        return "a comment: JSON has no comments; delete it"
+    word = re.match(r"[A-Za-z_]+", doc[pos : pos + 20])
+    if word and word.group() in _PYTHON_WORDS:
+        return (
+            f"{word.group()} is not a JSON value: write {_PYTHON_WORDS[word.group()]}"
+            " (the trace was likely written with Python's str() instead of json.dumps)"
+        )
+    if msg.startswith("Expecting ',' delimiter"):
+        return "a comma is missing here, between two items (or a string before it is not closed)"
+    if msg.startswith("Expecting ':' delimiter"):
+        return 'a colon is missing after the key: write "key": value'
+    if msg.startswith("Expecting property name"):
+        return 'a key must be a string in double quotes here ("name": value)'
+    if msg.startswith("Extra data"):
+        return (
+            "more text follows the end of the JSON document: a file holds one document; for"
+            " one trace per line, name the file .jsonl (JSON Lines)"
+        )
+    if msg.startswith("Expecting value"):
+        return "a value is missing or not JSON here (expected a string, number, object, list, true, false or null)"
+    return msg
+
+
+def _where(doc: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of an offset in the text."""
+    line = doc.count("\n", 0, offset) + 1
+    return line, offset - (doc.rfind("\n", 0, offset) + 1) + 1
 
 
 def _string_start(text: str, pos: int) -> int | None:
@@ -245,20 +320,82 @@ def _fix_dict(node: dict[str, Any], prefix: str) -> int:
     return count
 
 
+_BOMS = (  # longest first: the UTF-32 LE mark begins with the UTF-16 LE one
+    (b"\xff\xfe\x00\x00", "UTF-32 LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32 BE"),
+    (b"\xff\xfe", "UTF-16 LE"),
+    (b"\xfe\xff", "UTF-16 BE"),
+)
+_WIDTHS = {"x000": "UTF-32 LE", "000x": "UTF-32 BE", "x0x0": "UTF-16 LE", "0x0x": "UTF-16 BE"}
+RESAVE = (
+    "re-save it as UTF-8 (in the editor's encoding menu choose UTF-8, or run"
+    " `iconv -f {source} -t UTF-8 FILE > NEW`; in Python write with encoding='utf-8')"
+)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """The UTF-16/UTF-32 encoding the bytes are in, with or without a byte-order mark (JSON
+    text starts with an ASCII character, so its zero bytes give the width), else None."""
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            return f"{name} with a byte-order mark"
+    head = data[:4]
+    if len(head) < 4 or b"\x00" not in head:
+        return None
+    zeros = "".join("0" if b == 0 else "x" for b in head)
+    found = _WIDTHS.get(zeros)
+    return f"{found} without a byte-order mark" if found else None
+
+
+def has_utf8_bom(data: bytes) -> bool:
+    """Whether the bytes start with a UTF-8 byte-order mark (read, but refused by many tools)."""
+    return data.startswith(b"\xef\xbb\xbf")
+
+
 def decode(data: bytes | str, where: str = "") -> str:
-    """Trace bytes as text (a byte-order mark dropped). Raises TraceError for non-UTF-8."""
+    """Trace bytes as text (a byte-order mark dropped). Raises TraceError for non-UTF-8,
+    naming the encoding found (UTF-16, UTF-32, Latin-1) and how to re-save."""
     if isinstance(data, str):
         return data[1:] if data.startswith("\ufeff") else data
+    prefix = f"{where}: " if where else ""
+    wide = wide_encoding(data)
+    if wide is not None:
+        source = wide.split(" with")[0].replace(" ", "")
+        raise TraceError(
+            f"{prefix}not UTF-8 text: the file is {wide}; " + RESAVE.format(source=source),
+            1,
+            1,
+            "encoding",
+        )
     try:
         return data.decode("utf-8-sig")  # Windows tools write a byte-order mark
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        prefix = f"{where}: " if where else ""
         raise TraceError(
             f"{prefix}not UTF-8 text: invalid byte 0x{data[exc.start]:02x} at line {line}"
-            f" column {col}; save the trace as UTF-8"
+            f" column {col}{_latin1_hint(data, exc.start)}; " + RESAVE.format(source=_source(data)),
+            line,
+            col,
+            "encoding",
         ) from None
+
+
+def _source(data: bytes) -> str:
+    return "WINDOWS-1252" if any(0x80 <= b <= 0x9F for b in data) else "LATIN1"
+
+
+def _latin1_hint(data: bytes, at: int) -> str:
+    """`(it reads as 'é' in Latin-1: the file looks saved as Latin-1)`, when it does."""
+    try:
+        data.decode("cp1252")
+    except UnicodeDecodeError:
+        return ""
+    char = data[at : at + 1].decode("cp1252")
+    if not char.isprintable():
+        return ""
+    name = "Windows-1252" if _source(data) == "WINDOWS-1252" else "Latin-1"
+    return f" (it reads as '{char}' in {name}: the file looks saved as {name}, not UTF-8)"
 
 
 @dataclass
@@ -287,8 +424,11 @@ def parse_document(data: bytes | str, where: str = "") -> Document:
                 if not text
                 else f"{prefix}the file holds only whitespace"
             ) from None
+        reason, offset = _json_reason(exc)
+        line, column = _where(exc.doc, offset)
+        kind = "extra-data" if exc.msg.startswith("Extra data") else "json"
         raise TraceError(
-            f"{prefix}invalid JSON at line {exc.lineno} column {exc.colno}: {_json_reason(exc)}"
+            f"{prefix}invalid JSON at line {line} column {column}: {reason}", line, column, kind
         ) from None
     except RecursionError:
         raise TraceError(
@@ -458,7 +598,7 @@ def otlp_requests(data: bytes) -> list[tuple[str, Any]]:
     try:
         return [("", parse_document(text).value)]
     except TraceError as exc:
-        if "Extra data" not in str(exc):  # broken, not several documents one after another
+        if exc.kind != "extra-data":  # broken, not several documents one after another
             raise
     # Several documents: one request per non-blank line.
     out = []

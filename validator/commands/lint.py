@@ -80,6 +80,8 @@ def _fixtures(args: Any, layout: Layout) -> Path | None:
     fixtures = Path(args.fixtures) if args.fixtures else None
     if fixtures is None and layout.config is not None and layout.fixtures_named:
         fixtures = layout.fixtures
+        if layout.config.has_target and not fixtures.exists():
+            return None  # capture has not made the folder yet: no trace to check
     if fixtures is not None and not fixtures.exists():
         raise UsageError(
             f"fixtures {fixtures} does not exist: pass --fixtures with the folder of saved"

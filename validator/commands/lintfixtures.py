@@ -1,24 +1,35 @@
-"""`lint --fixtures`: cases without a trace and traces without a case, found exactly as `run`
-finds them: the same plan (`inputs.plan_fixtures`) and, for traces whose content names
-their case, the same reading (`evaluation.tracefile.TraceReader`, `CaseIdRule`).
+"""`lint --fixtures`: the traces, found and read exactly as `run` finds and reads them: the
+same plan (`inputs.plan_fixtures`) and the same reading (`evaluation.tracefile.TraceReader`,
+`CaseIdRule`).
 
-Files whose name (or folder) gives their case are not read. Files whose traces name their
-case themselves (`traces.case_id`, JSON Lines entries) are: lint reports a trace whose case
-id cannot be read (`no-case-id`), names no case (`orphan-fixture`), and a file that cannot be
-read or split into traces at all (`unreadable-trace`). A single trace run would only fail
-(a JSON Lines entry that is not JSON) is left to run, which reports it.
+Every trace file the plan uses is read (and the strays, whose name names no case): a file
+that is not JSON (`trace-json`, at the character at fault: a trailing comma at the comma)
+or not UTF-8 (`trace-encoding`, naming the encoding found) is an error, since run can only
+report its case as an error; one that cannot be read or split into traces otherwise is
+`unreadable-trace`. Lint reports cases without a trace (`no-fixture`), traces without a case
+(`orphan-fixture`), strays whose case id field names a case (`misnamed-trace`), and traces
+whose case id cannot be read (`no-case-id`). A JSON Lines entry of an export whose only
+fault is not being an object is left to run, which reports it.
+
+Without a `tools:` declaration, the tool names the readable traces call (their `$.view`
+tool calls) are what is known of the agent's tools: a tool name a case writes that none of
+them calls is `tool-never-called`. Traces that cannot be read teach nothing; when none can
+be read, nothing is learned and nothing is said.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..evaluation.tracefile import CaseIdRule, Trace, TraceReader, fields_case_id
+from ..evaluation.view import ViewOptions, make_view
 from ..inputs import (
     AMBIGUOUS,
     BAD_PICK,
     CONTENT,
     EMPTY_FOLDER,
+    HARD_KINDS,
     OUTSIDE,
     Job,
     Plan,
@@ -26,10 +37,19 @@ from ..inputs import (
     plan_fixtures,
 )
 from ..loading.suite import LoadResult
+from ..loading.tools import ToolName, is_glob, is_known, listing, suggestion
 from ..loading.yamlfile import Position
 from ..model import TraceFields, TraceSettings
-from ..problems import WARNING, Problem, UsageError, did_you_mean
-from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, read_trace_file
+from ..problems import ERROR, WARNING, Problem, UsageError, did_you_mean
+from ..traces import (
+    DEFAULT_MAX_TRACE_BYTES,
+    ParsedTrace,
+    TraceError,
+    has_utf8_bom,
+    parse_trace,
+    read_trace_bytes,
+)
+from .strays import misnamed_advice, named_case
 
 CaseIds = dict[str, tuple[str, Position]]
 
@@ -59,21 +79,66 @@ def fixture_problems(
         picks={case_id: pick for case_id, (pick, _) in loaded.picks.items()},
         format=settings.format,
     )
-    out = [_missing(plan, c, case_ids, loaded) for c in sorted(plan.missing)]
+    reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
+    out = reading.problems()
+    # A case a JSON Lines entry names has a trace, whatever its name finds (as in run).
+    out += [
+        _missing(plan, c, case_ids, loaded)
+        for c in sorted(plan.missing)
+        if plan.missing[c] in HARD_KINDS or c not in reading.found
+    ]
+    out += _orphans(plan, fixtures, case_ids, reading.misnamed)
+    found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
+    found |= reading.found
+    if settings.case_id is not None or plan.single:
+        out += _no_trace(plan, settings, case_ids, found)
+    if loaded.tools is None:
+        out += _never_called(loaded.tool_names, reading)
+    return out
+
+
+def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
+    """Files whose name names no case (a misnamed one is said by misnamed-trace)."""
+    out = []
     for name, stem in plan.orphans:
+        if plan.label(name) in misnamed:
+            continue
         hint = did_you_mean(stem, case_ids)
         message = (
             f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
             " after its case id, or add the case (run lists it as matching no case, and fails)"
         )
         out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
-    found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
-    if any(src.how == CONTENT for src in plan.sources):
-        reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
-        out += reading.problems()
-        found |= reading.found
-    if settings.case_id is not None or plan.single:
-        out += _no_trace(plan, settings, case_ids, found)
+    return out
+
+
+def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
+    """Without a `tools:` declaration, the tools the readable traces call are what is
+    known: a tool name a case writes that none of them calls is a warning."""
+    if not reading.read:
+        return []  # nothing learned: no trace could be read
+    called = reading.tools
+    partly = (
+        f"; {reading.failed} could not be read, see their own problems" if reading.failed else ""
+    )
+    seen = f"the traces call {listing(called)}" if called else "no trace calls any tool"
+    out = []
+    for tool in names:
+        if is_known(tool.name, called):
+            continue
+        what = (
+            f"the pattern '{tool.name}' matches no tool"
+            if is_glob(tool.name)
+            else f"no trace calls a tool '{tool.name}'"
+        )
+        message = (
+            f"{tool.key}: {what}{suggestion(tool.name, called)}: lint read"
+            f" {reading.read} trace{'' if reading.read == 1 else 's'} ({seen}{partly}); fix"
+            " the name, or declare the agent's tools with `tools:` in validator.yaml"
+        )
+        out.append(
+            Problem(tool.file, tool.line, tool.column, WARNING, "tool-never-called", message)
+        )
     return out
 
 
@@ -133,7 +198,9 @@ def _no_trace(
 
 
 class _Reading:
-    """Reads the files whose traces name their own case, as the run's workers do."""
+    """Reads every trace file the plan uses (and the strays), as the run's workers do: JSON
+    and encoding mistakes at their place, each trace's case where its content names it, and
+    the tool names the traces call."""
 
     def __init__(
         self,
@@ -148,22 +215,41 @@ class _Reading:
         self.fields = fields
         self.case_ids = case_ids
         self.rule = CaseIdRule(settings.case_id) if settings.case_id else None
-        root = None if plan.single or follow_links else plan.fixtures
-        self.reader = TraceReader(
-            settings, lambda path: read_trace_file(path, root, DEFAULT_MAX_TRACE_BYTES), root
-        )
+        self.root = None if plan.single or follow_links else plan.fixtures
+        self.reader = TraceReader(settings, self._read_object, self.root)
         self.found: set[str] = set()
+        self.tools: set[str] = set()  # every tool name a readable trace calls
+        self.read = 0  # traces read
+        self.failed = 0  # files (or JSON Lines entries) that could not be read
+        self.out: list[Problem] = []
+        self.misnamed: set[str] = set()  # stray files (as shown) whose case id names a case
+
+    def _read_object(self, path: str) -> ParsedTrace:
+        data = read_trace_bytes(path, self.root, DEFAULT_MAX_TRACE_BYTES)
+        if has_utf8_bom(data):
+            message = (
+                "the file starts with a UTF-8 byte-order mark: run reads it, but many JSON"
+                " tools refuse it; re-save it as UTF-8 without a byte-order mark"
+            )
+            self.out.append(Problem(display_path(path), 1, 1, WARNING, "trace-encoding", message))
+        return parse_trace(data)
 
     def problems(self) -> list[Problem]:
-        out: list[Problem] = []
-        for job in self.plan.jobs(kinds=(CONTENT,)):
+        for job in self.plan.jobs():
             try:
                 for trace in self.reader.traces(job):
-                    out += self._trace(job, trace)
+                    self.out += self._trace(job, trace)
             except TraceError as exc:
-                if job.text is None or self.rule is not None:
-                    out.append(self._problem(job, None, "unreadable-trace", str(exc)))
-        return out
+                self.failed += 1
+                self._unreadable(job, exc)
+        return self.out
+
+    def _unreadable(self, job: Job, exc: TraceError) -> None:
+        if exc.kind in _READ_CODES:
+            line = (exc.line or 1) + _line(job) - 1
+            self.out.append(_read_problem(job.source or job.fixture, line, exc, _effect(job)))
+        elif job.text is None or self.rule is not None:
+            self.out.append(self._problem(job, None, "unreadable-trace", str(exc)))
 
     def _problem(self, job: Job, trace: Trace | None, code: str, message: str) -> Problem:
         file = job.source or job.fixture
@@ -173,9 +259,19 @@ class _Reading:
 
     def _trace(self, job: Job, trace: Trace) -> list[Problem]:
         if trace.error is not None:
+            self.failed += 1
+            if trace.error_kind in _READ_CODES:
+                exc = TraceError(trace.error, 1, trace.column, trace.error_kind)
+                return [_read_problem(job.source or job.fixture, trace.line, exc, _effect(job))]
             if self.rule is None:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
+        self.read += 1
+        self._learn(trace)
+        if job.unmatched is not None:
+            return self._stray(job, trace)
+        if job.case_id is not None:
+            return []  # its name gives its case
         case_id, error = self._case_id(job, trace)
         if error is not None:
             return [self._problem(job, trace, "no-case-id", error)]
@@ -190,6 +286,32 @@ class _Reading:
         )
         return [self._problem(job, trace, "orphan-fixture", message)]
 
+    def _learn(self, trace: Trace) -> None:
+        options = ViewOptions(messages=self.settings.messages, parent=trace.parent)
+        try:
+            view, _ = make_view(trace.document, self.settings.view, options)
+        except ValueError:  # an unknown adapter: the config's own problem says so
+            return
+        for call in view.get("tool_calls") or ():
+            if isinstance(call, dict) and isinstance(call.get("name"), str):
+                self.tools.add(call["name"])
+
+    def _stray(self, job: Job, trace: Trace) -> list[Problem]:
+        """A file whose name names no case, whose case id field may name one."""
+        case_id = named_case(trace.document, self.fields)
+        if case_id is None or case_id not in self.case_ids:
+            return []  # the orphan-fixture warning from its name says it all
+        assert job.path is not None
+        self.misnamed.add(job.fixture)
+        rel = (
+            Path(job.path).relative_to(self.plan.fixtures).as_posix()
+            if self.plan.fixtures
+            else job.fixture
+        )
+        line, column = _key_position(job.path, self.fields)
+        message = misnamed_advice(rel, case_id, self.plan.shown)
+        return [Problem(job.fixture, line, column, WARNING, "misnamed-trace", message)]
+
     def _case_id(self, job: Job, trace: Trace) -> tuple[str | None, str | None]:
         if self.rule is not None:
             return self.rule.case_id(trace.document, job.path or job.source or "")
@@ -200,6 +322,42 @@ class _Reading:
             where = self.fields.expression("case_id")
             return None, f"the trace has no {where}, so no case can be matched"
         return named, error
+
+
+_READ_CODES = {"json": "trace-json", "extra-data": "trace-json", "encoding": "trace-encoding"}
+_INVALID_AT = re.compile(r"^invalid JSON at line \d+ column \d+: ")
+
+
+def _effect(job: Job) -> str:
+    if job.unmatched is not None:
+        return "it matches no case either"
+    if job.case_id is not None:
+        return f"run reports case '{job.case_id}' as an error until it is fixed"
+    return "run cannot tell which case it belongs to, and fails"
+
+
+def _read_problem(file: str, line: int, exc: TraceError, effect: str) -> Problem:
+    """A trace that is not valid JSON, or not UTF-8: an error at the character at fault."""
+    code = _READ_CODES[exc.kind or "json"]
+    text = _INVALID_AT.sub("not valid JSON: ", str(exc))
+    return Problem(file, line, exc.column or 1, ERROR, code, f"{text} ({effect})")
+
+
+def _key_position(path: str, fields: TraceFields | None) -> tuple[int, int]:
+    """Where the case id field's key is written (`"caseId"`) when the field is a plain
+    `$.name`; else the start of the file."""
+    expression = fields.expression("case_id") if fields is not None else ""
+    match = re.fullmatch(r"\$\.([A-Za-z_][A-Za-z0-9_]*)", expression)
+    if match is None:
+        return 1, 1
+    try:
+        text = Path(path).read_text("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return 1, 1
+    at = text.find(f'"{match.group(1)}"')
+    if at < 0:
+        return 1, 1
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _line(job: Job) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from fractions import Fraction
@@ -16,6 +16,7 @@ from ..display import one_line
 from ..evaluation.runner import evaluate_all, group_results, usable_cores
 from ..inputs import (
     DEFAULT_PACKS,
+    ORPHAN,
     Job,
     Plan,
     display_path,
@@ -34,11 +35,15 @@ from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
 from ..report.regression import MetricLimit
+from ..report.shard import Shard
+from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
 from .extras import collect_extras
 from .locate import FileSources
+from .sharding import ShardFile, shard_baseline, shard_suite
+from .strays import find_misnamed, mark_misnamed
 
 
 @dataclass
@@ -65,6 +70,10 @@ class RunOptions:
     quarantine: Path | None = None
     max_regression: tuple[MetricLimit, ...] = ()
     annotations: bool | None = None  # None: when GITHUB_ACTIONS=true
+    shard: Shard | None = None  # --shard I/N: this shard's cases only, and a shard file
+    # run --capture: the runs whose capture failed, (case id, fixture, why): each is a run
+    # in error, in place of any older trace left at its fixture.
+    capture_failures: tuple[tuple[str, str, str], ...] = ()
 
 
 def load_checked(
@@ -165,7 +174,16 @@ class ProgressBar:
     """`evaluating [#####-----] 412/1000` on one terminal line, redrawn at most 10 times a
     second and erased when done."""
 
-    def __init__(self, total: int, stream: TextIO, width: int = 30) -> None:
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO,
+        width: int = 30,
+        label: str = "evaluating",
+        unit: str = "traces",
+    ) -> None:
+        self.label = label
+        self.unit = unit
         self.total = max(total, 1)
         self.stream = stream
         self.width = width
@@ -180,8 +198,8 @@ class ProgressBar:
         fraction = min(done / self.total, 1.0)
         filled = int(self.width * fraction)
         line = (
-            f"evaluating [{'#' * filled}{'-' * (self.width - filled)}]"
-            f" {done}/{self.total} traces {fraction * 100:3.0f}%"
+            f"{self.label} [{'#' * filled}{'-' * (self.width - filled)}]"
+            f" {done}/{self.total} {self.unit} {fraction * 100:3.0f}%"
         )
         self.stream.write("\r" + line)
         self.stream.flush()
@@ -222,7 +240,9 @@ class Traces:
     total: int | None = None  # for the progress bar; None when unknown
 
 
-def find_traces(options: RunOptions, suite: Suite, full: Suite) -> Traces:
+def find_traces(
+    options: RunOptions, suite: Suite, full: Suite, elsewhere: Collection[str] = ()
+) -> Traces:
     """The plan of the fixtures: every file a trace of some case, or unused (with why)."""
     fixtures = options.fixtures
     shown = display_path(fixtures)
@@ -243,13 +263,26 @@ def find_traces(options: RunOptions, suite: Suite, full: Suite) -> Traces:
         by_name=settings.case_id is None,
         picks=picks_of(full),
         format=settings.format,
+        elsewhere=elsewhere,
     )
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
     plan.max_bytes = options.max_trace_bytes
     root = None if options.follow_symlinks or plan.single else fixtures
+    warn_strays(plan, full, root, options.max_trace_bytes)
     # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
     wanted = _interactive(sys.stderr) and not options.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
+
+
+def warn_strays(plan: Plan, full: Suite, root: Path | None, max_bytes: int) -> None:
+    """A warning on stderr for each trace file that matches no case; one whose case id field
+    names a case is misnamed, which its reason (report.json's unmatched_traces) and the
+    case's not-run reason say too."""
+    mark_misnamed(plan, find_misnamed(plan, full.fields, set(full.cases), root, max_bytes))
+    for src in plan.sources:
+        if src.how == ORPHAN:
+            print(f"warning: {one_line(plan.label(src.rel))}: {one_line(src.reason or '')}",
+                  file=sys.stderr)  # fmt: skip
 
 
 def picks_of(suite: Suite) -> dict[str, str]:
@@ -304,6 +337,21 @@ def no_run_reason(options: RunOptions, traces: Traces) -> str:
     return "no trace was evaluated for this case"
 
 
+def with_capture_failures(
+    runs: Iterable[RunResult], failures: tuple[tuple[str, str, str], ...]
+) -> Iterator[RunResult]:
+    """The runs, each failed capture a run in error (not a silent not_run), replacing an
+    older trace left at its place (--overwrite keeps the old file when a capture fails)."""
+    failed = {fixture for _, fixture, _ in failures}
+    for run in runs:
+        if (run.source or run.fixture) not in failed:
+            yield run
+    for case_id, fixture, reason in failures:
+        yield RunResult(
+            case_id, RUN_ERROR, error_reason=f"capture failed: {reason}", fixture=fixture
+        )
+
+
 def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
@@ -316,9 +364,11 @@ def execute_run(options: RunOptions) -> int:
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders, options.config, options.jobs)
     gating.warn_unknown(quarantine, full.cases)
-    suite = select_cases(full, selection)
-    traces = find_traces(options, suite, full)
-    left_out = LeftOut(set(full.cases) - set(suite.cases))
+    chosen = select_cases(full, selection)
+    suite = shard_suite(chosen, options.shard)  # `chosen` without --shard
+    elsewhere = set(chosen.cases) - set(suite.cases)  # the other shards' cases
+    traces = find_traces(options, suite, full, elsewhere)
+    left_out = LeftOut(set(full.cases) - set(chosen.cases))
     bar = make_progress(traces.total, options.quiet)
     try:
         runs = evaluate_all(
@@ -330,34 +380,41 @@ def execute_run(options: RunOptions) -> int:
             progress=bar,
             settings=options.traces,
         )
+        if options.capture_failures:
+            runs = with_capture_failures(runs, options.capture_failures)
         cases, unmatched = group_results(
             suite,
             left_out.watch(runs),
             traces.plan,
-            left_out.left_out,
+            left_out.left_out | elsewhere,
             no_run_reason(options, traces),
             options.min_run_pass_rate,
         )
     finally:
         if bar is not None:
             bar.close()
+    if options.shard is not None and options.shard.index != 1:
+        unmatched = []  # shard 1 reports them, so that a merge lists each once
     gating.warn_thresholds(cases)
     inputs = _inputs(options, folders, traces.shown, selection, baseline)
     unused = sorted(traces.plan.unused + left_out.unused(), key=lambda u: run_order(u[0]))
+    own = shard_baseline(baseline, options.shard)
     report = build_report(
         cases,
         unmatched,
-        inputs,
-        baseline.comparison if baseline else None,
+        {**inputs, "shard": options.shard.text} if options.shard else inputs,
+        own.comparison if own else None,
         unused,
         ks=options.ks,
         quarantine=quarantine.reasons if quarantine else None,
     )
     report.sources = FileSources(suite, options.max_trace_bytes)
+    shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
+    extra = [shard.extra(report)] if shard is not None else []
     if "html" in options.formats:  # the page shows answers and tool calls: read them again
         again = traces.plan.jobs() if traces.plan else iter([])
         report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
-    written = write_reports(report, options.out, list(options.formats))
+    written = write_reports(report, options.out, list(options.formats), extra)
     _step_summary(report, written)
     allow = options.traces.allow_unmatched
     code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate, allow)

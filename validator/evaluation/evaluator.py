@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Case, Finder, Suite, TraceSettings
+from ..model import Case, Condition, Finder, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, CheckResult, RunResult
-from .interpreter import CaseArguments, evaluate_spec
-from .predicates import TraceContext
+from .interpreter import CaseArguments, _apply, evaluate_spec
+from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
 from .tracefile import fields_case_id
 
@@ -32,6 +33,16 @@ class Evaluator:
         self.settings = settings or suite.traces  # the view's adapter and message list
         self._case: Case | None = None
         self._args = CaseArguments({})
+        # With `keep_context`, the context of the last trace evaluated against a case (None
+        # when the last one could not be), for `explain` to look at again (`look`). Off for
+        # `run`, so that no trace outlives its evaluation.
+        self.keep_context = False
+        self.context: TraceContext | None = None
+
+    @property
+    def arguments(self) -> CaseArguments:
+        """The resolved arguments of the case evaluated last."""
+        return self._args
 
     def evaluate(
         self,
@@ -49,6 +60,7 @@ class Evaluator:
         kept for checks that read it. `own_id` False: the trace's own case id is not
         compared with `case_id` (the case was chosen by `traces.case_id` or a case's
         `fixture:` key, which replace it)."""
+        self.context = None
         try:
             return self._evaluate(trace, case_id, fixture, parent, own_id)
         except MemoryError:
@@ -105,6 +117,8 @@ class Evaluator:
             self._case, self._args = case, CaseArguments(case.fields)
         settings = self.settings
         ctx = TraceContext(trace, settings.view, settings.messages, parent)
+        if self.keep_context:
+            self.context = ctx
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
         run.checks = [self._check(spec, ctx) for spec in self.suite.checks_for(case)]
@@ -133,6 +147,59 @@ def evaluate_trace(
 ) -> RunResult:
     """Evaluate one parsed trace (a dict) against its case; never raises."""
     return Evaluator(suite).evaluate(trace, case_id, fixture, parent)
+
+
+# --------------------------------------------------------------------------------------------
+# What a condition saw, for `explain`: the same queries and arguments the check was given
+
+
+@dataclass(slots=True)
+class Found:
+    """One query of a condition on one trace: its values, or why it cannot be evaluated."""
+
+    expression: str
+    values: list[Any] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class Look:
+    """What one condition (a check's, or a guard's) saw on one trace.
+
+    `arguments`: what the predicate was given (literals, defaults and bound values,
+    resolved); None when a parameter has no usable value, `problem` saying which. `passed`
+    and `message`: the predicate's outcome; None when a query could not be evaluated."""
+
+    found: list[Found]
+    arguments: dict[str, Any] | None
+    problem: str | None = None
+    passed: bool | None = None
+    message: str | None = None
+
+
+def look(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Look:
+    """Evaluate `condition` on the trace of `ctx` as the interpreter does (its queries, the
+    case's resolved arguments, the predicate), keeping what each step gave. Never raises."""
+    found = []
+    for query in condition.queries:
+        try:
+            found.append(Found(query.expression, ctx.find(query)))
+        except QueryEvaluationError as exc:
+            found.append(Found(query.expression, error=exc.reason))
+        except RecursionError:
+            found.append(Found(query.expression, error="the trace is nested too deeply"))
+    try:
+        args = case.of(condition, ctx)
+    except QueryEvaluationError as exc:  # a parameter bound to the trace
+        return Look(found, None, f"{exc.expression}: {exc.reason}")
+    if isinstance(args, Outcome):
+        return Look(found, None, args.message, False, args.message)
+    result = Look(found, dict(args))
+    if any(f.error is not None for f in found):
+        return result
+    outcome = _apply(condition, [v for f in found for v in f.values], case, ctx)
+    result.passed, result.message = outcome.passed, outcome.message
+    return result
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,13 +8,42 @@ the spec loader, lint and the interpreter all read this table.
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from ..problems import kind_of, show
+from ..problems import did_you_mean, kind_of, show
+from .saferegex import RegexError, compile_safe
+from .text import normalize_plain
+
+
+@dataclass(frozen=True)
+class ValueProblem:
+    """One thing wrong inside a parameter value: where below the value (`path`: keys and
+    indexes), its problem code, the words that follow "parameter 'x'", and for a regular
+    expression the pattern and the 1-based column a caret goes under."""
+
+    path: tuple[str | int, ...]
+    code: str
+    message: str
+    pattern: str | None = None
+    column: int = 0
+    key: bool = False  # about the key at `path` (an argument path), not its value
+
+    def caret_lines(self, indent: str = "  ") -> tuple[str, ...]:
+        """The pattern and a caret under the bad character (none without a pattern); line
+        breaks and tabs shown as spaces, so the caret stays aligned."""
+        if self.pattern is None:
+            return ()
+        shown = self.pattern.translate(_ONE_COLUMN)
+        return (indent + shown, indent + " " * (max(self.column, 1) - 1) + "^")
+
+
+_ONE_COLUMN = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
 
 
 @dataclass(frozen=True)
@@ -23,6 +52,9 @@ class ParamType:
     words: str  # "a whole number (0 or more)": what a message says a value must be
     check: Callable[[Any], bool]
     accepts: frozenset[str]  # JSON Schema types of a case value that can be bound to it
+    # What is wrong inside a value of the right overall shape, each problem at its place
+    # (a regular expression, an argument matcher); None for types a check says all of.
+    problems: Callable[[Any], list[ValueProblem]] | None = None
 
 
 def _is_text_list(value: Any) -> bool:
@@ -50,7 +82,296 @@ def _is_quantifier(value: Any) -> bool:
         return True
     if not isinstance(value, dict) or not value or set(value) - {"min", "max"}:
         return False
-    return all(type(v) is int and v >= 0 for v in value.values())
+    return all(type(v) is int and v >= 0 for v in value.values()) and not _quantifier_problems(
+        value
+    )
+
+
+def _quantifier_problems(value: Any) -> list[ValueProblem]:
+    if not isinstance(value, dict):
+        return []
+    out = [
+        ValueProblem(
+            (key,),
+            "bad-parameter",
+            f"has no key '{key}'{did_you_mean(str(key), ('min', 'max'))}:"
+            " a quantifier range is {min: N, max: N}",
+        )
+        for key in value
+        if key not in ("min", "max")
+    ]
+    low, high = value.get("min", 0), value.get("max")
+    if type(low) is int and type(high) is int and low > high:
+        out.append(
+            ValueProblem(
+                ("min",), "bad-parameter", f"min {low} is more than max {high}: no count fits"
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Regular expressions and argument matchers: checked (and compiled) when the spec loads
+
+
+def _regex_problems(value: Any) -> list[ValueProblem]:
+    """A pattern that does not compile for the linear-time engine (compiling it now also
+    fills `compile_safe`'s cache, so evaluation never compiles it again)."""
+    if not isinstance(value, str):
+        return []
+    try:
+        compile_safe(value)
+        return []
+    except RegexError as exc:
+        return [
+            ValueProblem(
+                (),
+                "bad-regex",
+                f"is not a usable regular expression (at character {exc.column}): {exc.message}",
+                value,
+                exc.column,
+            )
+        ]
+
+
+def _schema_problems(value: Any) -> list[ValueProblem]:
+    """A JSON Schema that is invalid, or that would reach outside itself (`$ref` to another
+    document) or run a regular expression on a backtracking engine (`patternProperties`);
+    each `pattern` is checked as a `regex` is (it runs on the linear-time engine)."""
+    if not isinstance(value, (dict, bool)):
+        return []
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(value)
+    except SchemaError as exc:
+        return [
+            ValueProblem(
+                tuple(exc.path), "bad-matcher", f"is not a valid JSON Schema: {exc.message}"
+            )
+        ]
+    return list(_schema_keyword_problems(value, value, ()))
+
+
+# Keywords whose values are data, not schemas: a "pattern" key inside them is no keyword.
+_SCHEMA_DATA = frozenset({"const", "enum", "default", "examples"})
+# Keywords whose values map a name of the user's to a schema (a property named "pattern").
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _schema_keyword_problems(
+    root: Any, node: Any, path: tuple[str | int, ...]
+) -> Iterator[ValueProblem]:
+    if isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _schema_keyword_problems(root, item, (*path, i))
+        return
+    if not isinstance(node, dict):
+        return
+    for key, item in node.items():
+        at = (*path, key)
+        if key in ("$ref", "$dynamicRef") and not _local_pointer(root, item):
+            yield ValueProblem(
+                at,
+                "bad-matcher",
+                f"'{key}' must point inside this schema (#/$defs/NAME), found {show(item)}:"
+                " a matcher's schema is self-contained",
+            )
+        elif key == "patternProperties":
+            yield ValueProblem(
+                at,
+                "bad-matcher",
+                "'patternProperties' is not supported (its patterns would run on Python's"
+                " backtracking engine): list the properties, or use propertyNames with pattern",
+                key=True,
+            )
+        elif key == "pattern" and isinstance(item, str):
+            yield from (
+                ValueProblem((*at, *p.path), p.code, f"'pattern' {p.message}", p.pattern, p.column)
+                for p in _regex_problems(item)
+            )
+        elif key in _SCHEMA_MAPS and isinstance(item, dict):
+            for name, schema in item.items():  # names are the user's: any name is fine
+                yield from _schema_keyword_problems(root, schema, (*at, name))
+        elif key not in _SCHEMA_DATA:
+            yield from _schema_keyword_problems(root, item, at)
+
+
+def _local_pointer(root: Any, ref: Any) -> bool:
+    """Whether `ref` is a JSON pointer into `root` that leads somewhere (`#`, `#/a/0`)."""
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        return False
+    node = root
+    for raw in ref[2:].split("/") if ref != "#" else []:
+        step = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _validator_class() -> Any:
+    """Draft 2020-12, with `pattern` run on the linear-time engine."""
+    from jsonschema import Draft202012Validator, validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Iterator[Any]:
+        if validator.is_type(instance, "string") and not compile_safe(regex).search(instance):
+            yield ValidationError(f"{show(instance)} does not match {show(regex)}")
+
+    return validators.extend(Draft202012Validator, validators={"pattern": pattern})
+
+
+@lru_cache(maxsize=256)
+def _schema_validator(canonical: str) -> Any:
+    return _validator_class()(json.loads(canonical))
+
+
+def schema_validator(schema: dict[str, Any] | bool) -> Any:
+    """A jsonschema validator for a matcher's `json-schema`, made once per schema."""
+    return _schema_validator(json.dumps(schema, sort_keys=True))
+
+
+def _contains_problems(value: Any) -> list[ValueProblem]:
+    if isinstance(value, str) and not normalize_plain(value):
+        return [
+            ValueProblem(
+                (),
+                "bad-matcher",
+                f"{show(value)} is blank once normalized (only spaces or invisible characters),"
+                " so it would occur nowhere: write the text to look for",
+            )
+        ]
+    return []
+
+
+# An argument matcher is a literal (compared typed) or a mapping of these operators, all of
+# which must hold; each operator's operand is of the parameter type named here.
+MATCHER_OPERATORS: dict[str, str] = {
+    "in": "json-list",
+    "gt": "number",
+    "ge": "number",
+    "lt": "number",
+    "le": "number",
+    "regex": "regex",
+    "contains": "text",
+    "json-schema": "json-schema",
+    "absent": "bool",
+}
+_OPERAND_PROBLEMS: dict[str, Callable[[Any], list[ValueProblem]]] = {
+    "contains": _contains_problems,
+}
+_OPERATOR_LIST = ", ".join(MATCHER_OPERATORS)
+
+
+def field_steps(field: str) -> list[str]:
+    """The steps of an argument path: `options.force` is ["options", "force"]."""
+    return field.split(".")
+
+
+def _matchers_problems(value: Any) -> list[ValueProblem]:
+    if not isinstance(value, dict):  # null: not set
+        return []
+    out: list[ValueProblem] = []
+    for field, matcher in value.items():
+        where = f"at '{field}'"
+        if not isinstance(field, str) or not all(field_steps(field)):
+            out.append(
+                ValueProblem(
+                    (field,),
+                    "bad-matcher",
+                    f"{where}: not an argument path; write names joined by dots"
+                    " (options.force), no empty step",
+                    key=True,
+                )
+            )
+        elif isinstance(matcher, dict):
+            out.extend(_matcher_problems(field, where, matcher))
+    return out
+
+
+def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[ValueProblem]:
+    if not matcher:
+        return [
+            ValueProblem(
+                (field,),
+                "bad-matcher",
+                f"{where}: an empty matcher; write a value to compare with, or an operator"
+                f" ({_OPERATOR_LIST})",
+            )
+        ]
+    out: list[ValueProblem] = []
+    for op, operand in matcher.items():
+        path = (field, op)
+        if op in ("case", "trace"):
+            out.append(
+                ValueProblem(
+                    path,
+                    "bad-matcher",
+                    f"{where}: a value bound to a case key or to the trace cannot sit inside"
+                    " args; bind the whole parameter instead (args: {case: KEY})",
+                    key=True,
+                )
+            )
+        elif op not in MATCHER_OPERATORS:
+            hint = did_you_mean(str(op), MATCHER_OPERATORS) or (
+                f"; to match a nested argument, write its path: '{field}.{op}'"
+            )
+            out.append(
+                ValueProblem(
+                    path,
+                    "bad-matcher",
+                    f"{where}: unknown matcher operator '{op}'{hint}; operators: {_OPERATOR_LIST}",
+                    key=True,
+                )
+            )
+        else:
+            out.extend(_operand_problems(where, path, op, operand))
+    if "absent" in matcher and len(matcher) > 1:
+        out.append(
+            ValueProblem(
+                (field, "absent"),
+                "bad-matcher",
+                f"{where}: 'absent' cannot be combined with other operators (an absent"
+                " argument has no value to compare): keep one",
+            )
+        )
+    return out
+
+
+def _operand_problems(
+    where: str, path: tuple[str, str], op: str, operand: Any
+) -> list[ValueProblem]:
+    kind = PARAM_TYPES[MATCHER_OPERATORS[op]]
+    if not kind.check(operand) and not (kind.problems and kind.problems(operand)):
+        return [
+            ValueProblem(
+                path,
+                "bad-matcher",
+                f"{where}: '{op}' takes {kind.words}, found {kind_of(operand)} {show(operand)}",
+            )
+        ]
+    inner = _OPERAND_PROBLEMS.get(op, kind.problems)
+    return [
+        ValueProblem((*path, *p.path), p.code, f"{where}: '{op}' {p.message}", p.pattern, p.column)
+        for p in (inner(operand) if inner else [])
+    ]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*\Z")
@@ -79,6 +400,19 @@ def _is_scalar(value: Any) -> bool:
 
 def _type(name: str, words: str, check: Callable[[Any], bool], *accepts: str) -> ParamType:
     return ParamType(name, words, check, frozenset(accepts))
+
+
+def _checked(
+    name: str,
+    words: str,
+    shape: Callable[[Any], bool],
+    problems: Callable[[Any], list[ValueProblem]],
+    *accepts: str,
+) -> ParamType:
+    """A type whose values of the right shape are checked further, problem by problem."""
+    return ParamType(
+        name, words, lambda v: shape(v) and not problems(v), frozenset(accepts), problems
+    )
 
 
 PARAM_TYPES: dict[str, ParamType] = {
@@ -146,8 +480,36 @@ PARAM_TYPES: dict[str, ParamType] = {
         _type(
             "mapping", "a mapping of 'key: value' entries", lambda v: isinstance(v, dict), "object"
         ),
-        _type(
-            "quantifier", "any, all, none, or {min: N, max: N}", _is_quantifier, "string", "object"
+        ParamType(
+            "quantifier",
+            "any, all, none, or {min: N, max: N}",
+            _is_quantifier,
+            frozenset({"string", "object"}),
+            _quantifier_problems,
+        ),
+        _type("number", "a number", _is_number, "integer", "number"),
+        _type("json-list", "a list of values", lambda v: isinstance(v, list), "array"),
+        _checked(
+            "regex",
+            "a regular expression (text)",
+            lambda v: isinstance(v, str),
+            _regex_problems,
+            "string",
+        ),
+        _checked(
+            "json-schema",
+            "a JSON Schema (a mapping)",
+            lambda v: isinstance(v, (dict, bool)),
+            _schema_problems,
+            "object",
+            "boolean",
+        ),
+        _checked(
+            "matchers",
+            "a mapping of 'argument: matcher' entries, or null",
+            lambda v: v is None or isinstance(v, dict),
+            _matchers_problems,
+            "object",
         ),
         _type(
             "amount",
@@ -175,4 +537,13 @@ def type_error(type_name: str, value: Any) -> str | None:
     kind = PARAM_TYPES[type_name]
     if kind.check(value):
         return None
+    found = value_problems(type_name, value)
+    if found:
+        return found[0].message
     return f"must be {kind.words}, found {kind_of(value)} {show(value)}"
+
+
+def value_problems(type_name: str, value: Any) -> list[ValueProblem]:
+    """Each thing wrong inside `value`, at its place, for types that look inside values."""
+    kind = PARAM_TYPES[type_name]
+    return kind.problems(value) if kind.problems is not None else []

@@ -33,13 +33,24 @@ from typing import Any
 from ..model import Finder
 from ..problems import did_you_mean, kind_of
 from ..problems import show as _show_any
-from .params import PARAM_TYPES, UNIT_MS, duration_ms, type_error
+from .params import (
+    MATCHER_OPERATORS,
+    PARAM_TYPES,
+    UNIT_MS,
+    duration_ms,
+    field_steps,
+    schema_validator,
+    type_error,
+)
+from .saferegex import compile_safe
 from .text import (
     keywords_in,
     many_keywords,
     normalize_markdown_ex,
     normalize_plain,
+    occurs_as_word,
     shared_run,
+    words_in,
 )
 from .view import ViewOptions, make_view
 
@@ -173,7 +184,7 @@ class Predicate:
 PREDICATES: dict[str, Predicate] = {}
 
 
-def predicate(name: str, *, zero: str, **params: Param) -> Callable[[PredicateFn], PredicateFn]:
+def predicate(name: str, /, *, zero: str, **params: Param) -> Callable[[PredicateFn], PredicateFn]:
     """Register a predicate under the name spec files use; `zero`: what zero matches give."""
 
     def register(fn: PredicateFn) -> PredicateFn:
@@ -250,13 +261,18 @@ def _keyword_groups(keywords: list[Any]) -> list[list[str]]:
     return [[k] if isinstance(k, str) else list(k) for k in keywords]
 
 
-def _occurs(text: str, groups: list[list[str]], ctx: TraceContext) -> Callable[[str], bool]:
+def _occurs(
+    text: str, groups: list[list[str]], ctx: TraceContext, whole_words: bool = False
+) -> Callable[[str], bool]:
     """`wanted in text` for the normalized keywords of `groups`: plain `in` for a few
-    keywords, else membership in the set one pass over the text finds (`keywords_in`)."""
+    keywords, else membership in the set one pass over the text finds (`keywords_in`).
+    With `whole_words`, an ASCII keyword counts only as a whole word (`occurs_as_word`)."""
     if not many_keywords(sum(map(len, groups)), len(text)):
+        if whole_words:
+            return lambda wanted: occurs_as_word(text, wanted)
         return text.__contains__
     wanted = [ctx.text(k, False) for group in groups for k in group]
-    return keywords_in(text, wanted).__contains__
+    return (words_in if whole_words else keywords_in)(text, wanted).__contains__
 
 
 def _label(group: list[str]) -> str:
@@ -416,12 +432,18 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     return Outcome(True, f"all {len(required)} found{note}", details)
 
 
+_WHOLE_WORDS_DOC = (
+    "an ASCII keyword counts only as a whole word (FLAT is not in IVF_FLAT); others stay substrings"
+)
+
+
 @predicate(
     "contains-min",
     zero="fail",
     keywords=Param("keywords", required=True, doc="entries: a keyword, or a list of synonyms"),
     min=Param("count-or-share", doc="a count, or a share in (0, 1]; default: all entries"),
     markdown=Param("bool", default=True, doc="render Markdown to plain text before matching"),
+    whole_words=Param("bool", default=False, doc=_WHOLE_WORDS_DOC),
 )
 def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when at least `min` of the `keywords` entries occur in the matched text.
@@ -433,6 +455,13 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     searched as one text; zero matches (or only nulls) fail; a match that is not text fails
     with its type. A Markdown text too long to render (see Limits in the README) is matched
     after a simpler markup-stripping pass, and the message and details carry a note saying so.
+
+    `whole_words: true`: a keyword of ASCII characters counts only where it is a whole word:
+    a word character is an ASCII letter, digit or `_`, so `FLAT` is not found in `IVF_FLAT`
+    nor `4` in `2024`, while `MySQL连接池` holds `MySQL` (a CJK character ends a word). The
+    boundary is judged on the normalized text (so `**FLAT**` and full-width `ＦＬＡＴ` are
+    whole words). A keyword with any non-ASCII character keeps substring matching: Chinese
+    has no word boundaries.
     """
     groups = _keyword_groups(args["keywords"])
     need = required_count(args["min"], len(groups))
@@ -443,7 +472,7 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
         return Outcome(False, "no text found; expected an answer to search for keywords")
     matched, missing = [], []
     plain = ctx.text
-    occurs = _occurs(text, groups, ctx)
+    occurs = _occurs(text, groups, ctx, args["whole_words"])
     for group in groups:
         for keyword in group:
             wanted = plain(keyword, False)
@@ -470,18 +499,20 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     zero="pass",
     keywords=Param("keywords", required=True, doc="entries: a keyword, or a list of synonyms"),
     markdown=Param("bool", default=True, doc="render Markdown to plain text before matching"),
+    whole_words=Param("bool", default=False, doc=_WHOLE_WORDS_DOC),
 )
 def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when none of the `keywords` occurs in any matched text.
 
     Zero matches pass (there is no text to contain anything); a match that is not text fails
-    with its type. Matching is normalized and literal, as for `contains-min`.
+    with its type. Matching is normalized and literal, as for `contains-min`, and so is
+    `whole_words: true` (`drop` is then not found in `dropdown`).
     """
     text, _, problem, notes = _texts(values, args, ctx)
     if problem:
         return Outcome(False, problem)
     groups = _keyword_groups(args["keywords"])
-    occurs = _occurs(text, groups, ctx)
+    occurs = _occurs(text, groups, ctx, args["whole_words"])
     found = [k for g in groups for k in g if (wanted := ctx.text(k, False)) and occurs(wanted)]
     if found:
         outcome = Outcome(
@@ -781,6 +812,397 @@ def no_repeat(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Out
             {"repeats": times},
         )
     return Outcome(True, f"no call repeats more than {args['max_repeats']} time(s)")
+
+
+# --------------------------------------------------------------------------------------------
+# Calls with arguments: which calls ran with which arguments
+#
+# A call is judged MATCH, MISS or UNSURE: unsure when it cannot be told (the arguments are
+# not JSON, a `regex` meets a number, the item is not a call object). An unsure call never
+# helps a check pass: the quantifier's verdict must be the same however the unsure calls
+# would have gone, or the check fails saying which call could not be judged.
+
+_MATCH, _MISS, _UNSURE = "match", "miss", "unsure"
+_MISSING = object()  # an argument path that leads nowhere
+Judgement = tuple[str, str]  # (_MATCH | _MISS | _UNSURE, why, in words)
+
+
+def _deep_same(a: Any, b: Any) -> bool:
+    """Typed JSON equality (`_same`) all the way down lists and objects."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_deep_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_deep_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
+        return False
+    return _same(a, b)
+
+
+def _at_path(arguments: Any, steps: list[str]) -> Any:
+    """The argument at a dotted path (a step of digits indexes a list), or _MISSING."""
+    value = arguments
+    for step in steps:
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return _MISSING
+    return value
+
+
+def _op_in(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    if any(_deep_same(value, option) for option in operand):
+        return _MATCH, f"is {show(value)}"
+    return _MISS, f"is {show(value)}, not one of {show(operand, 100)}"
+
+
+def _op_bound(op: str) -> Callable[[Any, Any, TraceContext], Judgement]:
+    def judge(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+            return _UNSURE, f"is {kind_of(value)} {show(value)}, not a number to compare"
+        if _OPS[op](value, operand):
+            return _MATCH, f"is {show(value)}"
+        return _MISS, f"is {show(value)}; expected {_OP_WORDS[op]} {show(operand)}"
+
+    return judge
+
+
+def _op_regex(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    if not isinstance(value, str):
+        return _UNSURE, f"is {kind_of(value)} {show(value)}, not text for regex {show(operand)}"
+    if compile_safe(operand).fullmatch(value):
+        return _MATCH, f"{show(value)} matches {show(operand)}"
+    return _MISS, f"{show(value)} does not fully match regex {show(operand)}"
+
+
+def _op_contains(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    if not isinstance(value, str):
+        return _UNSURE, f"is {kind_of(value)} {show(value)}, not text to search for {show(operand)}"
+    wanted = ctx.text(operand, False)
+    if wanted and wanted in ctx.text(value, False):
+        return _MATCH, f"{show(value)} contains {show(operand)}"
+    return _MISS, f"{show(value)} does not contain {show(operand)}"
+
+
+def _op_schema(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    from referencing.exceptions import Unresolvable
+
+    try:
+        error = next(iter(schema_validator(operand).iter_errors(value)), None)
+    except Unresolvable as exc:  # lint refuses such a schema; a case-bound one may slip by
+        return _UNSURE, f"cannot be checked against the schema ({exc})"
+    except RecursionError:  # {$ref: "#"}: a schema that refers to itself without end
+        return _UNSURE, "cannot be checked against the schema: its $ref refers to itself endlessly"
+    if error is None:
+        return _MATCH, f"{show(value)} fits the schema"
+    return _MISS, f"{show(value)} does not fit the schema: {error.message}"
+
+
+# Each operator of `params.MATCHER_OPERATORS`, judged on a present argument value.
+_OPERATORS: dict[str, Callable[[Any, Any, TraceContext], Judgement]] = {
+    "in": _op_in,
+    **{op: _op_bound(op) for op in ("gt", "ge", "lt", "le")},
+    "regex": _op_regex,
+    "contains": _op_contains,
+    "json-schema": _op_schema,
+}
+assert set(_OPERATORS) | {"absent"} == set(MATCHER_OPERATORS), "one entry per matcher operator"
+# Operators that read a null as a value (JSON Schema `type: null`, `in: [null]`); the others
+# find no value in a null, as everywhere else.
+_NULL_IS_A_VALUE = frozenset({"in", "json-schema"})
+
+
+def _judge_field(arguments: Any, field: str, matcher: Any, ctx: TraceContext) -> Judgement:
+    value = _at_path(arguments, field_steps(field))
+    where = f"argument '{field}'"
+    if isinstance(matcher, dict) and "absent" in matcher:
+        return _judge_absent(where, value, bool(matcher["absent"]))
+    if value is _MISSING:
+        return _MISS, f"{where} is missing"
+    if not isinstance(matcher, dict):
+        if _deep_same(value, matcher):
+            return _MATCH, f"{where} is {show(value)}"
+        return _MISS, f"{where} is {show(value)}, not {show(matcher)}"
+    return _judge_operators(where, value, matcher, ctx)
+
+
+def _judge_absent(where: str, value: Any, absent: bool) -> Judgement:
+    """`absent: true`: missing or null (null is no value); `absent: false`: anything else."""
+    gone = value is _MISSING or value is None
+    if gone is absent:
+        return _MATCH, f"{where} is {'absent' if gone else 'present'}"
+    shown = "absent" if gone else f"present ({show(value)})"
+    return _MISS, f"{where} is {shown}; expected it {'absent' if absent else 'present'}"
+
+
+def _judge_operators(
+    where: str, value: Any, matcher: dict[str, Any], ctx: TraceContext
+) -> Judgement:
+    """All operators must hold: any miss decides; else any unsure one leaves it unsure."""
+    unsure = None
+    held: list[str] = []
+    for op, operand in matcher.items():
+        if value is None and op not in _NULL_IS_A_VALUE:
+            return _MISS, f"{where} is null"
+        status, why = _OPERATORS[op](value, operand, ctx)
+        if status == _MISS:
+            return _MISS, f"{where} {why}"
+        if status == _UNSURE and unsure is None:
+            unsure = (_UNSURE, f"{where} {why}")
+        held.append(why)
+    return unsure or (_MATCH, f"{where} {' and '.join(dict.fromkeys(held))}")
+
+
+def _extra_arguments(arguments: dict[str, Any], fields: list[str]) -> list[str]:
+    """Arguments no matcher lists (exact mode), as paths: at the top level, and inside each
+    object a listed path goes through. An argument whose value is null counts as absent."""
+    listed: dict[tuple[str, ...], set[str]] = {(): set()}
+    for field in fields:
+        steps = field_steps(field)
+        for depth in range(len(steps)):
+            listed.setdefault(tuple(steps[:depth]), set()).add(steps[depth])
+    extra = []
+    for prefix, names in listed.items():
+        node = _at_path(arguments, list(prefix))
+        if isinstance(node, dict):
+            extra += [
+                ".".join((*prefix, k)) for k, v in node.items() if k not in names and v is not None
+            ]
+    return extra
+
+
+def _judge_arguments(call: dict[str, Any], args: dict[str, Any], ctx: TraceContext) -> Judgement:
+    matchers = args["args"] or {}
+    exact = args["mode"] == "exact"
+    if not matchers and not exact:
+        return _MATCH, "any arguments"
+    arguments = _arguments_of(call, args["args_key"])
+    if isinstance(arguments, tuple):
+        return arguments
+    judged = [_judge_field(arguments, f, m, ctx) for f, m in matchers.items()]
+    if exact:
+        extra = _extra_arguments(arguments, list(matchers))
+        if extra:
+            judged.append((_MISS, f"argument {show(extra[0])} is not listed (mode exact)"))
+    for wanted in (_MISS, _UNSURE):
+        first = next((j for j in judged if j[0] == wanted), None)
+        if first is not None:
+            return first
+    return _MATCH, "; ".join(why for _, why in judged) or "no arguments"
+
+
+def _arguments_of(call: dict[str, Any], key: str) -> dict[str, Any] | Judgement:
+    """A call's arguments as an object (JSON text parsed; none recorded: no arguments), or
+    the unsure judgement saying why they cannot be read."""
+    arguments, problem = parse_arguments(call.get(key))
+    if problem is not None:
+        return _UNSURE, problem
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        return _UNSURE, f"its arguments are {kind_of(arguments)} {show(arguments)}, not an object"
+    return arguments
+
+
+def _judge_call(call: Any, args: dict[str, Any], ctx: TraceContext) -> Judgement:
+    """A call that `_named` kept: unsure when it is no call object or has no name to
+    compare, else as its arguments say."""
+    if not isinstance(call, dict):
+        return (
+            _UNSURE,
+            f"it is {kind_of(call)} {show(call)}, not a call object (query the calls,"
+            " e.g. $.view.tool_calls[*])",
+        )
+    if args["name"] is not None:
+        name = call.get(args["name_key"])
+        if not isinstance(name, str):
+            return _UNSURE, f"it has no name (its '{args['name_key']}' is {show(name)})"
+    return _judge_arguments(call, args, ctx)
+
+
+def _named(call: Any, args: dict[str, Any]) -> bool:
+    """Whether a call may be one of the calls `name` is about: False only for a call whose
+    name is text that `name` does not match (no `name`: every call)."""
+    wanted = args["name"]
+    if wanted is None or not isinstance(call, dict):
+        return True
+    name = call.get(args["name_key"])
+    return not isinstance(name, str) or _step_matches(wanted, name, None)
+
+
+def _count_fits(quantifier: Any, matched: int, total: int) -> bool:
+    if quantifier == "any":
+        return matched >= 1
+    if quantifier == "all":
+        return total > 0 and matched == total
+    if quantifier == "none":
+        return matched == 0
+    high = quantifier.get("max")
+    return quantifier.get("min", 0) <= matched and (high is None or matched <= high)
+
+
+def _wanted(quantifier: Any) -> str:
+    if isinstance(quantifier, str):
+        return {"any": "at least one", "all": "every call", "none": "no call"}[quantifier]
+    low, high = quantifier.get("min", 0), quantifier.get("max")
+    if high is None:
+        return f"at least {low}"
+    if low == high:
+        return f"exactly {low}"
+    return f"between {low} and {high}" if low else f"at most {high}"
+
+
+def _call_label(index: int, call: Any, name_key: str) -> str:
+    name = call.get(name_key) if isinstance(call, dict) else None
+    return f"call {index} ({name})" if isinstance(name, str) else f"call {index}"
+
+
+@predicate(
+    "call-matches",
+    zero="any and all fail; none passes; {min, max} passes when min is 0 (zero calls, or none named `name`)",
+    name=Param("optional-text", doc="the tool name, or a case-sensitive glob; any name when unset"),
+    args=Param("matchers", doc="argument (dotted path) -> matcher; any arguments when unset"),
+    mode=Param(
+        "text",
+        default="partial",
+        doc="partial, or exact: an argument no matcher lists fails",
+        choices=("partial", "exact"),
+    ),
+    quantifier=Param("quantifier", default="any", doc="any, all, none, or {min, max} calls"),
+    name_key=Param("text", default="name", doc="the field holding a call's name"),
+    args_key=Param("text", default="arguments", doc="the field holding a call's arguments"),
+)
+def call_matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
+    """Passes when the calls that match `name` and `args` are as many as `quantifier` says.
+
+    The calls are read as for `sequence` (one matched list, or the matches themselves, e.g.
+    `$.view.tool_calls[*]`): call objects with a name (`name_key`) and arguments (`args_key`;
+    JSON text is parsed; none recorded means no arguments). A call matches when its name is
+    `name` (text equality, or a case-sensitive glob such as `mysql_*`) and every entry of
+    `args` holds. An entry is an argument path (`options.force`; a step of digits indexes a
+    list) and a matcher: a literal, compared typed and whole (`1` is not `"1"`), or a mapping
+    whose operators must all hold: `in` (typed), `gt`/`ge`/`lt`/`le`, `regex` (the whole value,
+    raw text, on the linear-time engine), `contains` (normalized text, as for `contains-min`),
+    `json-schema`, or `absent: true` (the argument is missing or null; `absent: false`: it has
+    a value). A missing argument matches only `absent: true`; a null one is "no value" except
+    for a literal `null`, `in` and `json-schema`. `mode: exact`: an argument no matcher lists
+    (at the top level, or inside an object a path goes through) makes the call not match.
+    `args: {case: KEY}` binds the whole mapping to a case key (a mapping of only `case` or
+    `trace`, and `default`, is a binding, not a matcher for an argument named so).
+    `quantifier` counts the matching calls among the calls named `name` (every call, without
+    `name`): `any` (default, at least one), `all` (every call named `name`, and at least one),
+    `none` (no call: "never ran `shell` with `rm -rf`"), or `{min, max}` (inclusive).
+    Zero calls, or none named `name`: `any` and `all` fail, `none` passes, `{min, max}` passes
+    when min is 0. A call
+    that cannot be judged (arguments that are not JSON or not an object, a `regex` or
+    `contains` meeting a value that is not text, a bound meeting one that is not a number, an
+    item that is not a call object, no name to compare) never makes the check pass: when the
+    verdict depends on it, the check fails and says which call and why.
+    """
+    calls = [call for call in _items(values) if call is not None]  # null: no call
+    # The calls `name` is about (all of them without `name`), by their index in the list.
+    judged = {i: _judge_call(c, args, ctx) for i, c in enumerate(calls) if _named(c, args)}
+    matched = [i for i, (status, _) in judged.items() if status == _MATCH]
+    unsure = [i for i, (status, _) in judged.items() if status == _UNSURE]
+    quantifier = args["quantifier"]
+    verdicts = {
+        _count_fits(quantifier, n, len(judged))
+        for n in range(len(matched), len(matched) + len(unsure) + 1)
+    }
+    details = {"calls": len(calls), "named": len(judged), "matched": matched, "unsure": unsure}
+    report = _CallReport(calls, judged, args)
+    if len(verdicts) > 1:
+        return Outcome(False, report.undecided(unsure[0], len(matched), len(unsure)), details)
+    passed = verdicts.pop()
+    return Outcome(passed, report.message(passed, matched), details)
+
+
+class _CallReport:
+    """The words of a call-matches outcome: which calls, and why each did or did not match."""
+
+    def __init__(
+        self, calls: list[Any], judged: dict[int, Judgement], args: dict[str, Any]
+    ) -> None:
+        self.calls, self.judged, self.args = calls, judged, args
+        self.quantifier = args["quantifier"]
+        name = args["name"]
+        self.kind = "calls" if name is None else f"calls named {show(name)}"
+
+    def label(self, index: int) -> str:
+        return _call_label(index, self.calls[index], self.args["name_key"])
+
+    def why(self, index: int) -> str:
+        return f"{self.label(index)}: {self.judged[index][1]}"
+
+    def undecided(self, first: int, matched: int, unsure: int) -> str:
+        return (
+            f"cannot tell whether {self.label(first)} matches: {self.judged[first][1]};"
+            f" so this fails ({matched} of {len(self.judged)} {self.kind} match, {unsure}"
+            f" cannot be judged; expected {_wanted(self.quantifier)})"
+        )
+
+    def message(self, passed: bool, matched: list[int]) -> str:
+        if not self.judged:
+            return self._none_named(passed)
+        if self.quantifier == "none" and not passed:
+            return f"{self.label(matched[0])} matches, which is forbidden: {self.judged[matched[0]][1]}"
+        if self.quantifier == "all" and not passed:
+            first = next(i for i, (status, _) in self.judged.items() if status != _MATCH)
+            return f"{self.label(first)} does not match: {self.judged[first][1]}"
+        summary = (
+            f"{len(matched)} of {len(self.judged)} {self.kind} match;"
+            f" expected {_wanted(self.quantifier)}"
+        )
+        # Shown: the first match when it passed; the matching calls when their number is
+        # wrong; else why the first calls did not match.
+        if passed:
+            return f"{summary} ({self.why(matched[0])})" if matched else summary
+        if matched:
+            return f"{summary}; matching: {', '.join(self.label(i) for i in matched[:5])}"
+        return f"{summary}; " + "; ".join(self.why(i) for i in list(self.judged)[:3])
+
+    def _none_named(self, passed: bool) -> str:
+        wanted = "" if passed else f"; expected {_wanted(self.quantifier)} to match"
+        if not self.calls:
+            return f"no call found{wanted}"
+        names = [c.get(self.args["name_key"]) for c in self.calls]
+        return f"no call is named {show(self.args['name'])} (found: {show(names, 120)}){wanted}"
+
+
+@predicate(
+    "matches",
+    zero="fail",
+    regex=Param("regex", required=True, doc="the pattern each text must fully match"),
+)
+def matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
+    """Passes when the query matches at least one text and every match fully matches `regex`.
+
+    The whole text must match: write `(?s).*X.*` to find `X` anywhere (`(?s)` lets `.` cross
+    line breaks). The text is raw, not normalized (no case folding, no Markdown rendering).
+    The pattern has Python's meaning and runs on RE2 (linear time: no pattern can backtrack
+    catastrophically); one RE2 cannot run with that meaning is a lint error. Zero matches (or
+    only nulls) fail; a match that is not text fails with its type, never passes.
+    """
+    pattern = args["regex"]
+    present = _present(values)
+    if not present:
+        return Outcome(False, f"no text found; expected text matching {show(pattern)}")
+    regex = compile_safe(pattern)
+    for index, value in enumerate(present):
+        where = f" (match {index})" if len(present) > 1 else ""
+        if not isinstance(value, str):
+            return Outcome(
+                False, f"found {kind_of(value)} {show(value)}{where}; expected text to match"
+            )
+        if not regex.fullmatch(value):
+            return Outcome(
+                False,
+                f"{show(value)}{where} does not fully match {show(pattern)}",
+                {"index": index},
+            )
+    what = f"{show(present[0])} matches" if len(present) == 1 else f"all {len(present)} texts match"
+    return Outcome(True, f"{what} {show(pattern)}")
 
 
 # --------------------------------------------------------------------------------------------

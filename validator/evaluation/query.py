@@ -968,6 +968,30 @@ class Query:
         except Exception as exc:  # RecursionError and MemoryError included
             raise QueryEvaluationError(self.expression, _reason(exc)) from None
 
+    def find_located(self, document: Any) -> list[tuple[str | None, Any]]:
+        """Each match as (its concrete JSONPath, its value), for people writing specs (the
+        `query` command). The values are `find`'s (so the same errors); each path comes from
+        jsonpath-ng's own evaluation, the reference semantics. When that cannot be had for a
+        match (a `len` or `sub()` result, an evaluation jsonpath-ng cannot finish, or one that
+        disagrees with `find`), its path is None: a value is never shown at a wrong place."""
+        values = self.find(document)
+        if not values:
+            return []
+        try:
+            matches: Any = self._path.find(document)
+            if isinstance(matches, _jp.DatumInContext):
+                matches = [matches]
+            paths = [_concrete_path(match) for match in matches]
+            agree = len(matches) == len(values) and all(
+                m.value is v or (type(m.value) is type(v) and m.value == v)
+                for m, v in zip(matches, values, strict=True)
+            )
+        except Exception:  # RecursionError included: the values stand without their paths
+            agree = False
+        if not agree:
+            return [(None, value) for value in values]
+        return list(zip(paths, values, strict=True))
+
     def __reduce__(self) -> tuple[Any, ...]:
         # Worker processes receive the suite pickled: send the text and compile it again
         # there (once per process, memoized) instead of pickling closures and parse trees.
@@ -1030,3 +1054,39 @@ def _compile_cached(expression: str) -> Query:
             " expressions)",
         )
     return query
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _concrete_path(datum: Any) -> str | None:
+    """`$.a[0]['b c']` for a jsonpath-ng match: its chain of contexts from the root, each a
+    field name or a (non-negative) index; None when a step is not one, or when the value is
+    computed rather than found (`len`, `sub()`, `sorted`)."""
+    chain = []
+    while datum is not None:
+        chain.append(datum)
+        datum = datum.context
+    if not isinstance(chain[-1].path, _jp.Root):  # a computed value (`sub()`, `sorted`)
+        return None
+    out = ["$"]
+    for node in reversed(chain):
+        step = node.path
+        if isinstance(step, (_jp.Root, _jp.This)):
+            continue
+        if isinstance(step, _jp.Fields) and len(step.fields) == 1:
+            name = step.fields[0]
+            if _PLAIN_NAME.match(name):
+                out.append(f".{name}")
+            else:
+                quoted = name.replace("\\", "\\\\").replace("'", "\\'")
+                out.append(f"['{quoted}']")
+        elif isinstance(step, _jp.Index) and len(step.indices) == 1:
+            index = step.indices[0]
+            parent = node.context.value if node.context is not None else None
+            if index < 0 and isinstance(parent, list):
+                index += len(parent)
+            out.append(f"[{index}]")
+        else:
+            return None
+    return "".join(out)

@@ -16,6 +16,8 @@ Entry points:
   also says when it did not render: text longer than ``MARKDOWN_BUDGET_CHARS`` goes
   through the linear :func:`strip_markdown` instead, with a note for the report.
 * :func:`keywords_in` -- which of many keywords occur in a text, in one pass.
+* :func:`occurs_as_word` / :func:`words_in` -- the same, for ASCII keywords, only as whole
+  words (``whole_words: true``): ``flat`` is not found inside ``ivf_flat``.
 * :func:`shared_run` -- finds a substring of a given length shared by two texts in
   (practically) linear time; used as the "did the answer copy the rejected draft" check.
 
@@ -919,6 +921,48 @@ def keywords_in(text: str, keywords: Iterable[str]) -> set[str]:
     if "" in wanted:
         found.add("")
     return found
+
+
+# A word character, for whole-word matching, is an ASCII letter, digit or `_`: a keyword is
+# compared with normalized text (case folded, full-width letters folded to ASCII), and a CJK
+# character next to an ASCII word ends it (`mysql连接池` holds the word `mysql`).
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_WORD_CLASS = "[0-9A-Za-z_]"
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(keyword: str) -> re.Pattern[str] | None:
+    """The keyword with a boundary test at each end that is a word character, or None when
+    neither end is one (or the keyword is not ASCII): then a substring test is the same."""
+    if not keyword.isascii():
+        return None
+    head, tail = keyword[:1] in _WORD_CHARS, keyword[-1:] in _WORD_CHARS
+    if not (head or tail):
+        return None
+    # The literal comes first, so `re` finds candidates with its fast literal scan; the test
+    # before it looks back over the keyword (a fixed width) to the character preceding it.
+    # One-character tests around a literal: at most len(keyword) steps a candidate.
+    before = f"(?<!{_WORD_CLASS}(?s:.){{{len(keyword)}}})" if head else ""
+    after = f"(?!{_WORD_CLASS})" if tail else ""
+    return re.compile(re.escape(keyword) + before + after)
+
+
+def occurs_as_word(text: str, keyword: str) -> bool:
+    """Whether `keyword` occurs in `text` as a whole word: where the keyword starts (ends)
+    with a word character (ASCII letter, digit, `_`), the text character before (after) it
+    is not one. A keyword with any non-ASCII character keeps substring matching: Chinese has
+    no word boundaries. Both are expected normalized (:func:`normalize_plain`)."""
+    pattern = _word_pattern(keyword)
+    if pattern is None:
+        return keyword in text
+    return pattern.search(text) is not None
+
+
+def words_in(text: str, keywords: Iterable[str]) -> set[str]:
+    """The `keywords` that occur in `text` as whole words (:func:`occurs_as_word`): the
+    substring search of :func:`keywords_in` finds the candidates, then only those are
+    tested for boundaries."""
+    return {k for k in keywords_in(text, keywords) if occurs_as_word(text, k)}
 
 
 @lru_cache(maxsize=4)  # a case's keywords are the same for each of its traces; ~30 MB for 19,000

@@ -243,6 +243,8 @@ class Trace:
     error: str | None = None
     line: int = 1  # where in the file it starts (a JSON Lines line), for lint
     text: str | None = None  # a JSON Lines entry that cannot be read, as written
+    column: int = 1  # where on that line the error is, for lint
+    error_kind: str | None = None  # the TraceError's kind ("json", "encoding"...), for lint
 
 
 class TraceReader:
@@ -341,7 +343,15 @@ class TraceReader:
                     yield from self._split(parse_document(raw), label, number, "line")
                 except TraceError as exc:
                     text = raw.decode("utf-8", errors="replace")
-                    yield Trace(None, label, error=str(exc), line=number, text=text)
+                    yield Trace(
+                        None,
+                        label,
+                        error=str(exc),
+                        line=number,
+                        text=text,
+                        column=exc.column or 1,
+                        error_kind=exc.kind,
+                    )
 
     def _otlp(self, job: Job) -> Iterator[Trace]:
         assert job.path is not None

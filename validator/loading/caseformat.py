@@ -21,7 +21,7 @@ from .schema import CompiledSchema, load_schema
 
 CORE_KEYS = tuple(load_schema("case-core")["properties"])
 INPUT_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
-_ANNOTATIONS = ("description", "default", "title", "examples", "$comment")
+_ANNOTATIONS = ("description", "default", "title", "examples", "$comment", "x-tool-names")
 
 
 def validation_part(schema: dict[str, Any]) -> str:

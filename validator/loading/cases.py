@@ -39,8 +39,7 @@ def case_problems(
 
     `fmt` and `plan`: the suite's case keys and the specs this case applies (they decide
     which keys it may and must write). `verdicts`: the verdicts the verifier gives (the
-    trace-fields spec's list), to warn about a case verdict spelt almost like one; None: no
-    such check."""
+    trace-fields spec's list): a case verdict outside it is an error; None: no such check."""
     data = doc.data
     problems = list(doc.problems)
     found = schema_problems(doc, fmt.schema(plan))
@@ -247,8 +246,9 @@ def _name_list(text: str, key: str) -> list[str] | None:
 
 
 def _verdict_spelling(doc: YamlDocument, known: tuple[str, ...]) -> list[Problem]:
-    """A verdict that looks like a misspelt known one (`pass`, `PASSED`) can never match:
-    verdicts are compared exactly, upper case included. `known`: the verdicts the
+    """A verdict the verifier never gives (`pass`, `PASSED`) can never match: verdicts are
+    compared exactly, upper case included, so an allowed one that is not in the list makes
+    the case unable to pass, and a forbidden one forbids nothing. `known`: the verdicts the
     trace-fields spec lists."""
     out = []
     for key in ("allowed_verdicts", "forbidden_verdicts"):
@@ -260,16 +260,18 @@ def _verdict_spelling(doc: YamlDocument, known: tuple[str, ...]) -> list[Problem
                 continue  # (typographic quotes get their own problem)
             upper = verdict.strip().upper()
             close = upper if upper in known else closest(upper, known)
-            if close is None:
-                continue
+            hint = f" (did you mean '{close}'?)" if close is not None else ""
+            effect = (
+                "so no trace can match it" if key == "allowed_verdicts" else "so it forbids nothing"
+            )
             out.append(
                 doc.problem(
                     (key, i),
-                    WARNING,
+                    ERROR,
                     "unknown-verdict",
-                    f"{key} lists '{verdict}' (did you mean '{close}'?): verdicts are compared"
-                    f" exactly, upper case included, and the verifier gives"
-                    f" {_one_of(known)}",
+                    f"{key} lists '{verdict}'{hint}, which the verifier never gives: verdicts"
+                    f" are compared exactly, upper case included, and the verifier gives"
+                    f" {_one_of(known)} (the trace-fields spec's verdicts list), {effect}",
                 )
             )
     return out

@@ -22,6 +22,7 @@ from ..inputs import available_packs, display_path, glob_regex
 from ..model import TraceSettings
 from ..problems import ERROR, Problem, ProblemsFound, UsageError, did_you_mean, show
 from .schema import schema_problems
+from .target import Placed, Target, read_target
 from .yamlfile import PathKey, YamlDocument, load_yaml
 
 CONFIG_NAME = "validator.yaml"
@@ -40,7 +41,17 @@ class Config:
     fixtures: Path | None = None
     packs: tuple[str, ...] | None = None
     checks: tuple[str, ...] | None = None
+    tools: tuple[str, ...] | None = None  # the agent's tools (names or globs); None: not said
     traces: TraceSettings = field(default_factory=TraceSettings)
+    target: Target | None = None  # the agent `capture` asks (None: not set, or set wrongly)
+    # Every template `target:` has that could be read, for the placeholder check (which
+    # needs the specs' case keys), even when another part of the target is wrong.
+    target_templates: tuple[Placed, ...] = ()
+
+    @property
+    def has_target(self) -> bool:
+        """`target:` is written (rightly or not): capture makes the fixtures folder."""
+        return self.doc is not None and isinstance(self.doc.data.get("target"), dict)
 
     @property
     def errors(self) -> list[Problem]:
@@ -98,7 +109,9 @@ class _Reader:
 
     def read(self) -> None:
         self.config.cases = self._path(("cases",), want_folder=False)
-        self.config.fixtures = self._path(("fixtures",), want_folder=False)
+        # With a target, capture makes the fixtures folder: it need not exist yet.
+        may_be_new = isinstance(self.data.get("target"), dict)
+        self.config.fixtures = self._path(("fixtures",), want_folder=False, may_be_new=may_be_new)
         specs = self.data.get("specs")
         if _texts(specs):
             found = [self._path(("specs", i), want_folder=True) for i in range(len(specs))]
@@ -107,15 +120,24 @@ class _Reader:
         checks = self.data.get("checks")
         if _texts(checks) and checks:
             self.config.checks = tuple(checks)
+        tools = self.data.get("tools")
+        if _texts(tools):
+            self.config.tools = tuple(tools)
         traces = self.data.get("traces")
         if isinstance(traces, dict):
             self.config.traces = self._traces(traces)
+        if isinstance(self.data.get("target"), dict):
+            read = read_target(self.doc, self.config.folder)
+            self.config.target, self.config.target_templates = read.target, read.templates
+            self.config.problems.extend(read.problems)
 
-    def _path(self, path: PathKey, want_folder: bool) -> Path | None:
+    def _path(self, path: PathKey, want_folder: bool, may_be_new: bool = False) -> Path | None:
         value = _get(self.data, path)
         if not isinstance(value, str) or not value:
             return None
         resolved = Path(value) if Path(value).is_absolute() else self.config.folder / value
+        if may_be_new and not resolved.exists():
+            return resolved
         key = path[0]
         if want_folder and not resolved.is_dir():
             what = "is not a folder" if resolved.exists() else "does not exist"

@@ -440,6 +440,7 @@ KEYWORDS: dict[str, Keyword] = {
     "title": _annotation,
     "description": _annotation,
     "examples": _annotation,
+    "x-tool-names": _annotation,  # marks tool names for lint (loading/tools.py)
     "default": _annotation,
     "type": _type,
     "enum": _enum,

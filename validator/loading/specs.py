@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..evaluation.interpreter import compile_condition
-from ..evaluation.params import PARAM_TYPES
+from ..evaluation.params import PARAM_TYPES, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.view import view_field_problem
@@ -41,9 +41,7 @@ def compile_spec(doc: YamlDocument) -> Spec:
     """Build a Spec from a file already known to be free of errors."""
     data = doc.data
     if "fields" in data:
-        fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
-        verdicts = tuple(data["verdicts"]) if "verdicts" in data else None
-        return Spec(data["id"], data["description"], doc.file, fields=fields, verdicts=verdicts)
+        return _fields_spec(doc)
     raw_clauses = data.get("clauses") or [
         {k: data[k] for k in ("query", "predicate", "params") if k in data}
     ]
@@ -72,6 +70,20 @@ def compile_spec(doc: YamlDocument) -> Spec:
     )
 
 
+def _fields_spec(doc: YamlDocument) -> Spec:
+    """The trace-fields spec: its field queries, and the verdicts and tools it lists."""
+    data = doc.data
+    fields: dict[str, Finder] = {k: compile_query(v) for k, v in data["fields"].items()}
+    return Spec(
+        data["id"],
+        data["description"],
+        doc.file,
+        fields=fields,
+        verdicts=tuple(data["verdicts"]) if "verdicts" in data else None,
+        tools=tuple(data["tools"]) if "tools" in data else None,
+    )
+
+
 def _bound_case_keys(node: Any) -> Iterator[str]:
     """Every case key a spec's parameters read ({case: NAME}), wherever they are."""
     if isinstance(node, dict):
@@ -97,12 +109,26 @@ def _queries(raw: str | list[str]) -> tuple[Finder, ...]:
 
 
 def _condition(raw: dict[str, Any]) -> Condition:
-    params = {k: _param(v) for k, v in (raw.get("params") or {}).items()}
+    declared = PREDICATES[raw["predicate"]].params
+    params = {k: _param(v, declared.get(k)) for k, v in (raw.get("params") or {}).items()}
     return compile_condition(_queries(raw["query"]), raw["predicate"], params)
 
 
-def _param(value: Any) -> Any:
-    if isinstance(value, dict):
+def binds(value: Any, param: Param | None) -> bool:
+    """Whether a parameter's value is a binding ({case: KEY} or {trace: PATH}, optionally with
+    `default`) rather than a literal. For a parameter whose literal value is itself a mapping
+    (argument matchers, a {min, max} quantifier), only a mapping of exactly that shape binds:
+    an argument matcher for an argument named `case` or `trace` alone reads as a binding."""
+    if not isinstance(value, dict):
+        return False
+    if param is None or "object" not in PARAM_TYPES[param.type].accepts:
+        return True
+    sources = [k for k in ("case", "trace") if k in value]
+    return len(sources) == 1 and set(value) <= {"case", "trace", "default"}
+
+
+def _param(value: Any, param: Param | None) -> Any:
+    if binds(value, param):
         if "trace" in value:
             return Binding(trace=compile_query(value["trace"]), default=value.get("default"))
         return Binding(case=value.get("case"), default=value.get("default"))
@@ -188,14 +214,16 @@ class _SpecChecker:
 
     def _misplaced(self, data: dict[str, Any]) -> None:
         """What belongs to the trace-fields spec, written in a check."""
-        if "verdicts" in data:
-            self._add(
-                ("verdicts",),
-                "spec-shape",
-                f"'verdicts' lists the verifier's verdicts and belongs in the spec"
-                f" '{FIELDS_SPEC_ID}' (beside 'fields'): move it there, or remove it",
-                key=True,
-            )
+        for key, what in (("verdicts", "the verifier's verdicts"), ("tools", "the agent's tools")):
+            if key in data:
+                self._add(
+                    (key,),
+                    "spec-shape",
+                    f"'{key}' lists {what} and belongs in the spec"
+                    f" '{FIELDS_SPEC_ID}' (beside 'fields') or in validator.yaml: move it"
+                    " there, or remove it",
+                    key=True,
+                )
         if data.get("id") == FIELDS_SPEC_ID:
             self._add(
                 ("id",),
@@ -365,14 +393,31 @@ class _SpecChecker:
                 f"predicate '{pred.name}' has no parameter '{pname}'{hint or f'; it takes: {takes}'}",
                 key=True,
             )
-        elif isinstance(value, dict):
+        elif binds(value, param):
             self._binding(ppath, pname, param, value)
         else:
             problem = param_type_error(param, value)
             if problem:
-                self._add(ppath, "bad-parameter", f"parameter '{pname}' of '{pred.name}' {problem}")
+                self._bad_value(
+                    ppath, f"parameter '{pname}' of '{pred.name}'", param, value, problem
+                )
             elif param.type == "keywords":
                 self._blank_keywords(ppath, f"parameter '{pname}'", value)
+
+    def _bad_value(self, path: PathKey, what: str, param: Param, value: Any, problem: str) -> None:
+        """A parameter value of the wrong type, or each thing wrong inside it at its own
+        place (a regular expression with a caret under the bad character)."""
+        located = value_problems(param.type, value)
+        if not located:
+            self._add(path, "bad-parameter", f"{what} {problem}")
+        for found in located:
+            self._add(
+                (*path, *found.path),
+                found.code,
+                f"{what} {found.message}",
+                key=found.key,
+                detail=found.caret_lines(),
+            )
 
     def _missing_params(
         self, path: PathKey, pred: Predicate, params: dict[str, Any] | None
@@ -442,7 +487,7 @@ class _SpecChecker:
     def _binding_default(self, path: PathKey, pname: str, param: Param, default: Any) -> None:
         problem = param_type_error(param, default)
         if problem:
-            self._add(path, "bad-parameter", f"default of parameter '{pname}' {problem}")
+            self._bad_value(path, f"default of parameter '{pname}'", param, default, problem)
         elif param.type == "keywords":
             self._blank_keywords(path, f"the default of parameter '{pname}'", default)
 

@@ -27,6 +27,8 @@ from .cases import ID_PATTERN, build_case, case_problems
 from .config import Config
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
+from .target import placeholder_problems
+from .tools import ToolName, marked_inputs, tool_names, undeclared_tools
 from .yamlfile import Position, YamlDocument, load_yaml
 
 
@@ -44,6 +46,11 @@ class LoadResult:
     picks: dict[str, tuple[str, Position]] = field(default_factory=dict)
     # Where traces keep their case id, verdict...: None when no usable trace-fields spec.
     fields: TraceFields | None = None
+    # Every tool name the case files write (under inputs marked x-tool-names), and the tools
+    # the suite declares (None: not declared) with where, as a message names it.
+    tool_names: list[ToolName] = field(default_factory=list)
+    tools: tuple[str, ...] | None = None
+    tools_from: str = ""
 
 
 @dataclass
@@ -343,6 +350,12 @@ def load_suite(
     problems = specs.problems + loaded.problems
     if config is not None and config.doc is not None and default_checks:
         problems += reference_problems([config.doc], specs.specs, specs.broken)
+    names, tools, tools_from = _tools(loaded.all_docs, specs, config)
+    if tools is not None:
+        problems += undeclared_tools(names, tools, tools_from)
+    if config is not None and config.doc is not None and config.target_templates:
+        # A placeholder must name a case key, and the specs say which keys cases have.
+        problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)
@@ -359,9 +372,29 @@ def load_suite(
         )
     problems = sorted(set(problems))
     result = LoadResult(None, problems, specs.format, loaded.ids, loaded.picks, fields)
+    result.tool_names, result.tools, result.tools_from = names, tools, tools_from
     if not has_errors(problems) and fields is not None:
         result.suite = Suite(loaded.cases, specs.specs, fields, default_checks)
     return result
+
+
+def _tools(
+    docs: list[YamlDocument], specs: Specs, config: Config | None
+) -> tuple[list[ToolName], tuple[str, ...] | None, str]:
+    """The tool names the cases write, the declared tools (the config's, else the
+    trace-fields spec's; None: neither declares) and the declaration as messages name it."""
+    # A key marked by any spec holds tool names (an override need not repeat the mark).
+    marked = marked_inputs(specs.format.inputs)
+    for spec in specs.specs.values():
+        for name, schema in marked_inputs(spec.inputs).items():
+            marked.setdefault(name, schema)
+    names = [t for doc in docs for t in tool_names(doc, marked)] if marked else []
+    if config is not None and config.tools is not None:
+        return names, config.tools, f"tools: in {config.file}"
+    fields_spec = specs.specs.get(FIELDS_SPEC_ID)
+    if fields_spec is not None and fields_spec.tools is not None:
+        return names, fields_spec.tools, f"tools: in {fields_spec.file}"
+    return names, None, ""
 
 
 def _no_checks(doc: YamlDocument, case_id: str) -> Problem:

@@ -17,7 +17,7 @@ import importlib
 import os
 import shutil
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,28 +71,45 @@ DEFAULT_FORMATS = ("json", "md")
 STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
-def write_reports(report: Report, out_dir: Path, formats: list[str]) -> list[Path]:
-    """Write every format to a temporary file, then move all into place together.
+# A file written with the reports, in the same all-or-nothing set: (file name, its text in
+# pieces, made when it is written, after every report of the set).
+ExtraFile = tuple[str, Callable[[], Iterable[str]]]
+
+
+def write_reports(
+    report: Report, out_dir: Path, formats: list[str], extra: Sequence[ExtraFile] = ()
+) -> list[Path]:
+    """Write every format (and `extra` files) to a temporary file, then move all into place
+    together.
 
     Raises UsageError on I/O errors, after removing the temporary files; the reports of an
     earlier run stay as they were unless every new one was complete. Every target is checked
     before anything is written, and a rename that fails puts back the targets already
     replaced, so the folder holds either the whole old set or the whole new one."""
     _make_out_dir(out_dir)
-    pairs = [(REPORTERS[name], out_dir / REPORTERS[name].filename) for name in formats]
-    for _, target in pairs:
+    writers: list[ExtraFile] = [
+        (REPORTERS[name].filename, _pieces(name, report)) for name in formats
+    ]
+    writers += extra
+    targets = [out_dir / name for name, _ in writers]
+    for target in targets:
         _check_target(target)
     temps: list[str] = []
     try:
-        for reporter, _ in pairs:
-            _write_temp(reporter, report, out_dir, temps)
-        _move_into_place(list(zip(temps, [target for _, target in pairs], strict=True)))
+        for name, pieces in writers:
+            _write_temp(name, pieces, out_dir, temps)
+        _move_into_place(list(zip(temps, targets, strict=True)))
     except BaseException as exc:  # SIGTERM and Ctrl-C too (see cli): no temp file stays
         _remove(temps)
         if isinstance(exc, OSError):
             raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
         raise
-    return [target for _, target in pairs]
+    return targets[: len(formats)]
+
+
+def _pieces(name: str, report: Report) -> Callable[[], Iterable[str]]:
+    reporter = REPORTERS[name]
+    return lambda: reporter.chunks(report)
 
 
 def _make_out_dir(out_dir: Path) -> None:
@@ -127,9 +144,11 @@ def _check_target(target: Path) -> None:
     )
 
 
-def _write_temp(reporter: Reporter, report: Report, out_dir: Path, temps: list[str]) -> None:
-    """One format into a new temporary file beside its target, recorded in `temps`."""
-    temp = str(out_dir / f".{reporter.filename}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+def _write_temp(
+    filename: str, pieces: Callable[[], Iterable[str]], out_dir: Path, temps: list[str]
+) -> None:
+    """One file into a new temporary file beside its target, recorded in `temps`."""
+    temp = str(out_dir / f".{filename}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     # O_EXCL: never write through a file or link someone else put there; mode 0o666 less the
     # umask, like any file the user creates (mkstemp's 0600 would hide CI artifacts from other
     # users). Signals wait, so that a file created is always recorded for the cleanup.
@@ -137,9 +156,24 @@ def _write_temp(reporter: Reporter, report: Report, out_dir: Path, temps: list[s
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         temps.append(temp)
     with os.fdopen(fd, "w", encoding="utf-8", errors=REPLACE_SURROGATES, newline="\n") as handle:
-        handle.writelines(reporter.chunks(report))
+        handle.writelines(pieces())
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def write_file(target: Path, text: str) -> None:
+    """Write one file as the reports are written: to a temporary file beside it, then
+    renamed into place, so the file is whole or as it was (a trace `capture` saves, its
+    log). Raises OSError, after removing the temporary file."""
+    temps: list[str] = []
+    try:
+        _write_temp(target.name, lambda: [text], target.parent, temps)
+        with signals_held():
+            os.replace(temps[0], target)
+            temps.clear()
+    except BaseException:  # SIGTERM and Ctrl-C too: no temporary file stays
+        _remove(temps)
+        raise
 
 
 def _move_into_place(pairs: list[tuple[str, Path]]) -> None:

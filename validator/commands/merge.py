@@ -1,0 +1,421 @@
+"""`merge`: the shard files of `run --shard I/N` -> the report set and exit code of the run.
+
+Each shard file (`report/shard.py`) is read and checked (a shard file of this version, one
+per shard, all of one run: the same count, suite and options), then the report is built by
+the same code `run` uses (`build_report`, the baseline comparison, the gate) from the
+shards' results records, with the places SARIF and annotations need and the HTML extras the
+shards recorded. Gates and formats come from the shards (they were run with the flags), so
+CI gates on the merged exit code exactly as on an unsharded run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..inputs import display_path, run_order
+from ..problems import UsageError
+from ..report import write_reports
+from ..report.baseline import Baseline
+from ..report.document import Report, build_report
+from ..report.gate import exit_decision
+from ..report.regression import parse_limit
+from ..report.shard import (
+    SHARD_FILE,
+    SHARD_FORMAT,
+    SHARD_KIND,
+    RecordedSources,
+    Shard,
+    case_from,
+    run_from,
+    shard_of,
+)
+from ..results import NOT_RUN, CaseResult, RunResult
+from ..version import __version__
+from . import gating
+from .run import Selection, _print_summary, _step_summary
+
+# A shard of 100,000 cases with a baseline is a few hundred MB; far more is not a shard file.
+MAX_SHARD_BYTES = 4 * 1024 * 1024 * 1024
+
+
+@dataclass
+class ShardInput:
+    """One shard file, read and checked for its shape."""
+
+    path: str  # as given, for messages
+    shard: Shard
+    data: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} (shard {self.shard.text})"
+
+
+def cmd_merge(args: Any) -> int:
+    return execute_merge(
+        [Path(p) for p in args.reports],
+        Path(args.out),
+        allow_partial=args.allow_partial,
+        quiet=args.quiet,
+        annotations=args.annotations,
+    )
+
+
+def execute_merge(
+    paths: list[Path],
+    out: Path,
+    *,
+    allow_partial: bool = False,
+    quiet: bool = False,
+    annotations: bool | None = None,
+) -> int:
+    shards = [read_shard(p) for p in paths]
+    check_one_run(shards)
+    missing = missing_shards(shards, allow_partial)
+    options = shards[0].data["options"]
+    report = merged_report(shards, missing)
+    written = write_reports(report, out, list(options["formats"]))
+    _step_summary(report, written)
+    allow = bool(options["allow_unmatched"])
+    rate = options["min_pass_rate"]
+    code, reasons = exit_decision(
+        report, options["fail_on"], Fraction(rate) if rate is not None else None, allow
+    )
+    if not quiet:
+        given = len(shards)
+        print(f"merged {given} shard report(s) of {shards[0].shard.count}")
+    _print_summary(report, written, quiet, allow)
+    gating.print_annotations(report, annotations)
+    for reason in reasons:
+        print(f"exit 1: {reason}")
+    if missing:
+        code = 1
+        print(f"exit 1: shard(s) {_shard_list(missing, shards[0].shard.count)} not merged")
+    return code
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+def _locate(path: Path) -> Path:
+    """A shard's folder or report.json -> its shard file beside it."""
+    if path.is_dir():
+        return path / SHARD_FILE
+    if path.name != SHARD_FILE and not _is_shard_file(path):
+        return path.with_name(SHARD_FILE)
+    return path
+
+
+def _is_shard_file(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return SHARD_KIND.encode() in handle.read(200)
+    except OSError:
+        return False
+
+
+def read_shard(given: Path) -> ShardInput:
+    """A shard file, given as itself, its report.json or its folder. Raises UsageError."""
+    shown = display_path(given)
+    path = _locate(given)
+    if not path.exists():
+        if not given.exists():
+            raise UsageError(f"{shown} does not exist", "pass the folders `run --shard` wrote")
+        raise UsageError(
+            f"{shown} is not a shard report: there is no {SHARD_FILE} beside it",
+            "run each shard with `validator run --shard I/N`; it writes that file with the reports",
+        )
+    data = _load(path, display_path(path))
+    shard = _shard_of(data, display_path(path))
+    _not_overwritten(path.with_name("report.json"), shard)
+    return ShardInput(display_path(path), shard, data)
+
+
+def _not_overwritten(report: Path, shard: Shard) -> None:
+    """The report.json beside a shard file must be that shard's: a later run into the same
+    folder without --shard replaces the reports and leaves the shard file, which would then
+    be merged silently in place of what the folder now holds."""
+    if not report.is_file():
+        return
+    try:
+        inputs = json.loads(report.read_bytes()).get("inputs") or {}
+        ran = inputs.get("shard") if isinstance(inputs, dict) else None
+    except (OSError, ValueError, RecursionError, AttributeError):
+        ran = None
+    if ran != shard.text:
+        raise UsageError(
+            f"{display_path(report)} is not the report of shard {shard.text} beside it:"
+            f" {'it covers shard ' + str(ran) if ran else 'it was written without --shard'},"
+            f" after the {SHARD_FILE} there",
+            "run the shard again into its own folder",
+        )
+
+
+def _load(path: Path, shown: str) -> dict[str, Any]:
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"{shown} is not a regular file, so not a shard report")
+        if info.st_size > MAX_SHARD_BYTES:
+            raise UsageError(f"{shown} is {info.st_size} bytes: too large for a shard report")
+        text = path.read_bytes().decode("utf-8")
+        data = json.loads(text)
+    except OSError as exc:
+        raise UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{shown} is not UTF-8 text, so not a shard report") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{shown} is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg}),"
+            " so not a shard report (was it cut short?)"
+        ) from None
+    except (RecursionError, ValueError):
+        raise UsageError(f"{shown} is not a shard report (it nests too deeply)") from None
+    if not isinstance(data, dict) or data.get("kind") != SHARD_KIND:
+        raise UsageError(
+            f"{shown} is not a shard report of trace-validator",
+            f"pass what `validator run --shard I/N` wrote ({SHARD_FILE} beside report.json)",
+        )
+    return data
+
+
+def _shard_of(data: dict[str, Any], shown: str) -> Shard:
+    tool = data.get("tool")
+    version = tool.get("version") if isinstance(tool, dict) else None
+    if version != __version__ or data.get("format") != SHARD_FORMAT:
+        raise UsageError(
+            f"{shown} was written by trace-validator {version} (shard format"
+            f" {data.get('format')}); this is {__version__} (shard format {SHARD_FORMAT})",
+            "merge with the version that ran the shards, or run the shards again",
+        )
+    shard = data.get("shard")
+    try:
+        return Shard.parse(f"{shard['index']}/{shard['count']}")  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        raise UsageError(f"{shown} is damaged: its shard number is missing or wrong") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Checking that the shards are of one run
+
+
+def _shard_list(indexes: list[int], count: int) -> str:
+    return ", ".join(f"{i}/{count}" for i in indexes)
+
+
+def check_one_run(shards: list[ShardInput]) -> None:
+    """Raises UsageError naming the first difference: another count, a shard given twice,
+    another suite, other options, a case in two shards or in the wrong one."""
+    first = shards[0]
+    seen: dict[int, ShardInput] = {}
+    for other in shards:
+        if other.shard.count != first.shard.count:
+            raise UsageError(
+                f"{first.name} and {other.name} are shards of different counts",
+                "merge the shards of one run (the same N in --shard I/N)",
+            )
+        if other.shard.index in seen:
+            raise UsageError(
+                f"shard {other.shard.text} is given twice: {seen[other.shard.index].path} and"
+                f" {other.path}",
+                "pass each shard's report once",
+            )
+        seen[other.shard.index] = other
+        _same_suite(first, other)
+        _same_options(first, other)
+    _cases_in_place(shards)
+
+
+def _same_suite(first: ShardInput, other: ShardInput) -> None:
+    a, b = first.data["suite"], other.data["suite"]
+    ids_a = [c["id"] for c in a["cases"]]
+    ids_b = [c["id"] for c in b["cases"]]
+    if ids_a != ids_b:
+        only_a = sorted(set(ids_a) - set(ids_b))
+        only_b = sorted(set(ids_b) - set(ids_a))
+        parts = [f"only {first.name} has {_few(only_a)}" if only_a else ""]
+        parts.append(f"only {other.name} has {_few(only_b)}" if only_b else "")
+        raise UsageError(
+            "the shards were run on different cases: " + "; ".join(p for p in parts if p),
+            "run every shard on the same cases (one checkout, the same --case/--tag)",
+        )
+    if a["digest"] != b["digest"]:
+        raise UsageError(
+            f"{first.name} and {other.name} were run on different case or spec files (same case"
+            " ids, other contents)",
+            "run every shard on one checkout",
+        )
+
+
+def _few(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(f"'{i}'" for i in ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _same_options(first: ShardInput, other: ShardInput) -> None:
+    a, b = first.data["options"], other.data["options"]
+    for key in sorted(set(a) | set(b)):
+        if a.get(key) == b.get(key):
+            continue
+        if key == "inputs":
+            inner = sorted(k for k in set(a[key]) | set(b[key]) if a[key].get(k) != b[key].get(k))
+            what = f"inputs.{inner[0]}" if inner else key
+            left, right = a[key].get(inner[0]), b[key].get(inner[0])
+        else:
+            what, left, right = key, a.get(key), b.get(key)
+        raise UsageError(
+            f"{first.name} and {other.name} were run with different {what}: {_short(left)}"
+            f" and {_short(right)}",
+            "run every shard with the same flags and config",
+        )
+
+
+def _cases_in_place(shards: list[ShardInput]) -> None:
+    owner: dict[str, ShardInput] = {}
+    suite = {c["id"] for c in shards[0].data["suite"]["cases"]}
+    for item in shards:
+        for case in item.data["cases"]:
+            case_id = case.get("case_id") if isinstance(case, dict) else None
+            if case_id in owner:
+                raise UsageError(
+                    f"case '{case_id}' is in two shards: {owner[case_id].name} and {item.name}",
+                    "merge the reports of one run's shards",
+                )
+            if case_id not in suite or shard_of(str(case_id), item.shard.count) != item.shard.index:
+                raise UsageError(
+                    f"{item.name} holds case '{case_id}', which is not one of its cases: the file"
+                    " was changed or is damaged",
+                    "run that shard again",
+                )
+            owner[str(case_id)] = item
+
+
+def missing_shards(shards: list[ShardInput], allow_partial: bool) -> list[int]:
+    count = shards[0].shard.count
+    given = {s.shard.index for s in shards}
+    missing = [i for i in range(1, count + 1) if i not in given]
+    if missing and not allow_partial:
+        raise UsageError(
+            f"shard(s) {_shard_list(missing, count)} missing: {len(given)} of {count} given",
+            "pass every shard's report (or --allow-partial: their cases are then not_run)",
+        )
+    for index in missing:
+        print(
+            f"warning: shard {index}/{count} is missing: its cases are reported not_run"
+            + (", and traces that match no case (shard 1 lists them) are left out" * (index == 1)),
+            file=sys.stderr,
+        )
+    return missing
+
+
+# --------------------------------------------------------------------------------------------
+# The report
+
+
+def merged_report(shards: list[ShardInput], missing: list[int]) -> Report:
+    try:
+        return _merged(shards, missing)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise UsageError(
+            f"a shard report is damaged ({type(exc).__name__}: {exc}): it does not hold what"
+            f" merge needs ({', '.join(s.path for s in shards)})",
+            "run the shards again with this version",
+        ) from None
+
+
+def _merged(shards: list[ShardInput], missing: list[int]) -> Report:
+    shards = sorted(shards, key=lambda s: s.shard.index)
+    first = shards[0].data
+    options = first["options"]
+    cases = _cases(shards)
+    unmatched: list[RunResult] = []
+    if shards[0].shard.index == 1:
+        unmatched = [run_from(r) for r in shards[0].data["unmatched"]]
+    unused = _unused(shards)
+    inputs = options["inputs"]
+    baseline = _baseline(first, options)
+    quarantine = options["quarantine"]
+    ks = options["ks"]
+    report = build_report(
+        cases,
+        unmatched,
+        inputs,
+        baseline.comparison if baseline else None,
+        unused,
+        ks=tuple(ks) if ks is not None else None,
+        quarantine=quarantine,
+    )
+    report.sources = RecordedSources(s.data["sources"] for s in shards if s.data["sources"])
+    if "html" in options["formats"]:
+        report.extras = _extras(shards, cases)
+    return report
+
+
+def _cases(shards: list[ShardInput]) -> list[CaseResult]:
+    """Every case of the run, in report order; a missing shard's cases not_run."""
+    count = shards[0].shard.count
+    results: dict[str, CaseResult] = {}
+    for item in shards:
+        for case in item.data["cases"]:
+            results[case["case_id"]] = case_from(case)
+    return [
+        results.get(c["id"]) or _not_merged(c, shard_of(c["id"], count), count)
+        for c in shards[0].data["suite"]["cases"]
+    ]
+
+
+def _extras(shards: list[ShardInput], cases: list[CaseResult]) -> dict[str, Any]:
+    extras: dict[str, Any] = {}
+    for item in shards:
+        extras.update(item.data["extras"] or {})
+    return {c.case_id: extras[c.case_id] for c in cases if c.case_id in extras}
+
+
+def _not_merged(case: dict[str, Any], index: int, count: int) -> CaseResult:
+    return CaseResult(
+        case["id"],
+        [],
+        case["file"],
+        list(case["tags"]),
+        NOT_RUN,
+        f"not evaluated here: its shard {index}/{count} was not merged (--allow-partial)",
+    )
+
+
+def _unused(shards: list[ShardInput]) -> list[tuple[str, str]]:
+    """The files no shard used: each shard lists the files not used by any case (a file of
+    another shard's case is not listed), so the union is what one run lists."""
+    seen: dict[tuple[str, str], None] = {}
+    for item in shards:
+        for file, why in item.data["unused"]:
+            seen.setdefault((file, why), None)
+    return sorted(seen, key=lambda u: run_order(u[0]))
+
+
+def _baseline(first: dict[str, Any], options: dict[str, Any]) -> Baseline | None:
+    recorded = first["baseline"]
+    if recorded is None:
+        return None
+    selection = options["inputs"].get("selection") or {}
+    keep = Selection(tuple(selection.get("cases", ())), tuple(selection.get("tags", ())))
+    quarantine = options["quarantine"] or {}
+    return Baseline(
+        recorded["document"],
+        recorded["source"],
+        keep.keeps if keep else None,
+        tuple(parse_limit(text) for text in options["max_regression"]),
+        frozenset(quarantine),
+    )
