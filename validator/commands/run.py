@@ -27,6 +27,7 @@ from ..inputs import (
     spec_folders,
 )
 from ..loading.config import Config
+from ..loading.quarantine import Quarantine
 from ..loading.suite import load_suite
 from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
@@ -352,13 +353,21 @@ def with_capture_failures(
         )
 
 
+def _baseline(
+    options: RunOptions, selection: Selection, quarantine: Quarantine | None
+) -> Baseline | None:
+    """--baseline read, with the regression limits and the quarantined cases it judges by."""
+    if not options.baseline:
+        return None
+    baseline = read_baseline(options.baseline, selection)
+    held = frozenset(quarantine.entries) if quarantine else frozenset()
+    return replace(baseline, limits=options.max_regression, quarantined=held)
+
+
 def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
-    baseline = read_baseline(options.baseline, selection) if options.baseline else None
-    if baseline is not None:
-        held = frozenset(quarantine.entries) if quarantine else frozenset()
-        baseline = replace(baseline, limits=options.max_regression, quarantined=held)
+    baseline = _baseline(options, selection, quarantine)
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.

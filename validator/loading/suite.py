@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..evaluation.runner import map_in_processes
 from ..inputs import display_path, spec_files
@@ -180,6 +181,7 @@ class _Cases:
     ids: dict[str, tuple[str, Position]] = field(default_factory=dict)  # written id -> file
     picks: dict[str, tuple[str, Position]] = field(default_factory=dict)  # id -> fixture:
     problems: list[Problem] = field(default_factory=list)
+    tool_names: list[ToolName] = field(default_factory=list)  # of every readable file
 
 
 @dataclass
@@ -193,6 +195,7 @@ class _CaseFile:
     id_at: Position | None = None  # where that id is written
     pick: tuple[str, Position] | None = None  # its `fixture:` key, and where
     case: Case | None = None  # when the file has no error of its own
+    tool_names: list[ToolName] = field(default_factory=list)  # under inputs marked as tools
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,7 @@ class _CaseReader:
     specs: Specs
     default: tuple[Spec, ...]
     verdicts: tuple[str, ...] | None
+    marked: dict[str, dict[str, Any]]  # the inputs that hold tool names (see `_marked`)
 
     def __call__(self, path: Path) -> _CaseFile:
         problems: list[Problem] = []
@@ -218,6 +222,8 @@ class _CaseReader:
                 found.append(_no_checks(doc, out.case_id))
         out.problems.extend(found)
         out.problems += reference_problems([doc], self.specs.specs, self.specs.broken)
+        if self.marked:
+            out.tool_names = tool_names(doc, self.marked)
         if out.case_id is not None:
             out.id_at = doc.value_at(("id",))
             pick = doc.data.get("fixture")
@@ -246,7 +252,8 @@ def _read_cases(
     """Every case file read, validated and built, in `processes` processes (contiguous
     slices, this process taking the first), then the cross-file rules in file order, so
     the problems and the suite are the same for any count."""
-    reader = _CaseReader(specs, default_plan(specs.specs, default_checks), verdicts)
+    default = default_plan(specs.specs, default_checks)
+    reader = _CaseReader(specs, default, verdicts, _marked(specs))
     count = max(1, min(processes, len(paths) // PARALLEL_MIN_FILES))
     size = max(1, -(-len(paths) // count))
     slices = [paths[i : i + size] for i in range(0, len(paths), size)]
@@ -262,6 +269,7 @@ def _add_case(out: _Cases, read: _CaseFile) -> None:
     """The cross-file rules for one more file, in file order: the first file using an id
     keeps it."""
     out.problems.extend(read.problems)
+    out.tool_names.extend(read.tool_names)
     case_id = read.case_id
     if case_id is not None and read.id_at is not None:
         if case_id in out.ids:
@@ -347,15 +355,10 @@ def load_suite(
     default_checks = config.checks if config is not None else None
     verdicts = fields_spec.verdicts if fields_spec else None
     loaded = _read_cases(cases, specs, verdicts, default_checks, processes)
-    problems = specs.problems + loaded.problems
-    if config is not None and config.doc is not None and default_checks:
-        problems += reference_problems([config.doc], specs.specs, specs.broken)
-    names, tools, tools_from = _tools(loaded.all_docs, specs, config)
+    problems = specs.problems + loaded.problems + _config_problems(config, specs)
+    names, tools, tools_from = _tools(loaded.tool_names, specs, config)
     if tools is not None:
         problems += undeclared_tools(names, tools, tools_from)
-    if config is not None and config.doc is not None and config.target_templates:
-        # A placeholder must name a case key, and the specs say which keys cases have.
-        problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
     fields = fields_of(specs.specs)
     if fields is None and not has_errors(problems):
         required = ", ".join(f.name for f in TRACE_FIELDS.values() if f.required)
@@ -378,17 +381,35 @@ def load_suite(
     return result
 
 
-def _tools(
-    docs: list[YamlDocument], specs: Specs, config: Config | None
-) -> tuple[list[ToolName], tuple[str, ...] | None, str]:
-    """The tool names the cases write, the declared tools (the config's, else the
-    trace-fields spec's; None: neither declares) and the declaration as messages name it."""
-    # A key marked by any spec holds tool names (an override need not repeat the mark).
+def _config_problems(config: Config | None, specs: Specs) -> list[Problem]:
+    """What the suite config names that the specs must have: its default checks, and the
+    case keys its target's placeholders read."""
+    if config is None or config.doc is None:
+        return []
+    problems = []
+    if config.checks:
+        problems += reference_problems([config.doc], specs.specs, specs.broken)
+    if config.target_templates:
+        # A placeholder must name a case key, and the specs say which keys cases have.
+        problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
+    return problems
+
+
+def _marked(specs: Specs) -> dict[str, dict[str, Any]]:
+    """The case inputs that hold tool names: a key marked by any spec (an override need not
+    repeat the mark)."""
     marked = marked_inputs(specs.format.inputs)
     for spec in specs.specs.values():
         for name, schema in marked_inputs(spec.inputs).items():
             marked.setdefault(name, schema)
-    names = [t for doc in docs for t in tool_names(doc, marked)] if marked else []
+    return marked
+
+
+def _tools(
+    names: list[ToolName], specs: Specs, config: Config | None
+) -> tuple[list[ToolName], tuple[str, ...] | None, str]:
+    """The tool names the cases write, the declared tools (the config's, else the
+    trace-fields spec's; None: neither declares) and the declaration as messages name it."""
     if config is not None and config.tools is not None:
         return names, config.tools, f"tools: in {config.file}"
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
