@@ -4,9 +4,11 @@ in the same order, as one process reading them all; a loading process that fails
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
 import pytest
-from conftest import GOOD_CASE, Workspace, run_cli
+from conftest import GOOD_CASE, REPO, Workspace, run_cli
 
 from validator.evaluation.runner import map_in_processes
 from validator.inputs import find_case_files, spec_folders
@@ -121,3 +123,19 @@ def test_few_case_files_are_read_in_this_process(
 
     monkeypatch.setattr(os, "fork", refuse)
     assert _load(ws, 4).suite is not None
+
+
+def test_tool_names_are_checked_the_same_with_any_jobs(tmp_path: Path) -> None:
+    # Tool names are read from each case file in the process that loads it.
+    suite = tmp_path / "suite"
+    shutil.copytree(REPO / "tests" / "lint" / "suites" / "tools-declared", suite)
+    text = (suite / "cases" / "checkout.yaml").read_text("utf-8")
+    for i in range(240):
+        (suite / "cases" / f"checkout-{i:03d}.yaml").write_text(
+            text.replace("id: checkout", f"id: checkout-{i:03d}", 1), "utf-8"
+        )
+    (suite / "fixtures").mkdir()
+    results = [run_cli("run", "--jobs", n, cwd=suite) for n in ("1", "2")]
+    assert [r.code for r in results] == [2, 2]
+    assert results[0].err == results[1].err
+    assert results[0].err.count("[undeclared-tool]") >= 241 * 2
