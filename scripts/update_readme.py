@@ -43,7 +43,62 @@ def code_table() -> str:
     return markdown_table()
 
 
-TABLES: dict[str, Callable[[], str]] = {"codes": code_table, "predicates": predicate_table}
+def placeholder_table() -> str:
+    from validator.evaluation.messages import GENERIC, PLACEHOLDERS
+    from validator.evaluation.predicates import PREDICATES
+
+    lines = ["| placeholder | holds | given by |", "|---|---|---|"]
+    for name, doc in PLACEHOLDERS.items():
+        if name in GENERIC or "." in name:
+            given = "every predicate"
+        else:
+            given = ", ".join(f"`{p.name}`" for p in PREDICATES.values() if name in p.gives)
+        lines.append(f"| `{{{name}}}` | {doc} | {given or '—'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _queries(node: object, guard: bool = False) -> list[tuple[str, bool]]:
+    """Every JSONPath a spec reads ((expression, read only by a when/unless guard))."""
+    found: list[tuple[str, bool]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            inner = guard or key in ("when", "unless")
+            if key in ("query", "trace"):
+                for expr in [value] if isinstance(value, str) else list(value):
+                    found.append((str(expr), inner))
+            else:
+                found.extend(_queries(value, inner))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_queries(value, guard))
+    return found
+
+
+def fields_table() -> str:
+    """Each standard check and the trace fields it reads, from specs/diagnosis/."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    lines = ["| check | trace fields it reads | read only to decide whether it applies |"]
+    lines.append("|---|---|---|")
+    for path in sorted((README.parent / "specs" / "diagnosis").glob("*.yaml")):
+        spec = yaml.load(path.read_text("utf-8"))
+        reads = _queries(spec)
+        checked = list(dict.fromkeys(e for e, guard in reads if not guard))
+        guards = [e for e in dict.fromkeys(e for e, guard in reads if guard) if e not in checked]
+        lines.append(
+            f"| `{spec['id']}` | {', '.join(f'`{e}`' for e in checked)}"
+            f" | {', '.join(f'`{e}`' for e in guards) or '—'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "codes": code_table,
+    "predicates": predicate_table,
+    "placeholders": placeholder_table,
+    "fields": fields_table,
+}
 
 
 def render(text: str) -> str:

@@ -163,7 +163,10 @@ def test_fail_on_regression_needs_a_baseline(ws: Workspace) -> None:
 def test_fail_on_rejects_unknown_modes(ws: Workspace) -> None:
     _suite(ws, {"a": "pass"})
     result = ws.run("--fail-on", "sometimes")
-    assert result.code == 2 and "invalid choice: 'sometimes'" in result.err
+    assert result.code == 2 and "unknown --fail-on 'sometimes'" in result.err
+    assert "choose one of any, regression, flaky, never" in result.err
+    result = ws.run("--fail-on", "flaky,never")
+    assert result.code == 2 and "not flaky and never" in result.err
 
 
 @pytest.mark.parametrize(

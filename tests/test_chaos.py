@@ -266,7 +266,10 @@ def test_a_signal_to_the_run_ends_every_process_and_keeps_the_old_reports(
     took = run.wait()
     assert run.process.returncode == code, run.stderr()
     assert took < 10, f"the run took {took:.1f} s to end"
-    assert run.stderr().strip().splitlines()[-1] == message
+    last = run.stderr().strip().splitlines()[-1]
+    assert last.startswith(f"{message}; {out} still holds the reports of an earlier run ("), last
+    assert last.endswith("), not of this one") and "report.json, report.md" in last
+    assert "last modified" in last, "this report.json has no generated_at: its file time is shown"
     deadline = time.monotonic() + 10 - took
     while [pid for pid in run.seen if _alive(pid)] and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -332,6 +335,8 @@ def test_sigterm_while_the_reports_are_written_leaves_no_temporary_file(ws: Work
         command, cwd=ws.root, env=ENV, capture_output=True, text=True, timeout=WAIT
     )
     assert done.returncode == 143, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "terminated: no report was written"
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("terminated: no report was written; "), last
+    assert "(report.json, report.md, last modified 20" in last
     assert _files(ws.out) == before
     shutil.rmtree(ws.out)

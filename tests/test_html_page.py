@@ -271,7 +271,11 @@ def test_many_passing_runs_are_shown_shorter_and_failures_in_full(
         "degraded-output",
         "evidence-coverage",
         "forbidden-keywords",
+        "forbidden-tools",
         "keyword-coverage",
+        "max-duration-ms",
+        "max-tool-calls",
+        "tool-order",
         "verdict-allowed",
         "verdict-present",
     ]

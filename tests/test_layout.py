@@ -30,6 +30,7 @@ LAYERS = {
         "validator.inputs",
         "validator.traces",
         "validator.signals",
+        "validator.display",
     ),
     "validator.loading": (
         "validator.loading",

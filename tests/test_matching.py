@@ -278,7 +278,7 @@ def test_an_otlp_export_with_two_trace_ids_is_two_traces(ws: Workspace) -> None:
     assert result.code == 1, result.out + result.err
     assert _statuses(ws) == {"aa01": "pass", "bb02": "fail"}
     bb02 = next(c for c in ws.report()["cases"] if c["case_id"] == "bb02")
-    assert "missing write" in bb02["failed_checks"][0]["message"]
+    assert "not found: write (found instead: search)" in bb02["failed_checks"][0]["message"]
     assert bb02["fixture"] == "fixtures/export.json#bb02"
     assert bb02["tool_call_count"] == 1
     # AA01 and aa01 are two traceIds (grouped apart) whose ids both lower-case to aa01.

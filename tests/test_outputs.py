@@ -117,7 +117,10 @@ def test_junit_validates_against_the_jenkins_schema_with_one_testcase_per_run(
     assert list(cases["passes"]) == [] and cases["passes"].get("time") == "1.200"
     failure = cases["fails"].find("failure")
     assert failure is not None and failure.get("message") == "1 check(s) failed: keyword-coverage"
-    assert "keyword-coverage: $.finalAnswer: found 0 of 2 keyword entries" in failure.text
+    assert (
+        "keyword-coverage: the answer does not mention: slow query / 慢查询, missing index"
+        " (0 of 2 root_cause_keywords entries found, 2 required) (read from $.finalAnswer)"
+    ) in failure.text
     assert "fixtures/fails.json" in failure.text
     assert cases["repeated [run-2.json]"].find("failure") is not None
     assert cases["repeated [run-1.json]"].find("failure") is None

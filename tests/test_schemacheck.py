@@ -292,6 +292,22 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
         st.sampled_from([0, 1, 0.5, 0.8, True, None, "0.5"]),
     ),
     "min_passes": st.one_of(st.integers(-2, 12), st.sampled_from([1.0, 2.5, True, None, "3"])),
+    "severity_overrides": st.one_of(
+        st.dictionaries(
+            st.sampled_from(["verdict-present", "x"]),
+            st.sampled_from(["error", "warning", "info", "warn", None, 1]),
+            max_size=2,
+        ),
+        value,
+    ),
+    "forbidden_tools": st.one_of(text_list, value),
+    "tool_order": st.one_of(text_list, value),
+    "max_tool_calls": st.one_of(
+        st.integers(-2, 5), st.sampled_from([0, 0.0, 1.5, True, None, "3"])
+    ),
+    "max_duration_ms": st.one_of(
+        st.floats(-1, 2e3), st.sampled_from([0, 0.0, 1.5, True, None, "3"])
+    ),
 }
 assert sorted(FIELD_VALUES) == CASE_KEYS
 
@@ -477,7 +493,13 @@ PARAMS = mostly(
 TEXT = mostly(good_text)
 GUARD = {"query": QUERY, "predicate": PREDICATE}
 CONDITION = mostly(mapping(GUARD, {"params": PARAMS}))
-CHECK = {"params": PARAMS, "when": CONDITION, "unless": CONDITION, "skip_reason": TEXT}
+CHECK = {
+    "params": PARAMS,
+    "when": CONDITION,
+    "unless": CONDITION,
+    "skip_reason": TEXT,
+    "message": TEXT,
+}
 CLAUSE = mostly(mapping(GUARD, {**CHECK, "name": TEXT}))
 FIELDS = ("case_id", "verdict", "tool_calls", "tool_call_matches", "duration_ms")
 SPEC_REQUIRED = {"id": mostly(good_id), "description": TEXT}
@@ -489,6 +511,8 @@ SPEC_OPTIONAL = {
     "clauses": mostly(st.lists(CLAUSE, max_size=3)),
     "fields": mostly(mapping({}, {name: mostly(PATH) for name in FIELDS})),
     "verdicts": mostly(st.lists(TEXT, max_size=3)),
+    "severity": mostly(st.sampled_from(["error", "warning", "info", "warn"])),
+    "when_input": mostly(st.sampled_from(["max_turns", "tools", "Bad Name"])),
     "tools": mostly(st.lists(TEXT, max_size=3)),
     "inputs": mostly(
         st.dictionaries(

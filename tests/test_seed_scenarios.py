@@ -45,8 +45,18 @@ def test_scenario_case_definition_includes_expected_evidence_complete_case_runs(
             "keyword-coverage",
             "forbidden-keywords",
             "degraded-output",
+            # the optional tool and time checks: skipped, since the case sets none of them
+            "forbidden-tools",
+            "tool-order",
+            "max-tool-calls",
+            "max-duration-ms",
         ]
     )
+    optional = [c for c in case["checks"] if c["check"] in ("tool-order", "max-tool-calls")]
+    assert [c["message"] for c in optional] == [
+        "skipped: the case does not set max_tool_calls",
+        "skipped: the case does not set tool_order",
+    ]
 
 
 def test_scenario_case_definition_can_express_forbidden_behavior_keywords(ws: Workspace) -> None:
@@ -60,7 +70,7 @@ def test_scenario_case_definition_can_express_forbidden_behavior_keywords(ws: Wo
     assert case["status"] == "fail"
     failed = {f["check"]: f["message"] for f in case["failed_checks"]}
     assert set(failed) == {"forbidden-keywords"}
-    assert "'drop table'" in failed["forbidden-keywords"]
+    assert "the answer contains forbidden advice: drop table" in failed["forbidden-keywords"]
     assert "$.finalAnswer" in failed["forbidden-keywords"]
 
 
@@ -90,7 +100,9 @@ def test_scenario_evidence_coverage_validation(ws: Workspace) -> None:
         "ratio": pytest.approx(0.6667),
     }
     failed = {f["check"]: f["message"] for f in case["failed_checks"]}
-    assert "missing redis_info" in failed["evidence-coverage"]
+    assert failed["evidence-coverage"].startswith(
+        "the evidence does not include the required tools: redis_info"
+    )
     assert "$.toolInvocations[*].toolName" in failed["evidence-coverage"]
 
 
@@ -103,8 +115,8 @@ def test_scenario_verifier_evaluation_validation_missing_verdict(ws: Workspace) 
     case = ws.case_result()
     failed = {f["check"]: f["message"] for f in case["failed_checks"]}
     assert "verdict-present" in failed
-    assert (
-        "$.selfEvaluation.verifier_evaluation.verdict: nothing found" in failed["verdict-present"]
+    assert failed["verdict-present"] == (
+        "the verifier gave no verdict (read from $.selfEvaluation.verifier_evaluation.verdict)"
     )
     assert ws.report()["summary"]["verdict_distribution"] == {"MISSING": 1}
 
@@ -115,7 +127,10 @@ def test_scenario_verifier_evaluation_validation_verdict_not_allowed(ws: Workspa
     assert ws.run().code == 1
     failed = {f["check"]: f["message"] for f in ws.case_result()["failed_checks"]}
     assert set(failed) == {"verdict-allowed"}
-    assert 'found "REVISE"; expected one of ["PASS"]' in failed["verdict-allowed"]
+    assert failed["verdict-allowed"] == (
+        "the verifier's verdict is REVISE, but this case allows only PASS"
+        " (read from $.selfEvaluation.verifier_evaluation.verdict)"
+    )
 
 
 def test_scenario_answer_keyword_validation(ws: Workspace) -> None:
@@ -137,12 +152,21 @@ def test_scenario_answer_keyword_validation(ws: Workspace) -> None:
     ws.trace("db-slow", good_trace(finalAnswer="订单接口出现**慢查询**。"))
     assert ws.run().code == 1
     failed = {f["check"]: f["message"] for f in ws.case_result()["failed_checks"]}
-    assert "found 1 of 4 keyword entries, 3 required" in failed["keyword-coverage"]
+    assert failed["keyword-coverage"] == (
+        "the answer does not mention: missing index, customer_ref, lock (1 of 4"
+        " root_cause_keywords entries found, 3 required) (read from $.finalAnswer)"
+    )
 
 
 REJECTED_DRAFT = (
     "The outage was caused by the nightly vacuum job locking the orders table for ten minutes."
 )
+
+
+def _failed_clauses(ws: Workspace) -> list[str]:
+    """The names of the degraded-output clauses that failed (report.json's clauses)."""
+    check = next(c for c in ws.case_result()["checks"] if c["check"] == "degraded-output")
+    return [c["name"] for c in check["clauses"] if c["status"] == "fail"]
 
 
 def _rejected(final: str, **extra: object) -> dict:
@@ -172,7 +196,11 @@ def test_scenario_degraded_output_validation_fails_on_leak(ws: Workspace) -> Non
     assert ws.run().code == 1
     failed = {f["check"]: f["message"] for f in ws.case_result()["failed_checks"]}
     assert set(failed) == {"degraded-output"}
-    assert "does not leak the executor draft" in failed["degraded-output"]
+    assert failed["degraded-output"].startswith(
+        "the answer repeats 72 characters of the executor's unverified draft (executorAnswer):"
+    )
+    assert "(read from $.finalAnswer; other from $.executorAnswer)" in failed["degraded-output"]
+    assert _failed_clauses(ws) == ["does not leak the executor draft"]
 
 
 def test_scenario_degraded_output_validation_fails_without_marker(ws: Workspace) -> None:
@@ -180,7 +208,10 @@ def test_scenario_degraded_output_validation_fails_without_marker(ws: Workspace)
     ws.trace("db-slow", _rejected("Please check the database."))
     assert ws.run().code == 1
     failed = {f["check"]: f["message"] for f in ws.case_result()["failed_checks"]}
-    assert "marks the answer as unverified" in failed["degraded-output"]
+    assert failed["degraded-output"].startswith(
+        "the verdict is REJECT, but the answer does not say the diagnosis is unverified"
+    )
+    assert _failed_clauses(ws) == ["marks the answer as unverified"]
 
 
 def test_scenario_degraded_output_validation_case_markers_replace_defaults(ws: Workspace) -> None:

@@ -461,3 +461,28 @@ def test_merge_gates_like_the_run(ws: Workspace) -> None:
     result = _merge(ws, *folders)
     assert result.code == 1
     assert "exit 1: pass rate 83.3% is below --min-pass-rate 100.0%" in result.out
+
+
+@pytest.mark.parametrize("severity", ["error", "warning"])
+def test_severities_and_the_vacuity_guard_survive_a_merge(ws: Workspace, severity: str) -> None:
+    """Failed warnings, applied/skipped counts and --fail-on ...,vacuous are the run's."""
+    for c in range(6):
+        case_id = f"case-{c}"
+        extra: dict[str, Any] = {}
+        if c % 2:
+            extra["severity_overrides"] = {"keyword-coverage": "warning"}
+        if c == 5:
+            extra["max_tool_calls"] = 1  # one more check applied, and failing
+        ws.case(GOOD_CASE, id=case_id, name=case_id, **extra)
+        trace = good_trace(case_id)
+        if c >= 2:
+            trace["finalAnswer"] = "Only a guess."
+        ws.trace(case_id, trace)
+    args = _args(ws, "--fail-severity", severity, "--fail-on", "any,vacuous")
+    whole, merged, a, b = _round_trip(ws.root, args, 3)
+    _assert_same(whole, merged, a, b)
+    report = json.loads(a["report.json"])
+    assert report["summary"]["checks_applied"] > 0 and report["summary"]["checks_skipped"] > 0
+    warned = [c["case_id"] for c in report["cases"] if c.get("failed_warnings")]
+    assert warned == (["case-3", "case-5"] if severity == "error" else [])
+    assert merged.code == whole.code == 1

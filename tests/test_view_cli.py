@@ -54,7 +54,7 @@ def test_a_view_query_reads_the_reference_trace(ws: Workspace) -> None:
     ws.case(dict(GOOD_CASE, checks=["view-tools"], required_tools=["mysql_explain", "redis_info"]))
     result = ws.run()
     assert result.code == 1
-    assert "missing redis_info" in ws.case_result()["failed_checks"][0]["message"]
+    assert "not found: redis_info" in ws.case_result()["failed_checks"][0]["message"]
 
 
 def test_trace_fields_may_read_the_view(ws: Workspace) -> None:

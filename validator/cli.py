@@ -24,8 +24,9 @@ from .commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from .loading.schema import SCHEMA_NAMES
 from .problems import InternalError, ProblemsFound, UsageError, did_you_mean
 from .report import DEFAULT_FORMATS, REPORTERS
-from .report.gate import FAIL_ON
+from .report.gate import FAIL_ON, VACUOUS, parse_fail_on
 from .report.shard import Shard
+from .results import SEVERITIES
 from .traces import DEFAULT_MAX_TRACE_BYTES
 from .version import __version__
 
@@ -118,6 +119,13 @@ def parse_shard(text: str) -> Shard:
     """`--shard I/N`, 1-based: 1/4 .. 4/4."""
     try:
         return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _fail_on(text: str) -> tuple[str, bool]:
+    try:
+        return parse_fail_on(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -238,10 +246,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--fail-on",
-        choices=FAIL_ON,
-        default="any",
-        help="when to exit 1: any case not passing (default), only a regression since"
-        " --baseline, a case not passing or flaky (some runs pass, some fail), or never",
+        type=_fail_on,
+        default=("any", False),
+        metavar="MODE",
+        help=f"when to exit 1, one of {', '.join(FAIL_ON)}: any case not passing (default),"
+        " only a regression since --baseline, a case not passing or flaky (some runs pass,"
+        f" some fail), or never; add ',{VACUOUS}' (e.g. any,{VACUOUS}; {VACUOUS} alone is"
+        f" any,{VACUOUS}) to exit 1 also when a case has a run whose every check was skipped",
+    )
+    run.add_argument(
+        "--fail-severity",
+        choices=SEVERITIES[:2],
+        default="error",
+        help="the least severity whose failed checks fail a case: error (default; failed"
+        " warning and info checks are reported, not failing) or warning (failed warnings"
+        " fail too; info never does)",
     )
     run.add_argument(
         "--min-pass-rate",
@@ -754,7 +773,17 @@ def _stop_workers() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(given)
+    except SystemExit as exc:  # a usage error argparse reports (exit 2), or --help (exit 0)
+        if exc.code == EXIT_USAGE and given[:1] == ["run"]:
+            from .commands.run import no_report_line
+
+            print(no_report_line(Path(_out_given(given))), file=sys.stderr)
+        raise
+    args.argv = given
+    args.long_options = _long_options(parser, args.command)
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
@@ -802,18 +831,16 @@ def _dispatch(args: Any) -> int:
             return _command(args)
     except UsageError as exc:
         print(f"error: {exc.cli_text()}", file=sys.stderr)
-        return EXIT_USAGE
     except ProblemsFound as exc:
         for problem in exc.problems:
             print(problem.format(), file=sys.stderr)
-        return EXIT_USAGE
     except Terminated:
         _stop_workers()
-        print(f"terminated: {_what_was_kept(args)}", file=sys.stderr)
+        print(f"terminated: {_no_report(args)}", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         _stop_workers()
-        print(f"interrupted: {_what_was_kept(args)}", file=sys.stderr)
+        print(f"interrupted: {_no_report(args)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_FAILED
@@ -823,7 +850,18 @@ def _dispatch(args: Any) -> int:
             f"internal error (a bug in trace-validator {__version__}, please report it): {detail}",
             file=sys.stderr,
         )
-        return EXIT_USAGE
+    if args.command == "run":  # the run could not be done: say so last, and what is stale
+        print(_no_report(args), file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _no_report(args: Any) -> str:
+    """For `run`: that no report was written and what the output folder holds instead."""
+    if args.command != "run":
+        return "no report was written"
+    from .commands.run import no_report_line
+
+    return no_report_line(Path(args.out))
 
 
 def _what_was_kept(args: Any) -> str:
@@ -851,9 +889,10 @@ def cmd_schema(args: Any) -> int:
 
 def cmd_run(args: Any) -> int:
     from .commands.layout import read_config, resolve
-    from .commands.run import RunOptions, execute_run
+    from .commands.run import RunOptions, command_line, execute_run
 
-    if args.fail_on == "regression" and not args.baseline:
+    fail_on, fail_vacuous = args.fail_on
+    if fail_on == "regression" and not args.baseline:
         raise UsageError(
             "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
             " to know what regressed"
@@ -883,7 +922,9 @@ def cmd_run(args: Any) -> int:
         quiet=args.quiet,
         formats=args.formats,
         baseline=Path(args.baseline) if args.baseline else None,
-        fail_on=args.fail_on,
+        fail_on=fail_on,
+        fail_vacuous=fail_vacuous,
+        fail_severity=args.fail_severity,
         min_pass_rate=args.min_pass_rate,
         case_patterns=list(args.case_patterns),
         tags=list(args.tags),
@@ -898,6 +939,7 @@ def cmd_run(args: Any) -> int:
         annotations=args.annotations,
         shard=args.shard,
         capture_failures=failures,
+        command=command_line(args.argv, _program(), args.long_options),
     )
     return execute_run(options)
 
@@ -931,3 +973,29 @@ def _capture_first(args: Any, config: Any, layout: Any) -> tuple[tuple[str, str,
         )
     )
     return outcome.failures()
+
+
+def _out_given(argv: list[str]) -> str:
+    """The --out of a command line argparse could not read (the default when not found)."""
+    for at, token in enumerate(argv):
+        if token.startswith("--out="):
+            return token[len("--out=") :]
+        if token == "--out" and at + 1 < len(argv):
+            return argv[at + 1]
+    return "reports"
+
+
+def _long_options(parser: argparse.ArgumentParser, command: str | None) -> list[str]:
+    """Every long option of `command`, to tell which one an abbreviation stands for."""
+    for action in parser._actions:  # argparse keeps its subcommands nowhere public
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub = action.choices[command]
+            return [s for a in sub._actions for s in a.option_strings if s.startswith("--")]
+    return []
+
+
+def _program() -> str:
+    """How the user started the tool, for the command line the reports show."""
+    return (
+        "trace-validator" if Path(sys.argv[0]).name == "trace-validator" else "python -m validator"
+    )

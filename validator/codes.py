@@ -172,7 +172,7 @@ CODES: dict[str, Code] = {
         Code(
             "coverage-too-high",
             ERROR,
-            "min_keyword_coverage asks for more entries than there are",
+            "min_keyword_coverage (or min_answer_keywords) asks for more entries than there are",
             "`min_keyword_coverage: 3` with 2 keyword entries",
             "`min_keyword_coverage: 2`",
         ),
@@ -250,9 +250,23 @@ CODES: dict[str, Code] = {
         Code(
             "unknown-check",
             ERROR,
-            "checks names a spec that does not exist",
-            "`checks: [verdict-alowed]`",
+            "checks or severity_overrides names a check the case does not apply",
+            "`checks: [verdict-alowed]`, `severity_overrides: {keyword-coverag: warning}`",
             "`checks: [verdict-allowed]`, or pass your spec folder with `--specs`",
+        ),
+        Code(
+            "missing-input",
+            ERROR,
+            "checks names a spec whose input (when_input) the case does not set",
+            "`checks: [agent-max-tool-calls]` without `max_tool_calls:`",
+            "`max_tool_calls: 8`, or remove the check from `checks`",
+        ),
+        Code(
+            "no-effective-checks",
+            WARNING,
+            "every check of a case may be skipped, so its runs could pass unexamined",
+            "`packs: [agent]` and a case that sets none of the agent inputs",
+            "set an input such as `required_tools: [search]` (or run with `--fail-on vacuous`)",
         ),
         Code(
             "unknown-predicate",
@@ -358,16 +372,18 @@ CODES: dict[str, Code] = {
         Code(
             "bad-template",
             ERROR,
-            "a template (`traces.case_id`, a `target:` text) that cannot be read",
+            "a template (`traces.case_id`, a `target:` text, a spec's `message`) that cannot be"
+            " read",
             '`case_id: "{file_stem-{$.id}"`',
             '`case_id: "{file_stem}-{$.id}"`',
         ),
         Code(
             "unknown-placeholder",
             ERROR,
-            "a `target:` template names a placeholder that is no case key",
-            '`body: {q: "{qestion}"}`',
-            '`body: {q: "{question}"}` (or `{{` for a literal brace)',
+            "a template names a placeholder that is not one: a `target:` text naming no case"
+            " key, or a spec's `message` naming one its predicate does not give",
+            '`body: {q: "{qestion}"}`; `message: the answer lacks {mising}`',
+            '`body: {q: "{question}"}`; `message: the answer lacks {missing}`',
         ),
         Code(
             "target-shape",
@@ -441,6 +457,7 @@ CODES: dict[str, Code] = {
             "a spec input with a name a case key cannot have, or a default that does not fit",
             "`inputs: {Max-Turns: {type: integer}}`",
             "`inputs: {max_turns: {type: integer, minimum: 1, default: 20}}`",
+            also_warning=True,
         ),
         Code(
             "input-conflict",

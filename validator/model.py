@@ -37,10 +37,23 @@ class Case:
     id: str
     file: str
     fields: dict[str, Any] = field(hash=False, compare=False)  # every key the author wrote
+    # The keys of `fields` filled in from an input's declared default, not written.
+    defaulted: frozenset[str] = field(default=frozenset(), hash=False, compare=False)
 
     @property
     def checks(self) -> list[str] | None:
         return self.fields.get("checks")
+
+    @property
+    def severity_overrides(self) -> dict[str, str]:
+        return dict(self.fields.get("severity_overrides") or {})
+
+    def sets(self, name: str) -> bool:
+        """Whether the author wrote `name` with a value that turns a check on: not null,
+        not `false`, and not a default filled in (the meaning of a spec's `when_input`)."""
+        value = self.fields.get(name)
+        # `is`, not `in (None, False)`: max_tool_calls: 0 is a bound, and 0 == False.
+        return name not in self.defaulted and value is not None and value is not False
 
     @property
     def tags(self) -> list[str]:
@@ -89,7 +102,25 @@ class Condition:
     fixed: dict[str, Any]
     unbound: tuple[Unbound, ...]
     per_case: bool
-    where: str  # the JSONPath text every message of this condition starts with
+    where: str  # the JSONPath text (or texts) of the queries, as written
+    # Where the values were read, as it follows every message: "(read from $.finalAnswer;
+    # other from $.executorAnswer)" (parameters read from the trace are named too).
+    read: str = ""
+
+
+@dataclass(frozen=True)
+class Template:
+    """A spec author's sentence for a failed check, `message:` in the spec file.
+
+    `parts` alternate literal text and placeholder names: ("text", "the answer lacks "),
+    ("field", "missing"); `{{` and `}}` are already literal braces."""
+
+    text: str  # as written
+    parts: tuple[tuple[str, str], ...]
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(value for kind, value in self.parts if kind == "field")
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,6 +130,7 @@ class Clause:
     when: Condition | None = None
     unless: Condition | None = None
     skip_reason: str | None = None
+    message: Template | None = None  # the clause's own, else the spec's
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,6 +144,10 @@ class Spec:
     when: Condition | None = None
     unless: Condition | None = None
     skip_reason: str | None = None
+    # error | warning | info: how much a failure of this check counts (results.SEVERITIES).
+    severity: str = "error"
+    # The input this check needs: without it (see `Case.sets`) the check is skipped.
+    when_input: str | None = None
     # The case keys this check declares (name -> its JSON Schema, with an optional default)
     # and every case key its parameters read ({case: NAME}), declared here or elsewhere.
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -241,6 +277,8 @@ class Suite:
     # the config was loaded).
     default_checks: tuple[str, ...] | None = None
     traces: TraceSettings = field(default_factory=TraceSettings)
+    # The least severity whose failed checks fail a run (run --fail-severity): error or warning.
+    fail_severity: str = "error"
     # Each case's checks, in the order they run: its `checks`, else the default plan (one
     # tuple shared by every case that names no checks). Derived, so never out of step.
     plans: dict[str, tuple[Spec, ...]] = field(init=False, repr=False)
@@ -258,4 +296,6 @@ class Suite:
     def restricted(self, case_ids: set[str]) -> Suite:
         """The same suite with only the given cases (a --case/--tag selection)."""
         chosen = {k: v for k, v in self.cases.items() if k in case_ids}
-        return Suite(chosen, self.specs, self.fields, self.default_checks, self.traces)
+        return Suite(
+            chosen, self.specs, self.fields, self.default_checks, self.traces, self.fail_severity
+        )

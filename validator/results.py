@@ -17,6 +17,12 @@ NOT_RUN = "not_run"
 ERROR = "error"
 STATUSES = (PASS, FAIL, NOT_RUN, ERROR)
 
+# A check's severity (its spec's `severity`, or the case's `severity_overrides`), most severe
+# first. A failed check fails its run only when it is `blocking`: its severity is at least the
+# run's --fail-severity (error by default), so a failed warning or info is reported and the run
+# still passes.
+SEVERITIES = ("error", "warning", "info")
+
 
 @dataclass(slots=True)
 class ClauseResult:
@@ -26,6 +32,9 @@ class ClauseResult:
     details: dict[str, Any] | None = (
         None  # coverage figures and the like, when the predicate has any
     )
+    # True when `message` is the spec author's sentence (a `message:` template): it says
+    # what is wrong by itself, so a check of several clauses does not prefix it with the name.
+    worded: bool = False
 
 
 @dataclass(slots=True)
@@ -35,6 +44,16 @@ class CheckResult:
     message: str
     clauses: list[ClauseResult] = field(default_factory=list)
     report_as: str | None = None
+    severity: str = "error"
+    blocking: bool = True  # a failure of this check fails the run (see SEVERITIES)
+
+    @property
+    def failed_blocking(self) -> bool:
+        return self.status == FAIL and self.blocking
+
+    @property
+    def failed_nonblocking(self) -> bool:
+        return self.status == FAIL and not self.blocking
 
     @property
     def details(self) -> dict[str, Any]:
@@ -64,12 +83,22 @@ class RunResult:
     # The file the trace was read from, as shown (a trace's `fixture` may add its place in
     # the file: `x.jsonl:3`, `x.json#2`); None when it was not read from a file.
     source: str | None = None
+    # How many of the run's checks were applied (passed or failed) and skipped (a guard, or
+    # `when_input` naming an input the case does not set): kept as counts because compacted
+    # runs drop their passing and skipped checks.
+    checks_applied: int = 0
+    checks_skipped: int = 0
+
+    @property
+    def vacuous(self) -> bool:
+        """Passed without any check applied: every check was skipped (the vacuity guard)."""
+        return self.status == PASS and self.checks_applied == 0
 
     @property
     def reason(self) -> str | None:
         """Why the run did not pass, in one line; None when it passed."""
         if self.error_reason is None and self.status == FAIL:
-            failed = [c.check for c in self.checks if c.status == FAIL]
+            failed = [c.check for c in self.checks if c.failed_blocking]
             return f"{len(failed)} check(s) failed: {', '.join(failed)}"
         return self.error_reason
 
@@ -139,6 +168,10 @@ class CaseResult:
     @property
     def passed_runs(self) -> int:
         return sum(r.status == PASS for r in self.runs)
+
+    @property
+    def vacuous_runs(self) -> int:
+        return sum(r.vacuous for r in self.runs)
 
     @property
     def flaky(self) -> bool:

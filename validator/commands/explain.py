@@ -124,6 +124,8 @@ class CheckReport:
     message: str
     guards: list[Guard] = field(default_factory=list)
     clauses: list[ClauseReport] = field(default_factory=list)
+    severity: str = "error"
+    blocking: bool = True  # a failure of it fails the run (--fail-severity)
 
 
 @dataclass
@@ -326,6 +328,7 @@ def _check_report(spec: Spec, check: CheckResult, looker: Looker) -> CheckReport
     report = CheckReport(
         spec.id, " ".join(spec.description.split()), spec.file, check.status, check.message
     )
+    report.severity, report.blocking = check.severity, check.blocking
     report.guards = looker.guards(spec.when, spec.unless, ())
     if not check.clauses:  # decided by its guards: skipped, or failed unevaluated
         return report
@@ -466,7 +469,10 @@ def _render_run(run: RunReport, number: int, total: int, paint: Paint) -> list[s
 
 
 def _render_check(check: CheckReport, paint: Paint) -> list[str]:
-    lines = [f"  check {one_line(check.check)}: {paint.status(check.status)}"]
+    severity = "" if check.severity == "error" else f" ({check.severity})"
+    if check.status == FAIL and not check.blocking:
+        severity = f" ({check.severity}: does not fail the case)"
+    lines = [f"  check {one_line(check.check)}: {paint.status(check.status)}{severity}"]
     for part in textwrap.wrap(one_line(check.description), WRAP):
         lines.append(paint.dim(f"    {part}"))
     lines.append(paint.dim(f"    spec {one_line(check.spec)}"))

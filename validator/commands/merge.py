@@ -86,7 +86,11 @@ def execute_merge(
     allow = bool(options["allow_unmatched"])
     rate = options["min_pass_rate"]
     code, reasons = exit_decision(
-        report, options["fail_on"], Fraction(rate) if rate is not None else None, allow
+        report,
+        options["fail_on"],
+        Fraction(rate) if rate is not None else None,
+        allow,
+        bool(options["fail_vacuous"]),
     )
     if not quiet:
         given = len(shards)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import sys
 import time
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from fractions import Fraction
@@ -31,7 +33,13 @@ from ..loading.quarantine import Quarantine
 from ..loading.suite import load_suite
 from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
-from ..report import DEFAULT_FORMATS, append_step_summary, write_reports
+from ..report import (
+    DEFAULT_FORMATS,
+    REPORTERS,
+    ExtraFile,
+    append_step_summary,
+    write_reports,
+)
 from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import exit_decision
@@ -43,7 +51,7 @@ from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
 from .extras import collect_extras
 from .locate import FileSources
-from .sharding import ShardFile, shard_baseline, shard_suite
+from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
 
 
@@ -59,6 +67,8 @@ class RunOptions:
     formats: tuple[str, ...] = DEFAULT_FORMATS
     baseline: Path | None = None
     fail_on: str = "any"
+    fail_vacuous: bool = False  # --fail-on ...,vacuous
+    fail_severity: str = "error"  # --fail-severity
     min_pass_rate: Fraction | None = None
     case_patterns: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
@@ -75,6 +85,7 @@ class RunOptions:
     # run --capture: the runs whose capture failed, (case id, fixture, why): each is a run
     # in error, in place of any older trace left at its fixture.
     capture_failures: tuple[tuple[str, str, str], ...] = ()
+    command: str | None = None  # the command line, as the reports show it (command_line)
 
 
 def load_checked(
@@ -372,6 +383,7 @@ def execute_run(options: RunOptions) -> int:
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders, options.config, options.jobs)
+    full.fail_severity = options.fail_severity
     gating.warn_unknown(quarantine, full.cases)
     chosen = select_cases(full, selection)
     suite = shard_suite(chosen, options.shard)  # `chosen` without --shard
@@ -402,8 +414,8 @@ def execute_run(options: RunOptions) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if options.shard is not None and options.shard.index != 1:
-        unmatched = []  # shard 1 reports them, so that a merge lists each once
+    if not shard_reports_unmatched(options.shard):
+        unmatched = []
     gating.warn_thresholds(cases)
     inputs = _inputs(options, folders, traces.shown, selection, baseline)
     unused = sorted(traces.plan.unused + left_out.unused(), key=lambda u: run_order(u[0]))
@@ -423,10 +435,17 @@ def execute_run(options: RunOptions) -> int:
     if "html" in options.formats:  # the page shows answers and tool calls: read them again
         again = traces.plan.jobs() if traces.plan else iter([])
         report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
+    return _write_and_judge(report, options, extra)
+
+
+def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]) -> int:
+    """Write the report set (atomically), say what it holds, and apply the gates."""
     written = write_reports(report, options.out, list(options.formats), extra)
     _step_summary(report, written)
     allow = options.traces.allow_unmatched
-    code, reasons = exit_decision(report, options.fail_on, options.min_pass_rate, allow)
+    code, reasons = exit_decision(
+        report, options.fail_on, options.min_pass_rate, allow, options.fail_vacuous
+    )
     _print_summary(report, written, options.quiet, allow)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:
@@ -459,7 +478,95 @@ def _inputs(
         inputs["baseline"] = baseline.source
     if options.quarantine is not None:
         inputs["quarantine"] = display_path(options.quarantine)
+    if options.command is not None:
+        inputs["command"] = options.command
     return inputs
+
+
+# Options that never change what a report says, so that reports stay byte-identical across
+# them: where and in which formats it is written, how many processes, the terminal output,
+# and which shard ran (a merged report shows the command of the unsharded run).
+OUTPUT_OPTIONS = (
+    "--out",
+    "--format",
+    "--jobs",
+    "--quiet",
+    "-q",
+    "--shard",
+    "--annotations",
+    "--no-annotations",
+)
+_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations")  # the ones that take no value
+
+
+def command_line(
+    argv: Sequence[str], program: str = "python -m validator", options: Sequence[str] = ()
+) -> str:
+    """The command as the reports show it: the arguments as given (it is the user's own
+    command, so nothing is hidden) less OUTPUT_OPTIONS and their values. `options`: every
+    long option of the command, so that an abbreviation argparse accepts (`--jo 4`) is
+    recognized as the option it stands for."""
+    shown: list[str] = []
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+            continue
+        option = _option_of(token.split("=", 1)[0], options)
+        if option in OUTPUT_OPTIONS:
+            skip = "=" not in token and option not in _FLAGS
+            continue
+        shown.append(token)
+    return one_line(" ".join([program, shlex.join(shown)]) if shown else program)
+
+
+def _option_of(name: str, options: Sequence[str]) -> str | None:
+    """The option `name` stands for: itself, or the one long option it abbreviates."""
+    if name in OUTPUT_OPTIONS or not name.startswith("--") or len(name) < 3:
+        return name
+    matches = [o for o in options if o.startswith(name)]
+    return matches[0] if len(matches) == 1 else name
+
+
+_GENERATED = re.compile(rb'"generated_at"\s*:\s*"([^"\\]{1,40})"')
+
+
+def no_report_line(out: Path) -> str:
+    """The last line of a run that could not be done: no report was written, and the
+    reports already in `out` (if any) are an earlier run's, with when they were made (the
+    `generated_at` of its report.json, else the files' modification time), so nobody reads
+    them as this run's."""
+    shown = one_line(display_path(out))
+    try:
+        found = [out / r.filename for r in REPORTERS.values() if (out / r.filename).is_file()]
+    except OSError:
+        found = []
+    if not found:
+        return f"no report was written ({shown} holds no report of an earlier run)"
+    names = ", ".join(p.name for p in found)
+    return (
+        f"no report was written; {shown} still holds the reports of an earlier run"
+        f" ({names}, {_made(found)}), not of this one"
+    )
+
+
+def _made(files: list[Path]) -> str:
+    """When the reports were made: report.json's generated_at, read from its first bytes
+    (the head comes first), else the newest modification time."""
+    for path in files:
+        if path.name == REPORTERS["json"].filename:
+            try:
+                with path.open("rb") as handle:
+                    match = _GENERATED.search(handle.read(65536))
+            except OSError:
+                match = None
+            if match is not None:
+                return f"generated {one_line(match.group(1).decode('utf-8', 'replace'))}"
+    try:
+        newest = max(p.stat().st_mtime for p in files)
+    except (OSError, ValueError):
+        return "of unknown time"
+    return f"last modified {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(newest))}"
 
 
 def _changed_settings(settings: TraceSettings) -> dict[str, Any]:

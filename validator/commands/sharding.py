@@ -35,6 +35,12 @@ from ..version import __version__
 from .gating import annotation_lines
 
 
+def shard_reports_unmatched(shard: Shard | None) -> bool:
+    """Whether this run lists the traces that match no case: every run but shards 2..N
+    (shard 1 lists them, so that a merge lists each once)."""
+    return shard is None or shard.index == 1
+
+
 def shard_suite(suite: Suite, shard: Shard | None) -> Suite:
     """The cases of this shard (the whole suite without --shard)."""
     if shard is None:
@@ -83,6 +89,8 @@ def options_data(
         "inputs": inputs,
         "formats": list(options.formats),
         "fail_on": options.fail_on,
+        "fail_vacuous": options.fail_vacuous,
+        "fail_severity": options.fail_severity,
         "min_pass_rate": _fraction(options.min_pass_rate),
         "allow_unmatched": bool(options.traces.allow_unmatched),
         "ks": list(options.ks) if options.ks is not None else None,

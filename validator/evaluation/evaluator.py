@@ -12,9 +12,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Case, Condition, Finder, Suite, TraceSettings
+from ..model import Case, Condition, Finder, Spec, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
-from ..results import ERROR, FAIL, PASS, CheckResult, RunResult
+from ..results import ERROR, FAIL, PASS, SEVERITIES, SKIPPED, CheckResult, RunResult
 from .interpreter import CaseArguments, _apply, evaluate_spec
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
@@ -33,6 +33,7 @@ class Evaluator:
         self.settings = settings or suite.traces  # the view's adapter and message list
         self._case: Case | None = None
         self._args = CaseArguments({})
+        self._severity: dict[str, tuple[str, bool]] = {}  # spec id -> (severity, blocking)
         # With `keep_context`, the context of the last trace evaluated against a case (None
         # when the last one could not be), for `explain` to look at again (`look`). Off for
         # `run`, so that no trace outlives its evaluation.
@@ -115,14 +116,17 @@ class Evaluator:
     ) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
+            self._severity = severities(self.suite, case)
         settings = self.settings
         ctx = TraceContext(trace, settings.view, settings.messages, parent)
         if self.keep_context:
             self.context = ctx
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
-        run.checks = [self._check(spec, ctx) for spec in self.suite.checks_for(case)]
-        if any(c.status == FAIL for c in run.checks):
+        run.checks = [self._check(case, spec, ctx) for spec in self.suite.checks_for(case)]
+        skipped = sum(c.status == SKIPPED for c in run.checks)
+        run.checks_skipped, run.checks_applied = skipped, len(run.checks) - skipped
+        if any(c.failed_blocking for c in run.checks):
             run.status = FAIL
         if ctx.view_adapter is not None:
             how = "configured" if settings.view else "detected"
@@ -131,11 +135,36 @@ class Evaluator:
             )
         return run
 
-    def _check(self, spec: Any, ctx: TraceContext) -> CheckResult:
-        try:
-            return evaluate_spec(spec, self._args, ctx)
-        except RecursionError:
-            return CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
+    def _check(self, case: Case, spec: Spec, ctx: TraceContext) -> CheckResult:
+        if spec.when_input is not None and not case.sets(spec.when_input):
+            result = CheckResult(spec.id, SKIPPED, unset_reason(case, spec.when_input))
+            result.report_as = spec.report_as
+        else:
+            try:
+                result = evaluate_spec(spec, self._args, ctx)
+            except RecursionError:
+                result = CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
+        result.severity, result.blocking = self._severity[spec.id]
+        return result
+
+
+def unset_reason(case: Case, name: str) -> str:
+    """Why a check with `when_input: name` was skipped."""
+    if case.fields.get(name) is False and name not in case.defaulted:
+        return f"skipped: the case sets {name} to false"
+    return f"skipped: the case does not set {name}"
+
+
+def severities(suite: Suite, case: Case) -> dict[str, tuple[str, bool]]:
+    """Each check's severity for this case (its `severity_overrides`, else the spec's) and
+    whether a failure of it fails the run (its severity is at least --fail-severity)."""
+    overrides = case.severity_overrides
+    limit = SEVERITIES.index(suite.fail_severity)
+    out = {}
+    for spec in suite.checks_for(case):
+        severity = overrides.get(spec.id, spec.severity)
+        out[spec.id] = (severity, SEVERITIES.index(severity) <= limit)
+    return out
 
 
 def evaluate_trace(

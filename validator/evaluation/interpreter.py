@@ -1,8 +1,10 @@
 """The interpreter: evaluates compiled check specs against one trace document.
 
 It is the only place that knows about queries, bindings and guards; predicates only see values.
-Every message it returns names the JSONPath it read, so a reader of the report knows where to
-look in the trace.
+Every message it returns says first what is wrong, in the spec author's words when the spec
+has a `message:` template (`evaluation.messages`), else in the predicate's, and then where it
+was read: `... (read from $.finalAnswer)`, so a reader of the report knows where to look in
+the trace. A template never replaces that JSONPath.
 
 `compile_condition` is where a condition becomes evaluable (the loader calls it once per
 condition of a spec file): it looks up the predicate, fills in and type-checks the parameters
@@ -15,6 +17,7 @@ from typing import Any
 
 from ..model import Binding, Clause, Condition, Finder, Spec, Unbound
 from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult
+from .messages import render
 from .params import PARAM_TYPES, type_error
 from .predicates import PREDICATES, Outcome, TraceContext, param_type_error
 from .query import QueryEvaluationError
@@ -54,9 +57,9 @@ def evaluate_spec(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckRe
         return guarded
     clauses = spec.clauses
     if len(clauses) == 1:  # the common shape: the clause's result is the check's
-        result = _clause(clauses[0], case, ctx)
+        result = _clause(clauses[0], case, ctx, spec.id)
         return CheckResult(spec.id, result.status, result.message, [result], spec.report_as)
-    results = [_clause(clause, case, ctx) for clause in clauses]
+    results = [_clause(clause, case, ctx, spec.id) for clause in clauses]
     return CheckResult(spec.id, *_combined(results), results, spec.report_as)
 
 
@@ -84,10 +87,12 @@ def _spec_guard(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckResu
 
 
 def _prefixed(result: ClauseResult) -> str:
-    return f"[{result.name}] {result.message}"
+    """A clause's message in its check's: the author's sentence as it is, else with the
+    clause's name, which says which part of the check it is about."""
+    return result.message if result.worded else f"[{result.name}] {result.message}"
 
 
-def _clause(clause: Clause, case: CaseArguments, ctx: TraceContext) -> ClauseResult:
+def _clause(clause: Clause, case: CaseArguments, ctx: TraceContext, check: str) -> ClauseResult:
     condition = clause.condition
     try:
         skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
@@ -98,12 +103,34 @@ def _clause(clause: Clause, case: CaseArguments, ctx: TraceContext) -> ClauseRes
         return ClauseResult(clause.name, FAIL, exc.message)
     except QueryEvaluationError as exc:
         # Never "nothing matched": a check that cannot look at the trace does not pass.
-        message = f"{condition.where}: cannot be evaluated, so this fails: {_why(condition, exc)}"
+        message = _at(f"cannot be evaluated, so this fails: {_why(condition, exc)}", condition)
         return ClauseResult(clause.name, FAIL, message)
+    sentence = None if outcome.passed else _worded(clause, outcome, case, check)
     status = PASS if outcome.passed else FAIL
-    return ClauseResult(
-        clause.name, status, f"{condition.where}: {outcome.message}", outcome.details
-    )
+    message = _at(sentence or outcome.message, condition)
+    return ClauseResult(clause.name, status, message, outcome.details, sentence is not None)
+
+
+def _at(message: str, condition: Condition) -> str:
+    return f"{message} {condition.read}" if condition.read else message
+
+
+def _worded(clause: Clause, outcome: Outcome, case: CaseArguments, check: str) -> str | None:
+    """The clause's `message:` template filled in for this failure, with the predicate's
+    notes; None when there is no template, the failure is not one the predicate judged
+    (a value of the wrong type, a parameter with no value), or a placeholder has no value."""
+    if clause.message is None or outcome.facts is None:
+        return None
+    facts = {"path": clause.condition.where, "check": check, "clause": clause.name}
+    facts.update(outcome.facts)
+    sentence = render(clause.message, facts, case.fields)
+    if sentence is None:
+        return None
+    notes = [
+        *(f"note: {n}" for n in (outcome.details or {}).get("notes") or []),
+        *outcome.facts.get("notes", []),
+    ]
+    return sentence + "".join(f" ({n})" for n in notes)
 
 
 def _guard_skip(
@@ -242,4 +269,25 @@ def compile_condition(
         unbound.append(Unbound(name, raw, param.required, param.default, param.type, param.choices))
     per_case = not any(isinstance(p.raw, Binding) and p.raw.trace is not None for p in unbound)
     where = ", ".join(q.expression for q in queries)
-    return Condition(queries, predicate, params, pred.fn, fixed, tuple(unbound), per_case, where)
+    return Condition(
+        queries,
+        predicate,
+        params,
+        pred.fn,
+        fixed,
+        tuple(unbound),
+        per_case,
+        where,
+        _read(where, params),
+    )
+
+
+def _read(where: str, params: dict[str, Any]) -> str:
+    """`(read from $.finalAnswer; other from $.executorAnswer)`: the queries, and every
+    parameter read from the trace, so a message names each field it compared."""
+    bound = [
+        f"; {name} from {raw.trace.expression}"
+        for name, raw in params.items()
+        if isinstance(raw, Binding) and raw.trace is not None
+    ]
+    return f"(read from {where}{''.join(bound)})" if where else ""

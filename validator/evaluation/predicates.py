@@ -12,7 +12,10 @@ Every predicate is one small function with the same signature::
 - `ctx` gives normalized text, computed once per trace and shared by every check.
 
 A predicate never raises and never knows which file or query it serves: the interpreter adds
-the JSONPath to every message. Adding a predicate means one function, its declared parameters,
+the JSONPath after every message. A message says what is wrong in plain words ("the value is
+"REVISE", which is not one of the allowed values PASS"); a failure the predicate judged also
+carries `facts`, the values a spec's `message:` template may show (`gives=` names them, see
+`evaluation.messages`). Adding a predicate means one function, its declared parameters,
 its docstring (shown in `README.md`), and its tests in `tests/test_predicates.py`.
 
 A predicate's docstring is user documentation: it states what zero, one and several matches mean.
@@ -80,6 +83,10 @@ class Outcome:
     passed: bool
     message: str = ""
     details: dict[str, Any] | None = None
+    # For a failure the predicate judged (not a value of the wrong type, not a parameter
+    # error): the values a `message:` template may show, by placeholder name. None: the
+    # failure is of another kind, and the predicate's own message is the one shown.
+    facts: dict[str, Any] | None = None
 
 
 # Short plain texts (keywords, markers) normalized once per process and shared by every
@@ -174,6 +181,7 @@ class Predicate:
     params: dict[str, Param]
     doc: str  # the docstring: user documentation, first line "Passes when ..."
     zero: str  # what zero matches give, in a few words (the README's table shows it)
+    gives: tuple[str, ...] = ()  # the placeholders its failures fill (evaluation.messages)
 
     @property
     def passes_when(self) -> str:
@@ -184,15 +192,18 @@ class Predicate:
 PREDICATES: dict[str, Predicate] = {}
 
 
-def predicate(name: str, /, *, zero: str, **params: Param) -> Callable[[PredicateFn], PredicateFn]:
-    """Register a predicate under the name spec files use; `zero`: what zero matches give."""
+def predicate(
+    name: str, /, *, zero: str, gives: tuple[str, ...] = (), **params: Param
+) -> Callable[[PredicateFn], PredicateFn]:
+    """Register a predicate under the name spec files use; `zero`: what zero matches give;
+    `gives`: the placeholders (`found`, `expected`, ...) its failures fill for a template."""
 
     def register(fn: PredicateFn) -> PredicateFn:
         for p in params.values():
             assert p.type in PARAM_TYPES, f"{name}: unknown parameter type {p.type}"
         doc = inspect.cleandoc(fn.__doc__ or "")
         assert doc.startswith("Passes when "), f"{name}: the docstring says when it passes"
-        PREDICATES[name] = Predicate(name, fn, dict(params), doc, zero)
+        PREDICATES[name] = Predicate(name, fn, dict(params), doc, zero, tuple(gives))
         return fn
 
     return register
@@ -257,6 +268,12 @@ def _noted(outcome: Outcome, notes: list[str]) -> Outcome:
     return outcome
 
 
+def _typed(value: Any) -> Any:
+    """A found value for a message template: text as itself, any other value with its type,
+    so `3 (a whole number)` is not read as the text "3"."""
+    return value if isinstance(value, str) else f"{show(value)} ({kind_of(value)})"
+
+
 def _keyword_groups(keywords: list[Any]) -> list[list[str]]:
     return [[k] if isinstance(k, str) else list(k) for k in keywords]
 
@@ -305,11 +322,11 @@ def exists(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     if _present(values):
         return Outcome(True, f"found {show(_present(values)[0])}")
     if values:
-        return Outcome(False, "the value is null; expected a value")
-    return Outcome(False, "nothing found; expected a value")
+        return Outcome(False, "the value is null, but a value is required", facts={})
+    return Outcome(False, "nothing found, but a value is required", facts={})
 
 
-@predicate("absent", zero="pass")
+@predicate("absent", zero="pass", gives=("found",))
 def absent(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches nothing, or only nulls.
 
@@ -317,13 +334,16 @@ def absent(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     """
     present = _present(values)
     if present:
-        return Outcome(False, f"expected nothing, found {show(present[0])}")
+        return Outcome(
+            False, f"found {show(present[0])}, but no value is allowed", facts={"found": present[0]}
+        )
     return Outcome(True, "nothing found")
 
 
 @predicate(
     "in",
     zero="fail",
+    gives=("found", "expected"),
     values=Param("scalar-list", required=True, doc="the allowed values"),
 )
 def in_(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
@@ -335,17 +355,27 @@ def in_(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     allowed = args["values"]
     present = _present(values)
     if not present:
-        return Outcome(False, f"nothing found; expected one of {show(allowed, 200)}")
+        return Outcome(
+            False,
+            f"nothing found, but one of {show(allowed, 200)} is required",
+            facts={"expected": allowed},
+        )
     bad = [v for v in present if not _member(v, allowed)]
     if bad:
         kind = "" if isinstance(bad[0], str) else f" ({kind_of(bad[0])})"
-        return Outcome(False, f"found {show(bad[0])}{kind}; expected one of {show(allowed, 200)}")
+        return Outcome(
+            False,
+            f"the value is {show(bad[0])}{kind}, which is not one of the allowed values"
+            f" {show(allowed, 200)}",
+            facts={"found": _typed(bad[0]), "expected": allowed},
+        )
     return Outcome(True, f"found {show(present[0])}")
 
 
 @predicate(
     "not-in",
     zero="pass",
+    gives=("found", "expected"),
     values=Param("scalar-list", required=True, doc="the forbidden values"),
 )
 def not_in(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
@@ -357,11 +387,20 @@ def not_in(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     forbidden = args["values"]
     bad = [v for v in _present(values) if _member(v, forbidden)]
     if bad:
-        return Outcome(False, f"found {show(bad[0])}, which is forbidden ({show(forbidden, 200)})")
+        return Outcome(
+            False,
+            f"the value is {show(bad[0])}, which is forbidden (forbidden: {show(forbidden, 200)})",
+            facts={"found": bad[0], "expected": forbidden},
+        )
     return Outcome(True, "no forbidden value")
 
 
-@predicate("equals", zero="fail", value=Param("scalar", required=True, doc="the expected value"))
+@predicate(
+    "equals",
+    zero="fail",
+    gives=("found", "expected"),
+    value=Param("scalar", required=True, doc="the expected value"),
+)
 def equals(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches at least one value and every match equals `value`.
 
@@ -369,16 +408,25 @@ def equals(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     """
     expected = args["value"]
     if not values:
-        return Outcome(False, f"nothing found; expected {show(expected)}")
+        return Outcome(
+            False,
+            f"nothing found, but {show(expected)} is required",
+            facts={"expected": expected},
+        )
     bad = [v for v in values if not _same(v, expected)]
     if bad:
-        return Outcome(False, f"found {show(bad[0])}; expected {show(expected)}")
+        return Outcome(
+            False,
+            f"the value is {show(bad[0])}, but {show(expected)} is required",
+            facts={"found": _typed(bad[0]), "expected": expected},
+        )
     return Outcome(True, f"equals {show(expected)}")
 
 
 @predicate(
     "count",
     zero="counts as 0",
+    gives=("count", "expected"),
     min=Param("count", default=0, doc="fewest matches allowed"),
     max=Param("optional-count", doc="most matches allowed; no limit when unset"),
 )
@@ -392,13 +440,19 @@ def count(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome
     low, high = args["min"], args["max"]
     if n < low or (high is not None and n > high):
         bound = f"at least {low}" if high is None else f"between {low} and {high}"
-        return Outcome(False, f"found {n} matches; expected {bound}", {"count": n})
+        return Outcome(
+            False,
+            f"found {n} matches, but {bound} are required",
+            {"count": n},
+            {"count": n, "expected": bound},
+        )
     return Outcome(True, f"{n} matches", {"count": n})
 
 
 @predicate(
     "contains-all",
     zero="pass only if `items` is empty",
+    gives=("missing", "found", "expected", "count", "total"),
     items=Param("text-list", required=True, doc="the texts that must all be among the values"),
 )
 def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
@@ -421,14 +475,28 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     missing = [r for r in required if r not in seen]
     ratio = 1.0 if not required else round(len(found) / len(required), 4)
     details = {"required": required, "found": found, "missing": missing, "ratio": ratio}
-    note = (
-        f" ({len(others)} value(s) that are not text ignored, e.g. {show(others[0])})"
+    ignored = (
+        f"{len(others)} value(s) that are not text ignored, e.g. {show(others[0])}"
         if others
         else ""
     )
+    note = f" ({ignored})" if ignored else ""
     if missing:
-        seen_list = ", ".join(dict.fromkeys(names)) or "none"
-        return Outcome(False, f"missing {', '.join(missing)}; found: {seen_list}{note}", details)
+        used = list(dict.fromkeys(names))
+        facts = {
+            "missing": missing,
+            "found": used,
+            "expected": required,
+            "count": len(found),
+            "total": len(required),
+            "notes": [ignored] if ignored else [],
+        }
+        return Outcome(
+            False,
+            f"not found: {', '.join(missing)} (found instead: {', '.join(used) or 'none'}){note}",
+            details,
+            facts,
+        )
     return Outcome(True, f"all {len(required)} found{note}", details)
 
 
@@ -440,6 +508,7 @@ _WHOLE_WORDS_DOC = (
 @predicate(
     "contains-min",
     zero="fail",
+    gives=("missing", "found", "count", "expected", "total"),
     keywords=Param("keywords", required=True, doc="entries: a keyword, or a list of synonyms"),
     min=Param("count-or-share", doc="a count, or a share in (0, 1]; default: all entries"),
     markdown=Param("bool", default=True, doc="render Markdown to plain text before matching"),
@@ -469,7 +538,7 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     if problem:
         return Outcome(False, problem)
     if not found:
-        return Outcome(False, "no text found; expected an answer to search for keywords")
+        return Outcome(False, "no text found to search for the keywords")
     matched, missing = [], []
     plain = ctx.text
     occurs = _occurs(text, groups, ctx, args["whole_words"])
@@ -483,11 +552,19 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
             missing.append(_label(group))
     details = {"matched": matched, "missing": missing, "required": need, "total": len(groups)}
     if len(matched) < need:
+        facts = {
+            "missing": missing,
+            "found": matched,
+            "count": len(matched),
+            "expected": need,
+            "total": len(groups),
+        }
         outcome = Outcome(
             False,
-            f"found {len(matched)} of {len(groups)} keyword entries, {need} required;"
-            f" missing: {', '.join(missing)}",
+            f"the text does not mention: {', '.join(missing)} ({len(matched)} of {len(groups)}"
+            f" keyword entries found, {need} required)",
             details,
+            facts,
         )
     else:
         outcome = Outcome(True, f"found {len(matched)} of {len(groups)} ({need} required)", details)
@@ -497,6 +574,7 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
 @predicate(
     "contains-none",
     zero="pass",
+    gives=("found", "count"),
     keywords=Param("keywords", required=True, doc="entries: a keyword, or a list of synonyms"),
     markdown=Param("bool", default=True, doc="render Markdown to plain text before matching"),
     whole_words=Param("bool", default=False, doc=_WHOLE_WORDS_DOC),
@@ -516,7 +594,10 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
     found = [k for g in groups for k in g if (wanted := ctx.text(k, False)) and occurs(wanted)]
     if found:
         outcome = Outcome(
-            False, f"found forbidden {', '.join(repr(k) for k in found)}", {"found": found}
+            False,
+            f"the text contains forbidden {', '.join(show(k) for k in found)}",
+            {"found": found},
+            {"found": found, "count": len(found)},
         )
     else:
         outcome = Outcome(True, "none found", {"found": []})
@@ -526,6 +607,7 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
 @predicate(
     "no-shared-run",
     zero="pass (nothing to compare)",
+    gives=("found", "count", "expected"),
     other=Param(
         "values", required=True, doc="the text to compare with, e.g. {trace: $.executorAnswer}"
     ),
@@ -548,14 +630,29 @@ def no_shared_run(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
         return Outcome(True, "nothing to compare")
     run = shared_run(text, other, args["min_length"])
     if run is not None:
+        whole = _widened(run, text, other)
         outcome = Outcome(
             False,
-            f"shares {args['min_length']}+ characters with the compared text: {show(run, 80)}",
-            {"shared": run},
+            f"the text repeats {len(whole)} characters of the other text: {show(whole, 80)}",
+            {"shared": run, "shared_length": len(whole)},
+            {"found": whole, "count": len(whole), "expected": args["min_length"]},
         )
     else:
         outcome = Outcome(True, f"no shared run of {args['min_length']} characters")
     return _noted(outcome, list(dict.fromkeys(notes + other_notes)))
+
+
+def _widened(run: str, a: str, b: str) -> str:
+    """`run` grown on both sides while `a` and `b` still agree around its first occurrence in
+    each: the shared text as a reader would quote it (the leak check stops at the first run
+    of the minimum length). Linear in the length of the texts."""
+    i, j = a.find(run), b.find(run)
+    start, end = 0, len(run)
+    while i - start > 0 and j - start > 0 and a[i - start - 1] == b[j - start - 1]:
+        start += 1
+    while i + end < len(a) and j + end < len(b) and a[i + end] == b[j + end]:
+        end += 1
+    return a[i - start : i + end]
 
 
 # --------------------------------------------------------------------------------------------
@@ -631,6 +728,7 @@ def _shown_steps(steps: list[Any]) -> str:
 @predicate(
     "sequence",
     zero="exact and in-order fail unless steps is empty; contains fails; only passes",
+    gives=("found", "expected", "missing", "count"),
     steps=Param("names", required=True, doc="the expected items, in order: names or globs"),
     mode=Param(
         "text",
@@ -668,6 +766,7 @@ def _only(steps: list[Any], items: list[Any], labels: list[Any], key: str | None
             f"item {index} is {show(_label_of(item, key))}, which is not one of the allowed"
             f" steps ({_shown_steps(steps)})",
             {"index": index, "items": labels},
+            {"found": _label_of(item, key), "expected": steps},
         )
     return Outcome(True, f"all {len(items)} items are allowed", {"items": labels})
 
@@ -681,6 +780,7 @@ def _contains(steps: list[Any], items: list[Any], labels: list[Any], key: str | 
             f"missing {_shown_steps(missing)} (each step needs an item of its own); found:"
             f" {show(labels, 200)}",
             {"missing": missing, "items": labels},
+            {"missing": missing, "found": labels, "expected": steps},
         )
     return Outcome(True, f"all {len(steps)} steps occur", {"items": labels})
 
@@ -695,6 +795,7 @@ def _exact(steps: list[Any], items: list[Any], labels: list[Any], key: str | Non
         f"expected exactly {_shown_steps(steps)}; found {show(labels, 200)} (the first"
         f" {agree} agree; they differ at item {agree})",
         {"index": agree, "items": labels},
+        {"found": labels, "expected": steps, "count": agree},
     )
 
 
@@ -706,6 +807,7 @@ def _ordered(steps: list[Any], items: list[Any], labels: list[Any], key: str | N
             f"the first {done} step(s) ({_shown_steps(steps[:done])}) occur in order, but"
             f" {show(steps[done])} does not occur after them; found {show(labels, 200)}",
             {"satisfied": done, "items": labels},
+            {"found": labels, "expected": steps, "missing": steps[done:], "count": done},
         )
     return Outcome(True, f"{_shown_steps(steps)} occur in order", {"items": labels})
 
@@ -721,6 +823,7 @@ _SEQUENCE_MODES: dict[str, Callable[[list[Any], list[Any], list[Any], str | None
 @predicate(
     "precedes",
     zero="`then` never occurring: passes, or fails with missing: fail",
+    gives=("found", "expected"),
     first=Param("text", required=True, doc="the name (or glob) that must come first"),
     then=Param("text", required=True, doc="the name (or glob) that must come after it"),
     key=Param("optional-text", doc="read this field of each item (e.g. name for call objects)"),
@@ -750,12 +853,14 @@ def precedes(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outc
                     False,
                     f"{show(args['then'])} ran at item {index} before any {show(args['first'])}",
                     {"index": index},
+                    {"found": args["then"], "expected": args["first"]},
                 )
         if _step_matches(args["first"], item, key):
             seen_first = True
     if not seen_then:
         message = f"{show(args['then'])} never ran, so there is nothing to order"
-        return Outcome(args["missing"] == "pass", message)
+        facts = {"found": args["then"], "expected": args["first"]}
+        return Outcome(args["missing"] == "pass", message, facts=facts)
     return Outcome(True, f"every {show(args['then'])} comes after a {show(args['first'])}")
 
 
@@ -783,6 +888,7 @@ def parse_arguments(value: Any) -> tuple[Any, str | None]:
 @predicate(
     "no-repeat",
     zero="pass",
+    gives=("found", "count", "expected"),
     max_repeats=Param("positive-count", default=1, doc="how often one call may occur"),
     name_key=Param("text", default="name", doc="the field holding a call's name"),
     args_key=Param("text", default="arguments", doc="the field holding a call's arguments"),
@@ -810,6 +916,7 @@ def no_repeat(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Out
             f"{show(name)} was called {times} times with the same arguments"
             f" {show(arguments, 100)}; at most {args['max_repeats']} allowed",
             {"repeats": times},
+            {"found": name, "count": times, "expected": args["max_repeats"]},
         )
     return Outcome(True, f"no call repeats more than {args['max_repeats']} time(s)")
 
@@ -1263,6 +1370,7 @@ def _finite(value: float) -> bool:
 @predicate(
     "compare",
     zero="count is 0; any other aggregate fails (missing: pass to opt out)",
+    gives=("found", "expected"),
     op=Param(
         "text",
         required=True,
@@ -1313,7 +1421,9 @@ def compare(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outco
         if not numbers:
             passed = args["missing"] == "pass"
             return Outcome(
-                passed, "no number found" + ("" if passed else "; expected one to compare")
+                passed,
+                "no number found" + ("" if passed else "; expected one to compare"),
+                facts={},
             )
         figures = numbers if aggregate == "each" else [_AGGREGATES[aggregate](numbers)]
     return _judge(figures, op, bounds, aggregate)
@@ -1347,6 +1457,7 @@ def _judge(figures: list[float], op: str, bounds: tuple[float, float], aggregate
                 False,
                 f"the {what} is {_num(figure)}{where}; expected {expected}",
                 {"value": figure},
+                {"found": _num(figure), "expected": expected},
             )
     shown = _num(figures[0]) if len(figures) == 1 else f"all {len(figures)} values"
     return Outcome(True, f"the {what} {shown} is within bounds", {"value": figures[0]})

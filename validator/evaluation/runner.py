@@ -192,8 +192,15 @@ class Compactor:
         run.error_reason = same.setdefault(run.error_reason, run.error_reason)
         run.checks = [
             same.setdefault(
-                (c.check, c.message, c.report_as),
-                CheckResult(c.check, c.status, c.message, report_as=c.report_as),
+                (c.check, c.message, c.report_as, c.severity, c.blocking),
+                CheckResult(
+                    c.check,
+                    c.status,
+                    c.message,
+                    report_as=c.report_as,
+                    severity=c.severity,
+                    blocking=c.blocking,
+                ),
             )
             for c in run.checks
             if c.status == FAIL

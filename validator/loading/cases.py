@@ -71,11 +71,13 @@ def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
     """A Case from a document already known to have no errors; the inputs of its plan that
     it does not write get their declared defaults."""
     fields = dict(doc.data)
+    defaulted = set()
     for spec in plan:
         for name, schema in spec.inputs.items():
             if name not in fields and schema.get("default") is not None:
                 fields[name] = schema["default"]
-    return Case(id=doc.data["id"], file=doc.file, fields=fields)
+                defaulted.add(name)
+    return Case(id=doc.data["id"], file=doc.file, fields=fields, defaulted=frozenset(defaulted))
 
 
 def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem:

@@ -12,11 +12,21 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..evaluation.interpreter import compile_condition
+from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
 from ..evaluation.params import PARAM_TYPES, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.view import view_field_problem
-from ..model import FIELDS_SPEC_ID, TRACE_FIELDS, Binding, Clause, Condition, Finder, Spec
+from ..model import (
+    FIELDS_SPEC_ID,
+    TRACE_FIELDS,
+    Binding,
+    Clause,
+    Condition,
+    Finder,
+    Spec,
+    Template,
+)
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
 from .caseformat import INPUT_NAME, CaseFormat
 from .cases import blank_entries, blank_keyword_message
@@ -42,19 +52,6 @@ def compile_spec(doc: YamlDocument) -> Spec:
     data = doc.data
     if "fields" in data:
         return _fields_spec(doc)
-    raw_clauses = data.get("clauses") or [
-        {k: data[k] for k in ("query", "predicate", "params") if k in data}
-    ]
-    clauses = tuple(
-        Clause(
-            name=c.get("name") or (f"clause {i + 1}" if len(raw_clauses) > 1 else data["id"]),
-            condition=_condition(c),
-            when=_condition(c["when"]) if "when" in c else None,
-            unless=_condition(c["unless"]) if "unless" in c else None,
-            skip_reason=c.get("skip_reason"),
-        )
-        for i, c in enumerate(raw_clauses)
-    )
     return Spec(
         id=data["id"],
         description=data["description"],
@@ -63,10 +60,12 @@ def compile_spec(doc: YamlDocument) -> Spec:
         inputs=dict(data.get("inputs") or {}),
         reads=tuple(dict.fromkeys(_bound_case_keys(data))),
         report_as=data.get("report_as"),
-        clauses=clauses,
+        clauses=_clauses(data),
         when=_condition(data["when"]) if "when" in data else None,
         unless=_condition(data["unless"]) if "unless" in data else None,
         skip_reason=data.get("skip_reason"),
+        severity=data.get("severity", "error"),
+        when_input=data.get("when_input"),
     )
 
 
@@ -82,6 +81,31 @@ def _fields_spec(doc: YamlDocument) -> Spec:
         verdicts=tuple(data["verdicts"]) if "verdicts" in data else None,
         tools=tuple(data["tools"]) if "tools" in data else None,
     )
+
+
+def _clauses(data: dict[str, Any]) -> tuple[Clause, ...]:
+    """The spec's clauses; a single query/predicate/params is its one clause, named after
+    the spec. The spec's `message` serves every clause without its own."""
+    raw_clauses = data.get("clauses") or [
+        {k: data[k] for k in ("query", "predicate", "params") if k in data}
+    ]
+    spec_message = _template(data.get("message"))
+    return tuple(
+        Clause(
+            name=c.get("name") or (f"clause {i + 1}" if len(raw_clauses) > 1 else data["id"]),
+            condition=_condition(c),
+            when=_condition(c["when"]) if "when" in c else None,
+            unless=_condition(c["unless"]) if "unless" in c else None,
+            skip_reason=c.get("skip_reason"),
+            message=_template(c.get("message")) or spec_message,
+        )
+        for i, c in enumerate(raw_clauses)
+    )
+
+
+def _template(text: Any) -> Template | None:
+    parsed = parse_template(text) if isinstance(text, str) else None
+    return parsed if isinstance(parsed, Template) else None
 
 
 def _bound_case_keys(node: Any) -> Iterator[str]:
@@ -136,7 +160,16 @@ def _param(value: Any, param: Param | None) -> Any:
 
 
 _CONDITION_KEYS = ("query", "predicate", "params")
-_CHECK_KEYS = ("query", "predicate", "params", "clauses", "when", "unless")
+_CHECK_KEYS = (
+    "query",
+    "predicate",
+    "params",
+    "clauses",
+    "when",
+    "unless",
+    "when_input",
+    "severity",
+)
 
 
 def _misspelling_of(mapping: dict[str, Any], name: str, allowed: tuple[str, ...]) -> bool:
@@ -157,6 +190,11 @@ class _SpecChecker:
 
     def __init__(self, doc: YamlDocument, fmt: CaseFormat) -> None:
         self.doc = doc
+        # A spec's own inputs are case keys, even when it is linted outside the suite that
+        # loads it (a pack not in `packs`).
+        own = declared_inputs(doc)
+        if any(name not in fmt.inputs for name in own):
+            fmt = CaseFormat(inputs={**own, **fmt.inputs}, declared_by=fmt.declared_by)
         self.fmt = fmt
         self.case_fields = set(fmt.keys)
         self.out: list[Problem] = []
@@ -168,6 +206,7 @@ class _SpecChecker:
             return self.out
         self._misplaced(data)
         self._inputs(data.get("inputs"))
+        self._when_input(data)
         has_single = "query" in data or "predicate" in data
         self._shape(data, has_single)
         if has_single:
@@ -181,7 +220,60 @@ class _SpecChecker:
                     self._condition(("clauses", i), clause)
                     self._guards(("clauses", i), clause)
         self._guards((), data)
+        self._messages(data, clauses if isinstance(clauses, list) else [])
         return self.out
+
+    def _messages(self, data: dict[str, Any], clauses: list[Any]) -> None:
+        """Each `message:` template: readable, and every placeholder one its predicate gives.
+        The spec's own message serves each clause without one, so it must fit all of them."""
+        own = [
+            (("clauses", i), c)
+            for i, c in enumerate(clauses)
+            if isinstance(c, dict) and isinstance(c.get("message"), str)
+        ]
+        for path, clause in own:
+            self._message(path, [clause.get("predicate")])
+        if isinstance(data.get("message"), str):
+            served = [
+                c.get("predicate") for c in clauses if isinstance(c, dict) and "message" not in c
+            ]
+            self._message((), served if clauses else [data.get("predicate")])
+
+    def _message(self, path: PathKey, predicates: list[Any]) -> None:
+        text = self.doc.data if not path else self.doc.data[path[0]][path[1]]
+        parsed = parse_template(text["message"])
+        where = (*path, "message")
+        if isinstance(parsed, TemplateError):
+            token = re.match(r"\{[^\s{}]*\}?", text["message"][parsed.offset :])
+            found = token.group() if token else ""
+            self._add_at(where, found, "bad-template", f"message: {parsed.message}")
+            return
+        reported: set[str] = set()
+        for name in parsed.fields:
+            for predicate in (p for p in predicates if isinstance(p, str) and p in PREDICATES):
+                problem = placeholder_problem(
+                    name, PREDICATES[predicate].gives, predicate, self.case_fields
+                )
+                if problem is None or name in reported:
+                    continue
+                reported.add(name)
+                self._add_at(where, "{" + name, "unknown-placeholder", f"message: {problem}")
+
+    def _add_at(self, path: PathKey, token: str, code: str, message: str) -> None:
+        """A problem at the first place `token` is written in the value at `path` (a text
+        over one or several lines), else at the value."""
+        at = self.doc.value_at(path)
+        text = self.doc.data
+        for key in path:
+            text = text[key]
+        lines = self.doc.source.split("\n")
+        for number in range(at.line - 1, min(len(lines), at.line + str(text).count("\n") + 2)):
+            start = at.column - 1 if number == at.line - 1 else 0
+            column = lines[number].find(token, start) if token else -1
+            if column >= 0:
+                at = type(at)(number + 1, column + 1)
+                break
+        self.out.append(Problem(self.doc.file, at.line, at.column, ERROR, code, message))
 
     def _inputs(self, inputs: Any) -> None:
         """Each input: a name a case key can have, a schema, a default that fits it."""
@@ -198,6 +290,33 @@ class _SpecChecker:
                 )
             elif isinstance(schema, dict) and "default" in schema:
                 self._input_default(name, schema)
+
+    def _when_input(self, data: dict[str, Any]) -> None:
+        """`when_input` names one of this spec's own inputs, declared optional."""
+        name = data.get("when_input")
+        if not isinstance(name, str) or not name:
+            return  # absent, or the schema reports its type
+        inputs = declared_inputs(self.doc)
+        if name not in inputs:
+            hint = did_you_mean(name, inputs) or (
+                f"; its inputs: {', '.join(inputs)}" if inputs else "; it declares no inputs"
+            )
+            self._add(
+                ("when_input",),
+                "bad-input",
+                f"when_input '{name}' is not an input of this spec{hint}: declare it under"
+                " 'inputs' (with default: null, so cases may leave it out)",
+            )
+            return
+        schema = inputs[name]
+        if isinstance(schema, dict) and "default" in schema and schema["default"] is not None:
+            self._add(
+                ("inputs", name, "default"),
+                "bad-input",
+                f"input '{name}' is this spec's when_input, so the check runs only when a case"
+                f" writes it; a default would never be used: write default: null",
+                severity=WARNING,
+            )
 
     def _input_default(self, name: str, schema: dict[str, Any]) -> None:
         default = schema["default"]
@@ -288,7 +407,7 @@ class _SpecChecker:
                 f"only the spec with id '{FIELDS_SPEC_ID}' may have 'fields':"
                 f" write 'id: {FIELDS_SPEC_ID}', or remove 'fields' and write a check",
             )
-        for key in (k for k in _CHECK_KEYS if k in data):
+        for key in (k for k in (*_CHECK_KEYS, "message") if k in data):
             self._add(
                 (key,),
                 "spec-shape",

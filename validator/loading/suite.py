@@ -26,6 +26,7 @@ from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, 
 from .caseformat import CaseFormat, validation_part
 from .cases import ID_PATTERN, build_case, case_problems
 from .config import Config
+from .plans import plan_problems
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
 from .target import placeholder_problems
@@ -220,6 +221,7 @@ class _CaseReader:
             out.case_id = _written_id(doc)
             if not plan and not _names(checks) and out.case_id is not None:
                 found.append(_no_checks(doc, out.case_id))
+            found += plan_problems(doc, plan, self.specs.specs, self.specs.broken)
         out.problems.extend(found)
         out.problems += reference_problems([doc], self.specs.specs, self.specs.broken)
         if self.marked:

@@ -45,7 +45,12 @@ def generated_at() -> str:
 
 
 def check_row(check: CheckResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"check": check.check, "status": check.status, "message": check.message}
+    out: dict[str, Any] = {
+        "check": check.check,
+        "status": check.status,
+        "message": check.message,
+        "severity": check.severity,
+    }
     if len(check.clauses) > 1:
         out["clauses"] = [
             {"name": c.name, "status": c.status, "message": c.message} for c in check.clauses
@@ -57,7 +62,24 @@ def check_row(check: CheckResult) -> dict[str, Any]:
 
 
 def _failed(run: RunResult) -> list[dict[str, str]]:
-    return [{"check": c.check, "message": c.message} for c in run.checks if c.status == FAIL]
+    return [{"check": c.check, "message": c.message} for c in run.checks if c.failed_blocking]
+
+
+def _warned(check: CheckResult) -> dict[str, str]:
+    return {"check": check.check, "message": check.message, "severity": check.severity}
+
+
+def _warnings(run: RunResult) -> list[dict[str, str]]:
+    """The failed checks that did not fail the run (severity warning or info)."""
+    return [_warned(c) for c in run.checks if c.failed_nonblocking]
+
+
+def _counts(run: RunResult) -> dict[str, Any]:
+    return {
+        "checks_applied": run.checks_applied,
+        "checks_skipped": run.checks_skipped,
+        "vacuous": run.vacuous,
+    }
 
 
 def run_row(run: RunResult) -> dict[str, Any]:
@@ -68,31 +90,38 @@ def run_row(run: RunResult) -> dict[str, Any]:
         "reason": run.reason,
         "verdict": run.verdict,
         "failed_checks": _failed(run),
+        "failed_warnings": _warnings(run),
         "tool_call_count": run.tool_call_count,
         "duration_ms": run.duration_ms,
+        **_counts(run),
     }
 
 
 def _run_fields(run: RunResult) -> dict[str, Any]:
     """Every case-row field that describes its representative run, in one pass over its
     checks (a report of thousands of cases makes this for each)."""
-    checks, failed = [], []
+    checks, failed, warned = [], [], []
     coverage: dict[str, dict[str, Any]] = {}  # report_as -> the first applied check's details
     for check in run.checks:
         checks.append(check_row(check))
         if check.status == FAIL:
-            failed.append({"check": check.check, "message": check.message})
+            if check.blocking:
+                failed.append({"check": check.check, "message": check.message})
+            else:
+                warned.append(_warned(check))
         if check.report_as is not None and check.status != SKIPPED:
             coverage.setdefault(check.report_as, check.details)
     return {
         "verdict": run.verdict,
         "failed_checks": failed,
+        "failed_warnings": warned,
         "checks": checks,
         **{name: column.value(coverage.get(name)) for name, column in COLUMNS.items()},
         "tool_call_count": run.tool_call_count,
         "duration_ms": run.duration_ms,
         "fixture": run.fixture,
         "notes": list(run.notes),
+        **_counts(run),
     }
 
 
@@ -116,6 +145,7 @@ def case_row(
     out["run_pass_rate"] = round(passed / total, 4) if total else None
     out["run_pass_interval"] = wilson_interval(passed, total)
     out["flaky"] = case.flaky
+    out["vacuous_runs"] = case.vacuous_runs
     out["runs"] = {"total": total, "passed": passed}
     if case.required_passes is not None:
         out["runs"]["required"] = case.required_passes
@@ -187,6 +217,18 @@ class Report:
         )
 
 
+def check_counts(cases: Sequence[CaseResult]) -> dict[str, int]:
+    """The vacuity guard's and the severities' totals over every run of the report."""
+    runs = [r for c in cases for r in c.runs]
+    return {
+        "checks_applied": sum(r.checks_applied for r in runs),
+        "checks_skipped": sum(r.checks_skipped for r in runs),
+        "vacuous_runs": sum(r.vacuous for r in runs),
+        "vacuous_cases": sum(c.vacuous_runs > 0 for c in cases),
+        "failed_warnings": sum(c.failed_nonblocking for r in runs for c in r.checks),
+    }
+
+
 def _items_of(case: CaseResult) -> Callable[[], list[dict[str, Any]]] | None:
     if len(case.runs) <= 1:
         return None
@@ -216,6 +258,7 @@ def build_report(
     case id -> reason, for the cases that are reported but never fail the run."""
     quarantine = quarantine or {}
     summary = summarize(cases, ks)
+    summary.update(check_counts(cases))
     summary["quarantined"] = [
         {"case_id": c.case_id, "reason": quarantine[c.case_id], "status": c.status}
         for c in cases

@@ -9,9 +9,33 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ..problems import did_you_mean
 from .document import Report
 
 FAIL_ON = ("any", "regression", "flaky", "never")
+# Added to any of FAIL_ON (`--fail-on flaky,vacuous`); alone it means `any,vacuous`.
+VACUOUS = "vacuous"
+
+
+def parse_fail_on(text: str) -> tuple[str, bool]:
+    """`--fail-on`: one of FAIL_ON, optionally with `vacuous` (a comma list) -> the mode and
+    whether a vacuous run fails the run. Raises ValueError with a message for the user."""
+    names = [n.strip().lower() for n in text.split(",")]
+    known = (*FAIL_ON, VACUOUS)
+    for name in names:
+        if name not in known:
+            hint = did_you_mean(name, known) if name else ""
+            raise ValueError(
+                f"unknown --fail-on '{name}'{hint}; choose one of {', '.join(FAIL_ON)},"
+                f" optionally with {VACUOUS} (e.g. flaky,{VACUOUS})"
+            )
+    modes = list(dict.fromkeys(n for n in names if n != VACUOUS))
+    if len(modes) > 1:
+        raise ValueError(
+            f"--fail-on takes one of {', '.join(FAIL_ON)} (not {' and '.join(modes)}),"
+            f" optionally with {VACUOUS}"
+        )
+    return (modes[0] if modes else "any"), VACUOUS in names
 
 
 def _judged(report: Report) -> list[dict[str, Any]]:
@@ -51,11 +75,23 @@ def _mode(
     return True, [f"{len(flaky)} flaky case(s) (some runs pass, some fail): {_names(flaky)}"]
 
 
+def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
+    """--fail-on vacuous: cases with a run that passed with every check skipped."""
+    rows = [row for row in judged if row.get("vacuous_runs")]
+    if not rows:
+        return []
+    return [
+        f"{len(rows)} case(s) with a run whose every check was skipped (--fail-on vacuous):"
+        f" {_names(rows)}"
+    ]
+
+
 def exit_decision(
     report: Report,
     fail_on: str = "any",
     min_pass_rate: Fraction | None = None,
     allow_unmatched: bool = False,
+    vacuous: bool = False,
 ) -> tuple[int, list[str]]:
     """The exit status (0 or 1) and, when 1 comes from a gate other than `any`, why.
 
@@ -63,12 +99,16 @@ def exit_decision(
     `allow_unmatched`, traces that match no case do not count). `flaky`: as `any`, and
     1 also when a case is flaky (some runs pass, some fail), even one that passed on its
     min_passes / min_pass_rate. `regression`: 1 only when a case that passed in the baseline
-    does not pass now. `never`: 0. Whatever the mode, a pass rate below `min_pass_rate`
+    does not pass now. `never`: 0. `vacuous` (with any mode): 1 also when a case has a run
+    that passed with every check skipped. Whatever the mode, a pass rate below `min_pass_rate`
     (compared exactly, as a fraction) makes it 1, and so does any --max-regression gate that
     did not hold (`comparison.gates`).
     """
     judged = _judged(report)
     failed, reasons = _mode(report, fail_on, judged, allow_unmatched)
+    if vacuous and (why := _vacuous(judged)):
+        failed = True
+        reasons += why
     passed = sum(row["status"] == "pass" for row in judged)
     if min_pass_rate is not None and judged:
         rate = Fraction(passed, len(judged))

@@ -232,6 +232,11 @@ def _overview(report: Report, comp: dict[str, Any] | None, multi: bool) -> str:
         f'<p class="meta">Generated {opt(report.head.get("generated_at"))} by'
         f" {opt(tool.get('name'))} {opt(tool.get('version'))} · cases:"
         f" {opt(inputs.get('cases'))} · fixtures: {opt(inputs.get('fixtures'))}</p>\n"
+        + (
+            f'<p class="meta">Command: <code>{text(inputs["command"])}</code></p>\n'
+            if inputs.get("command")
+            else ""
+        )
         + _tiles(summary, comp)
         + f"<p><strong>{num(summary['passed'])} of {num(summary['total'])} cases passed"
         f" ({pct(summary['pass_rate'])}).</strong></p>\n"

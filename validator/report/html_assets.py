@@ -53,6 +53,7 @@ code { background: var(--soft); padding: 0 4px; border-radius: 4px; font-size: 9
   font-weight: 600; color: #fff; background: var(--grey); white-space: nowrap; }
 .st.pass { background: var(--pass); } .st.fail { background: var(--fail); }
 .st.error { background: var(--error); }
+.sev { font-size: 11px; border: 1px solid currentColor; border-radius: 4px; padding: 0 4px; }
 #filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: flex-end; margin: 10px 0;
   padding: 10px 12px; background: var(--soft); border: 1px solid var(--line); border-radius: 8px; }
 #filters[hidden] { display: none; }

@@ -106,8 +106,11 @@ def _check(check: dict[str, Any]) -> str:
     # them once, per clause; a failing one also its message, as report.md and JUnit quote it.
     message = "" if sub and status != "fail" else f" {opt(check.get('message'), '')}"
     clauses = f'<ul class="clauses">{sub}</ul>' if sub else ""
+    # A warning or info check says so: failed, it did not fail the case.
+    severity = check.get("severity")
+    sev = f' <span class="sev">{opt(severity)}</span>' if severity in ("warning", "info") else ""
     return (
-        f'<li class="{cls}">{badge(status)} <b>{opt(check.get("check"))}</b>{message}{clauses}'
+        f'<li class="{cls}">{badge(status)}{sev} <b>{opt(check.get("check"))}</b>{message}{clauses}'
         f"{values(check.get('details'))}</li>"
     )
 

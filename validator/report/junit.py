@@ -88,10 +88,31 @@ def _testcases(case: dict[str, Any]) -> list[tuple[ET.Element, float | None, str
             # A quarantined case never fails the run: shown as skipped, with what happened.
             outcome = _quarantined(outcome, case["quarantined"])
             status = "skipped"
+        properties = _case_properties(entry)
+        if properties is not None:
+            element.append(properties)
         if outcome is not None:
             element.append(outcome)
         out.append((element, seconds, status))
     return out
+
+
+def _case_properties(entry: dict[str, Any]) -> ET.Element | None:
+    """What did not fail the test case but is worth seeing: each failed check of severity
+    warning or info (a property named after its severity), and a run whose every check was
+    skipped (`vacuous`)."""
+    found = [
+        (str(w.get("severity") or "warning"), f"{w['check']}: {w['message']}")
+        for w in entry.get("failed_warnings") or ()
+    ]
+    if entry.get("vacuous"):
+        found.append(("vacuous", "every check was skipped: nothing in this trace was examined"))
+    if not found:
+        return None
+    element = ET.Element("properties")
+    for name, value in found:
+        ET.SubElement(element, "property", {"name": name, "value": clean(value)})
+    return element
 
 
 def _quarantined(outcome: ET.Element, reason: str) -> ET.Element:

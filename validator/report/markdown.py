@@ -13,18 +13,75 @@ from typing import Any
 from ..display import inert, one_line
 from .document import Report
 
-_SPECIAL = re.compile(r"([\\`*_\[\]{}<>()#+!|~])")
 _ICON = {"pass": "✅ pass", "fail": "❌ fail", "not_run": "⚪ not run", "error": "⚠️ error"}
 _STATUS_WORD = {"pass": "pass", "fail": "fail", "not_run": "not run", "error": "error"}
 
+# Escaping, decided from CommonMark (and GitHub's tables and strikethrough): a character is
+# escaped only where it could start Markdown syntax, so `create_index`, `check(s)` and
+# `a * b` read as written. The text is one line and may sit anywhere in a line (a table cell,
+# after "Reason: ", in a heading), so its two ends are treated as touching anything; what
+# opens a block (`#`, `>`, `-`, `1.`) is escaped only in a text that starts a line.
+_CANDIDATE = re.compile(r"[\\`*_~\[<&|]")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
+# What opens a block at the start of a line: a heading, a quote, a list item or thematic
+# break, a setext underline; an ordered-list number is escaped at its `.` or `)`.
+_BLOCK_START = re.compile(r"#|>|[-+=]|\d{1,9}(?=[.)])")
+_CLOSING_HASHES = re.compile(r"(?<= )#+$")  # an ATX heading's closing sequence
 
-def escape(value: Any) -> str:
-    """Text safe inside a Markdown table cell or paragraph: one line, no live syntax."""
+
+def _spaced(text: str, at: int) -> bool:
+    """Whether the character at `at` has whitespace inside the text on both sides: then
+    `*`, `_` and `~` can neither open nor close emphasis or strikethrough."""
+    return 0 < at < len(text) - 1 and text[at - 1].isspace() and text[at + 1].isspace()
+
+
+def _inword(text: str, at: int) -> bool:
+    """An `_` between two letters or digits (`create_index`): intraword, never emphasis."""
+    return 0 < at < len(text) - 1 and text[at - 1].isalnum() and text[at + 1].isalnum()
+
+
+def _needs_escape(text: str, at: int) -> bool:
+    char = text[at]
+    if char in "`[|":  # code spans, links and images, table cells
+        return True
+    if char == "\\":  # a backslash escapes the punctuation after it (or what follows the text)
+        return at == len(text) - 1 or text[at + 1] in _PUNCTUATION
+    if char == "_":
+        return not (_inword(text, at) or _spaced(text, at))
+    if char in "*~":
+        return not _spaced(text, at)
+    if char == "<":  # a tag or an autolink needs a character right after it
+        return at == len(text) - 1 or not text[at + 1].isspace()
+    return _ENTITY.match(text, at) is not None  # "&": only an entity reference
+
+
+def _escape_inline(text: str) -> str:
+    if _CANDIDATE.search(text) is None:
+        return text
+    return _CANDIDATE.sub(
+        lambda m: "\\" + m.group() if _needs_escape(text, m.start()) else m.group(), text
+    )
+
+
+def escape(value: Any, line_start: bool = False) -> str:
+    """Text safe inside a Markdown table cell, paragraph or heading: one line, with the
+    characters that would start Markdown syntax escaped (only those), and URLs and
+    @mentions made inert. `line_start`: the text begins a line (then a leading `#`, `>`,
+    `-`, `+`, `=` or `1.` would open a block, and is escaped)."""
     if value is None:
         return "—"
     text = str(value).replace("\r\n", "\n").replace("\r", "\n")
-    text = one_line(" ".join(text.split("\n")))
-    return inert(_SPECIAL.sub(r"\\\1", text)).strip() or "—"
+    text = one_line(" ".join(text.split("\n"))).strip()
+    if not text:
+        return "—"
+    text = _escape_inline(text)
+    start = _BLOCK_START.match(text) if line_start else None
+    if start is not None:
+        end = start.end()
+        text = text[:end] + "\\" + text[end:] if start.group()[0].isdigit() else "\\" + text
+    text = _CLOSING_HASHES.sub(lambda m: "\\" + m.group(), text)
+    return inert(text)
 
 
 def _pct(value: float | None) -> str:
@@ -143,7 +200,14 @@ def chunks(report: Report) -> Iterator[str]:
         *_flaky(report.rows, report.summary, multi),
     ]
     blanks = 0  # blank lines held back, so the file never ends with one
-    sections = (lines, _troubled(report.cases()), _unmatched(report.unmatched), _unused(report))
+    sections = (
+        lines,
+        _troubled(report.cases()),
+        _warnings(report.cases()),
+        _vacuous(report.cases(), report.summary),
+        _unmatched(report.unmatched),
+        _unused(report),
+    )
     for section in sections:
         for line in section:
             if not line:
@@ -163,7 +227,18 @@ def _heading(report: Report) -> list[str]:
         f" {escape(tool.get('version'))} · cases: {escape(inputs.get('cases'))}"
         f" · fixtures: {escape(inputs.get('fixtures'))}",
         "",
+        *([f"Command: {code_span(inputs['command'])}", ""] if inputs.get("command") else []),
     ]
+
+
+def code_span(value: Any) -> str:
+    """`value` as a Markdown code span: literal, whatever it holds (a fence longer than any
+    run of backticks in it), one line."""
+    text = one_line(str(value))
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or runs else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _summary(summary: dict[str, Any], multi: bool) -> list[str]:
@@ -189,6 +264,13 @@ def _summary(summary: dict[str, Any], multi: bool) -> list[str]:
         ("95th percentile duration (ms)", _num(summary.get("p95_duration_ms"))),
         ("95th percentile tool calls", _num(summary.get("p95_tool_calls"))),
     ]
+    if "checks_applied" in summary:  # a report of an earlier version has no counts
+        rows += [
+            ("Checks applied", summary["checks_applied"]),
+            ("Checks skipped", summary["checks_skipped"]),
+            ("Vacuous runs (every check skipped)", summary["vacuous_runs"]),
+            ("Failed warnings (not failing)", summary["failed_warnings"]),
+        ]
     if multi:
         rows += [
             ("pass^k (every run passed)", _pct(summary["pass_hat_k"])),
@@ -329,6 +411,49 @@ def _case_section(case: dict[str, Any]) -> list[str]:
     if case["failed_checks"] or items:
         lines.append("")
     return lines
+
+
+def _warnings(cases: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """Failed checks of severity warning or info: reported, not failing their case."""
+    first = True
+    for case in cases:
+        items = case["runs"].get("items")
+        entries = [(f" run {escape(i['fixture'])}", i) for i in items] if items else [("", case)]
+        for where, entry in entries:
+            for warned in entry.get("failed_warnings") or ():
+                if first:
+                    yield from ("## Warnings", "", "Failed checks that do not fail their case.", "")
+                    first = False
+                yield (
+                    f"- {escape(case['case_id'])}{where}: **{escape(warned['check'])}**"
+                    f" ({escape(warned['severity'])}): {escape(warned['message'])}"
+                )
+    if not first:
+        yield ""
+
+
+def _vacuous(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterator[str]:
+    """Runs that passed with every check skipped: never silent."""
+    if not summary.get("vacuous_runs"):
+        return
+    yield from (
+        "## Vacuous runs",
+        "",
+        "Every check of these runs was skipped (a guard, or an input the case does not set):"
+        " they passed with nothing examined. `run --fail-on vacuous` fails them.",
+        "",
+    )
+    for case in cases:
+        count = case.get("vacuous_runs") or 0
+        if not count:
+            continue
+        items = case["runs"].get("items")
+        if items:
+            runs = ", ".join(escape(i["fixture"]) for i in items if i.get("vacuous"))
+            yield f"- {escape(case['case_id'])}: {count} of {len(items)} runs ({runs})"
+        else:
+            yield f"- {escape(case['case_id'])} ({case['checks_skipped']} checks skipped)"
+    yield ""
 
 
 def _unused(report: Report) -> list[str]:

@@ -36,6 +36,9 @@ _OWN_RULES = {
     "unmatched-trace": "A trace names no case of the suite.",
 }
 
+# The SARIF level of a failed check that did not fail its run, by its severity.
+_LEVELS = {"warning": "warning", "info": "note"}
+
 
 def uri(path: str) -> tuple[str, str | None]:
     """A file's URI and base: relative to %SRCROOT% when relative, file:// when absolute."""
@@ -150,6 +153,17 @@ class _Results:
         elif status == "not_run":
             places = [self._case_place(row, "", "")]
             self._add("not-run", level, f"{name}: {run.get('reason')}", places, props)
+        for warned in run.get("failed_warnings") or ():
+            # A failed warning check is a SARIF warning, an info check a note: never an error,
+            # since neither failed the run.
+            check, message = warned["check"], warned["message"]
+            places = [
+                self._case_place(row, check, message),
+                self._trace_place(fixture, check, message),
+            ]
+            severity = warned.get("severity")
+            text = f"{name}: {check} ({severity}): {message}"
+            self._add(check, _LEVELS.get(severity, "warning"), text, places, props)
 
     def unmatched(self, trace: dict[str, Any]) -> None:
         fixture = trace.get("fixture")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..results import CaseResult, CheckResult, ClauseResult, RunResult
@@ -76,80 +76,60 @@ class Shard:
 # Results records as plain data, and back
 
 
-def _clause_data(clause: ClauseResult) -> list[Any]:
-    return [clause.name, clause.status, clause.message, clause.details]
+# Every field of every record is written, by name (dataclasses.fields): a field added to a
+# record later travels through a shard file without a change here, and merge then rebuilds
+# the same records. The nested lists (a run's checks, a check's clauses, a case's runs) are
+# the only fields that are records themselves.
+_NESTED: dict[type, dict[str, type]] = {
+    CaseResult: {"runs": RunResult},
+    RunResult: {"checks": CheckResult},
+    CheckResult: {"clauses": ClauseResult},
+    ClauseResult: {},
+}
 
 
-def _check_data(check: CheckResult) -> list[Any]:
-    return [
-        check.check,
-        check.status,
-        check.message,
-        [_clause_data(c) for c in check.clauses],
-        check.report_as,
-    ]
+def _data(record: Any) -> dict[str, Any]:
+    nested = _NESTED[type(record)]
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        if f.name in nested:
+            value = [_data(item) for item in value]
+        elif isinstance(value, list):
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def _record(kind: type, data: dict[str, Any]) -> Any:
+    nested = _NESTED[kind]
+    known = {f.name for f in fields(kind)}
+    unknown = set(data) - known
+    if unknown:  # written by another version: merge checks the version first
+        raise ValueError(f"unknown {kind.__name__} fields: {', '.join(sorted(unknown))}")
+    values = {
+        name: [_record(nested[name], item) for item in value] if name in nested else value
+        for name, value in data.items()
+    }
+    return kind(**values)
 
 
 def run_data(run: RunResult) -> dict[str, Any]:
-    return {
-        "case_id": run.case_id,
-        "status": run.status,
-        "error_reason": run.error_reason,
-        "fixture": run.fixture,
-        "verdict": run.verdict,
-        "verdict_key": run.verdict_key,
-        "checks": [_check_data(c) for c in run.checks],
-        "tool_call_count": run.tool_call_count,
-        "duration_ms": run.duration_ms,
-        "notes": list(run.notes),
-        "source": run.source,
-    }
+    return _data(run)
 
 
 def run_from(data: dict[str, Any]) -> RunResult:
-    checks = [
-        CheckResult(name, status, message, [ClauseResult(*c) for c in clauses], report_as)
-        for name, status, message, clauses, report_as in data["checks"]
-    ]
-    return RunResult(
-        data["case_id"],
-        data["status"],
-        data["error_reason"],
-        data["fixture"],
-        data["verdict"],
-        data["verdict_key"],
-        checks,
-        data["tool_call_count"],
-        data["duration_ms"],
-        list(data["notes"]),
-        data["source"],
-    )
+    run: RunResult = _record(RunResult, data)
+    return run
 
 
 def case_data(case: CaseResult) -> dict[str, Any]:
-    return {
-        "case_id": case.case_id,
-        "runs": [run_data(r) for r in case.runs],
-        "file": case.file,
-        "tags": list(case.tags),
-        "status_override": case.status_override,
-        "reason_override": case.reason_override,
-        "required_passes": case.required_passes,
-        "notes": list(case.notes),
-    }
+    return _data(case)
 
 
 def case_from(data: dict[str, Any]) -> CaseResult:
-    return CaseResult(
-        data["case_id"],
-        [run_from(r) for r in data["runs"]],
-        data["file"],
-        list(data["tags"]),
-        data["status_override"],
-        data["reason_override"],
-        data["required_passes"],
-        list(data["notes"]),
-    )
+    case: CaseResult = _record(CaseResult, data)
+    return case
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,129 @@
+"""Rules between a case and the checks it applies (its plan), which neither file alone shows.
+
+- `severity_overrides` may name only checks the case applies (a typo would otherwise be
+  ignored and the check keep failing the case, or a check the case never runs be "relaxed").
+- A check a case names in `checks` whose spec has `when_input` needs that input: naming the
+  check and leaving its input out would only ever skip it.
+- The vacuity guard: when every check of a case may be skipped, its runs can pass without
+  anything being examined; lint says so (a warning: `run --fail-on vacuous` makes such runs
+  fail). A check with `when_input` is known here: it applies exactly when the case sets its
+  input. A `when`/`unless` guard depends on the trace, so such a check may be skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Spec
+from ..problems import ERROR, WARNING, Problem, did_you_mean
+from .yamlfile import YamlDocument
+
+
+def written(data: dict[str, Any], name: str) -> bool:
+    """Whether a case file writes `name` with a value that turns a check on (`Case.sets`)."""
+    value = data.get(name)
+    return value is not None and value is not False
+
+
+def plan_problems(
+    doc: YamlDocument, plan: tuple[Spec, ...], specs: dict[str, Spec], broken: set[str]
+) -> list[Problem]:
+    """The problems of one case file's `severity_overrides`, `checks` and plan."""
+    return [
+        *_overrides(doc, plan, specs, broken),
+        *_missing_inputs(doc, specs),
+        *_vacuous(doc, plan),
+        *_answer_keywords(doc),
+    ]
+
+
+def _answer_keywords(doc: YamlDocument) -> list[Problem]:
+    """min_answer_keywords (a count) asks for no more entries than answer_keywords has."""
+    need, entries = doc.data.get("min_answer_keywords"), doc.data.get("answer_keywords")
+    if not isinstance(need, int) or isinstance(need, bool) or not isinstance(entries, list):
+        return []  # absent, or the schema reports its type
+    if not entries or need <= len(entries):
+        return []
+    message = (
+        f"min_answer_keywords {need} is more than the {len(entries)} answer_keywords entries:"
+        f" write at most {len(entries)}, or add keywords"
+    )
+    return [doc.problem(("min_answer_keywords",), ERROR, "coverage-too-high", message)]
+
+
+def _overrides(
+    doc: YamlDocument, plan: tuple[Spec, ...], specs: dict[str, Spec], broken: set[str]
+) -> list[Problem]:
+    overrides = doc.data.get("severity_overrides")
+    if not isinstance(overrides, dict):
+        return []
+    applied = [s.id for s in plan]
+    checks = [s.id for s in specs.values() if s.is_check]
+    out = []
+    for name in overrides:
+        if not isinstance(name, str) or name in applied or name in broken:
+            continue
+        if name in checks:
+            message = (
+                f"severity_overrides names '{name}', a check this case does not apply"
+                f" (it applies: {', '.join(applied) or 'none'}): add it to the case's checks,"
+                " or remove the override"
+            )
+        else:
+            hint = did_you_mean(name, applied) or did_you_mean(name, checks)
+            known = "" if hint else f"; this case applies: {', '.join(applied) or 'none'}"
+            message = f"severity_overrides names '{name}', which is no known check{hint}{known}"
+        out.append(
+            doc.problem(("severity_overrides", name), ERROR, "unknown-check", message, key=True)
+        )
+    return out
+
+
+def _missing_inputs(doc: YamlDocument, specs: dict[str, Spec]) -> list[Problem]:
+    checks = doc.data.get("checks")
+    if not isinstance(checks, list):
+        return []
+    out = []
+    for i, name in enumerate(checks):
+        spec = specs.get(name) if isinstance(name, str) else None
+        need = spec.when_input if spec is not None else None
+        if need is None or written(doc.data, need):
+            continue
+        message = (
+            f"checks names '{name}', which applies only when the case sets {need}, and this"
+            f" case does not: add '{need}: ...' (see the spec's inputs), or remove '{name}'"
+            " from checks"
+        )
+        out.append(doc.problem(("checks", i), ERROR, "missing-input", message))
+    return out
+
+
+def may_skip(spec: Spec, data: dict[str, Any]) -> str | None:
+    """Why a check of this case may be skipped on some trace (None: it always applies)."""
+    if spec.when_input is not None and not written(data, spec.when_input):
+        return f"{spec.id} needs {spec.when_input}"
+    if spec.when is not None or spec.unless is not None:
+        return f"{spec.id} has a when/unless guard"
+    if spec.clauses and all(c.when is not None or c.unless is not None for c in spec.clauses):
+        return f"every clause of {spec.id} has a when/unless guard"
+    return None
+
+
+def _vacuous(doc: YamlDocument, plan: tuple[Spec, ...]) -> list[Problem]:
+    if not plan or not isinstance(doc.data.get("id"), str):
+        return []
+    why = [may_skip(spec, doc.data) for spec in plan]
+    if any(w is None for w in why):
+        return []
+    inputs = [s.when_input for s in plan if s.when_input is not None]
+    fix = (
+        f"set one of its inputs ({', '.join(inputs[:6])}{', ...' if len(inputs) > 6 else ''})"
+        if inputs
+        else "add a check without a guard"
+    )
+    shown = "; ".join(str(w) for w in why[:4]) + ("; ..." if len(why) > 4 else "")
+    message = (
+        f"every check of case '{doc.data['id']}' may be skipped ({shown}), so a run could"
+        f" pass with nothing examined: {fix}, or run with --fail-on vacuous"
+    )
+    return [doc.problem(("id",), WARNING, "no-effective-checks", message)]
