@@ -439,3 +439,21 @@ def write_corpus(root: Path, shape: str, n: int, seed: int) -> tuple[Path, Path,
             (folder / name).write_text(json.dumps(trace, ensure_ascii=False, indent=1), "utf-8")
             count += 1
     return cases_dir, fixtures, count
+
+
+def write_jsonl(root: Path, cases: int, runs: int, seed: int) -> tuple[Path, Path, int]:
+    """`cases` cases and one JSON Lines file holding `runs` traces of each (run-major order,
+    as an export over time would list them: every case's first run, then every second...);
+    return (cases folder, the .jsonl file, number of traces)."""
+    cases_dir = root / "cases"
+    cases_dir.mkdir(parents=True)
+    made = make_cases(cases, seed)
+    for case in made:
+        (cases_dir / f"{case.id}.yaml").write_text(case_yaml(case), "utf-8")
+    path = root / "traces.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for r in range(runs):
+            for case in made:
+                trace, _ = make_trace(case, r, seed)
+                out.write(json.dumps(trace, ensure_ascii=False) + "\n")
+    return cases_dir, path, cases * runs

@@ -8,7 +8,13 @@ by trace: `bench/run.py` times it as the target to match and requires identical 
 It assumes well-formed inputs (valid case files, traces that are JSON objects with the
 reference fields); it is a yardstick, not a tool.
 
-    python bench/reference.py --cases DIR --fixtures DIR [--out statuses.json]
+With `--jobs N` (N > 1) it does what a careful script would: a process pool
+(`multiprocessing`, forked) over the case files in chunks of 64, each worker loading its
+chunk's case files and evaluating their traces; fewer cases than 4 chunks per process make
+smaller chunks, so a suite of 50 cases with many runs each still spreads over the pool.
+The statuses are the same as with one process.
+
+    python bench/reference.py --cases DIR --fixtures DIR [--out statuses.json] [--jobs N]
 """
 
 from __future__ import annotations
@@ -48,13 +54,16 @@ def occurs(word: str, text: str) -> bool:
     return bool(wanted) and wanted in text
 
 
-def load_cases(folder: Path) -> dict[str, dict[str, Any]]:
+def case_files(folder: Path) -> list[Path]:
+    return [p for p in sorted(folder.rglob("*")) if p.suffix in (".yaml", ".yml") and p.is_file()]
+
+
+def load_cases(folder: Path, paths: list[Path] | None = None) -> dict[str, dict[str, Any]]:
     yaml = YAML(typ="safe", pure=False)
     cases = {}
-    for path in sorted(folder.rglob("*")):
-        if path.suffix in (".yaml", ".yml") and path.is_file():
-            data = yaml.load(path.read_bytes())
-            cases[data["id"]] = data
+    for path in case_files(folder) if paths is None else paths:
+        data = yaml.load(path.read_bytes())
+        cases[data["id"]] = data
     return cases
 
 
@@ -127,9 +136,10 @@ def fixtures_of(case_id: str, fixtures: Path) -> list[Path]:
     return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
-def run(cases_dir: Path, fixtures: Path) -> dict[str, Any]:
-    """Per-trace and per-case statuses, keyed as `<case id>/<file name>` and `<case id>`."""
-    cases = load_cases(cases_dir)
+CHUNK = 64  # case files per task of the pool
+
+
+def _evaluate_cases(cases: dict[str, dict[str, Any]], fixtures: Path) -> dict[str, Any]:
     runs: dict[str, str] = {}
     statuses: dict[str, str] = {}
     for case_id in sorted(cases):
@@ -143,13 +153,38 @@ def run(cases_dir: Path, fixtures: Path) -> dict[str, Any]:
     return {"runs": runs, "cases": statuses}
 
 
+def _chunk_task(task: tuple[list[Path], Path]) -> dict[str, Any]:
+    """In a worker: load a chunk of case files and evaluate their traces."""
+    paths, fixtures = task
+    return _evaluate_cases(load_cases(paths[0].parent, paths), fixtures)
+
+
+def run(cases_dir: Path, fixtures: Path, jobs: int = 1) -> dict[str, Any]:
+    """Per-trace and per-case statuses, keyed as `<case id>/<file name>` and `<case id>`."""
+    if jobs <= 1:
+        return _evaluate_cases(load_cases(cases_dir), fixtures)
+    import multiprocessing
+
+    paths = case_files(cases_dir)
+    size = max(1, min(CHUNK, math.ceil(len(paths) / (4 * jobs))))
+    tasks = [(paths[i : i + size], fixtures) for i in range(0, len(paths), size)]
+    runs: dict[str, str] = {}
+    statuses: dict[str, str] = {}
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for part in pool.imap(_chunk_task, tasks):
+            runs.update(part["runs"])
+            statuses.update(part["cases"])
+    return {"runs": dict(sorted(runs.items())), "cases": dict(sorted(statuses.items()))}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=Path, default=Path("cases"))
     parser.add_argument("--fixtures", type=Path, default=Path("fixtures"))
     parser.add_argument("--out", type=Path, help="write the statuses here as JSON")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     args = parser.parse_args(argv)
-    result = run(args.cases, args.fixtures)
+    result = run(args.cases, args.fixtures, args.jobs)
     if args.out:
         args.out.write_text(json.dumps(result, indent=0, sort_keys=True), "utf-8")
     cases = result["cases"]

@@ -64,6 +64,25 @@ def test_reference_and_validator_agree_on_every_trace(tmp_path: Path, shape: str
     assert 0 < sum(s == "fail" for s in ours["runs"].values()) < traces
 
 
+def test_the_reference_gives_the_same_statuses_with_a_pool(tmp_path: Path) -> None:
+    # bench/run.py compares --jobs 2 with the reference's 2-process run: that run must be
+    # the same yardstick, in both corpus shapes (the runs shape has fewer cases than chunks).
+    for shape, n in (("cases", 150), ("runs", 100)):
+        cases, fixtures, _ = corpus.write_corpus(tmp_path / shape, shape, n, seed=5)
+        assert reference.run(cases, fixtures, jobs=2) == reference.run(cases, fixtures)
+
+
+def test_the_benchmark_judges_ratios_against_the_target_and_the_floor() -> None:
+    met = {"shape": "cases", "c/b": 0.97, "d/b2": 1.0, "rss_ratio": 1.1, "cores": 1.8}
+    assert bench_run.summary([met]) == "targets met"
+    floor = dict(met, **{"d/b2": 1.06})
+    assert bench_run.summary([floor]) == "targets met within the 1.1x floor: cases: d/b2 = 1.06"
+    missed = dict(met, **{"c/b": 1.25, "cores": 1.5})
+    assert bench_run.summary([missed]).startswith("targets missed: cases: c/b = 1.25")
+    assert "effective cores 1.50" in bench_run.summary([missed])
+    assert "scale" in bench_run.summary([{"shape": "scale", "rss_ratio": 1.3}])
+
+
 EXPECTED_FAILURES = {
     "ok": [],
     "missing_tool": ["evidence-coverage"],

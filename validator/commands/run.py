@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..display import one_line
-from ..evaluation.runner import evaluate_all, group_results
+from ..evaluation.runner import evaluate_all, group_results, usable_cores
 from ..inputs import (
     DEFAULT_PACKS,
     ORPHAN,
@@ -29,6 +29,7 @@ from ..inputs import (
     spec_folders,
 )
 from ..loading.config import Config
+from ..loading.quarantine import Quarantine
 from ..loading.suite import load_suite
 from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
@@ -88,10 +89,15 @@ class RunOptions:
 
 
 def load_checked(
-    case_paths: list[Path], folders: list[Path], config: Config | None = None
+    case_paths: list[Path],
+    folders: list[Path],
+    config: Config | None = None,
+    processes: int | None = 1,
 ) -> Suite:
-    """The suite; warnings are printed, and any error raises ProblemsFound."""
-    loaded = load_suite(case_paths, folders, config)
+    """The suite; warnings are printed, and any error raises ProblemsFound. `processes`:
+    how many read the case files (None: the usable cores), as many as will evaluate."""
+    count = min(processes or usable_cores(), usable_cores())
+    loaded = load_suite(case_paths, folders, config, count)
     for problem in loaded.problems:
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
@@ -358,17 +364,25 @@ def with_capture_failures(
         )
 
 
+def _baseline(
+    options: RunOptions, selection: Selection, quarantine: Quarantine | None
+) -> Baseline | None:
+    """--baseline read, with the regression limits and the quarantined cases it judges by."""
+    if not options.baseline:
+        return None
+    baseline = read_baseline(options.baseline, selection)
+    held = frozenset(quarantine.entries) if quarantine else frozenset()
+    return replace(baseline, limits=options.max_regression, quarantined=held)
+
+
 def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
-    baseline = read_baseline(options.baseline, selection) if options.baseline else None
-    if baseline is not None:
-        held = frozenset(quarantine.entries) if quarantine else frozenset()
-        baseline = replace(baseline, limits=options.max_regression, quarantined=held)
+    baseline = _baseline(options, selection, quarantine)
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
-    full = load_checked(find_case_files(options.cases), folders, options.config)
+    full = load_checked(find_case_files(options.cases), folders, options.config, options.jobs)
     full.fail_severity = options.fail_severity
     gating.warn_unknown(quarantine, full.cases)
     chosen = select_cases(full, selection)

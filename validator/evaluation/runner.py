@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from ..inputs import HARD_KINDS, Job, Plan
 from ..model import Suite, TraceSettings
@@ -52,6 +52,9 @@ def guess_case_id(job: Job, text: str | None = None) -> str | None:
 
 
 _CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+_Part = TypeVar("_Part")
+_Out = TypeVar("_Out")
 
 
 # --------------------------------------------------------------------------------------------
@@ -170,14 +173,26 @@ class Compactor:
 
     def __init__(self) -> None:
         self._kept: dict[str, bool] = {}  # case id -> a run that did not pass is kept whole
+        # Equal values of compacted runs, held once: runs that come back from a worker
+        # process each bring their own copy of the case id, the status, the verdict and
+        # every failed check (read-only from here on), and 100,000 runs share a few hundred.
+        self._same: dict[Any, Any] = {}
 
     def __call__(self, run: RunResult) -> RunResult:
         kept = self._kept.get(run.case_id)
         if kept is None or (not kept and run.status != PASS):
             self._kept[run.case_id] = run.status != PASS
             return run
-        if any(c.clauses or c.status != FAIL for c in run.checks):
-            run.checks = [
+        same = self._same
+        run.case_id = same.setdefault(run.case_id, run.case_id)
+        run.status = same.setdefault(run.status, run.status)
+        run.verdict = same.setdefault(run.verdict, run.verdict)
+        run.verdict_key = same.setdefault(run.verdict_key, run.verdict_key)
+        run.source = same.setdefault(run.source, run.source)
+        run.error_reason = same.setdefault(run.error_reason, run.error_reason)
+        run.checks = [
+            same.setdefault(
+                (c.check, c.message, c.report_as, c.severity, c.blocking),
                 CheckResult(
                     c.check,
                     c.status,
@@ -185,10 +200,11 @@ class Compactor:
                     report_as=c.report_as,
                     severity=c.severity,
                     blocking=c.blocking,
-                )
-                for c in run.checks
-                if c.status == FAIL
-            ]
+                ),
+            )
+            for c in run.checks
+            if c.status == FAIL
+        ]
         return run
 
 
@@ -683,6 +699,110 @@ def _send(results: Connection, outbox: Any) -> None:
             results.send(item)
         except OSError:  # the parent is gone
             os._exit(_ORPHANED)
+
+
+# --------------------------------------------------------------------------------------------
+# One pass of work over parts, in forked processes (loading the case files)
+
+
+def map_in_processes(work: Callable[[_Part], _Out], parts: list[_Part]) -> list[_Out]:
+    """`[work(part) for part in parts]`, the first part in this process and each other in a
+    forked one (`work` needs no pickling: the children are copies of this process).
+
+    A part whose process fails in any way (an exception in `work`, a crash, the
+    out-of-memory killer) is done again here, so an error is raised from here exactly as
+    without the children; results are always in the order of `parts`. Without fork (not
+    Linux/macOS) everything is done here."""
+    if len(parts) < 2 or not hasattr(os, "fork"):
+        return [work(part) for part in parts]
+    children: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
+    try:
+        for part in parts[1:]:
+            try:
+                _fork_part(work, part, children)
+            except OSError:  # a process limit, no memory: the rest is done here
+                break
+        forked = len(children)
+        out = [work(parts[0])]
+        for i, part in enumerate(parts[1:]):
+            if i >= forked:
+                out.append(work(part))
+                continue
+            pid, end = children[0]
+            data = _read_all(end)
+            with signals_held():  # reaped and forgotten together: its pid is free from now on
+                _, status = os.waitpid(pid, 0)
+                os.close(end)
+                children.pop(0)
+            got = _unpickled(data) if os.waitstatus_to_exitcode(status) == 0 else None
+            out.append(got[0] if got else work(part))
+        return out
+    finally:  # an error here (or Ctrl-C): no child outlives the call
+        for pid, end in children:
+            with suppress(OSError):
+                os.close(end)
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def _fork_part(work: Callable[[_Part], _Out], part: _Part, children: list[tuple[int, int]]) -> None:
+    """Fork a child doing `part`, recorded in `children` as (pid, read end of its pipe)."""
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    try:
+        with signals_held():  # a signal between the fork and recording the child would lose it
+            pid = os.fork()
+            if pid == 0:
+                _child(work, part, read_end, write_end, parent)
+            children.append((pid, read_end))
+            os.close(write_end)
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        raise
+
+
+def _child(
+    work: Callable[[_Part], _Out], part: _Part, read_end: int, write_end: int, parent: int
+) -> NoReturn:
+    """A forked child: its answer on the pipe, or nothing (the parent then does the part
+    itself), and out without the parent's cleanup (atexit, reports, temporary files)."""
+    import pickle
+
+    code = 1
+    try:
+        os.close(read_end)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and kills it
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        _die_with_parent(parent)
+        data = pickle.dumps(work(part), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _read_all(end: int) -> bytes:
+    chunks = []
+    with suppress(OSError):
+        while block := os.read(end, 1 << 20):
+            chunks.append(block)
+    return b"".join(chunks)
+
+
+def _unpickled(data: bytes) -> tuple[Any] | None:
+    """A child's result, or None when it sent nothing whole."""
+    import pickle
+
+    try:
+        return (pickle.loads(data),)
+    except Exception:  # empty, or cut short
+        return None
 
 
 def _chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:

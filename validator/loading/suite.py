@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ..evaluation.runner import map_in_processes
 from ..inputs import display_path, spec_files
 from ..model import (
     FIELDS_SPEC_ID,
@@ -177,10 +179,69 @@ def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
 @dataclass
 class _Cases:
     cases: dict[str, Case] = field(default_factory=dict)
-    all_docs: list[YamlDocument] = field(default_factory=list)  # every readable case file
     ids: dict[str, tuple[str, Position]] = field(default_factory=dict)  # written id -> file
     picks: dict[str, tuple[str, Position]] = field(default_factory=dict)  # id -> fixture:
     problems: list[Problem] = field(default_factory=list)
+    tool_names: list[ToolName] = field(default_factory=list)  # of every readable file
+
+
+@dataclass
+class _CaseFile:
+    """One case file read, validated and built, with what the cross-file rules need of it
+    (not its YAML document): plain data, so a loading process can send it back."""
+
+    name: str
+    problems: list[Problem] = field(default_factory=list)  # its own, and its `checks` entries'
+    case_id: str | None = None  # the id written, when it is a valid one
+    id_at: Position | None = None  # where that id is written
+    pick: tuple[str, Position] | None = None  # its `fixture:` key, and where
+    case: Case | None = None  # when the file has no error of its own
+    tool_names: list[ToolName] = field(default_factory=list)  # under inputs marked as tools
+
+
+@dataclass(frozen=True)
+class _CaseReader:
+    """Reads one case file against the suite's specs (see `_read_cases`)."""
+
+    specs: Specs
+    default: tuple[Spec, ...]
+    verdicts: tuple[str, ...] | None
+    marked: dict[str, dict[str, Any]]  # the inputs that hold tool names (see `_marked`)
+
+    def __call__(self, path: Path) -> _CaseFile:
+        problems: list[Problem] = []
+        name, doc = _load(path, problems)
+        out = _CaseFile(name, problems)
+        if doc is None:
+            return out
+        with processing(name):
+            checks = doc.data.get("checks")
+            plan = plan_of(checks if _names(checks) else None, self.specs.specs, self.default)
+            found = case_problems(doc, self.specs.format, plan, self.verdicts)
+            out.case_id = _written_id(doc)
+            if not plan and not _names(checks) and out.case_id is not None:
+                found.append(_no_checks(doc, out.case_id))
+            found += plan_problems(doc, plan, self.specs.specs, self.specs.broken)
+        out.problems.extend(found)
+        out.problems += reference_problems([doc], self.specs.specs, self.specs.broken)
+        if self.marked:
+            out.tool_names = tool_names(doc, self.marked)
+        if out.case_id is not None:
+            out.id_at = doc.value_at(("id",))
+            pick = doc.data.get("fixture")
+            if isinstance(pick, str) and pick:
+                out.pick = (pick, doc.value_at(("fixture",)))
+        if not has_errors(found):
+            out.case = build_case(doc, plan)
+        return out
+
+    def many(self, paths: list[Path]) -> list[_CaseFile]:
+        return [self(path) for path in paths]
+
+
+# Case files per loading process below which one process reads them all: forking and
+# sending the cases back costs about what reading ~50 case files does.
+PARALLEL_MIN_FILES = 100
 
 
 def _read_cases(
@@ -188,47 +249,47 @@ def _read_cases(
     specs: Specs,
     verdicts: tuple[str, ...] | None = None,
     default_checks: tuple[str, ...] | None = None,
+    processes: int = 1,
 ) -> _Cases:
-    out = _Cases()
+    """Every case file read, validated and built, in `processes` processes (contiguous
+    slices, this process taking the first), then the cross-file rules in file order, so
+    the problems and the suite are the same for any count."""
     default = default_plan(specs.specs, default_checks)
-    for path in paths:
-        name, doc = _load(path, out.problems)
-        if doc is None:
-            continue
-        out.all_docs.append(doc)
-        with processing(name):
-            checks = doc.data.get("checks")
-            plan = plan_of(checks if _names(checks) else None, specs.specs, default)
-            found = case_problems(doc, specs.format, plan, verdicts)
-            case_id = _written_id(doc)
-            if not plan and not _names(checks) and case_id is not None:
-                found.append(_no_checks(doc, case_id))
-            found += plan_problems(doc, plan, specs.specs, specs.broken)
-        out.problems.extend(found)
-        case_id = _written_id(doc)
-        if case_id is not None and case_id in out.ids:
-            other, first = out.ids[case_id]
-            out.problems.append(
-                doc.problem(
-                    ("id",),
-                    ERROR,
-                    "duplicate-case-id",
-                    f"case id '{case_id}' is used by both {other} (line {first.line})"
-                    f" and {name}: give each case its own id",
-                )
-            )
-            continue
-        if case_id is not None:
-            out.ids[case_id] = (name, doc.value_at(("id",)))
-            pick = doc.data.get("fixture")
-            if isinstance(pick, str) and pick:
-                out.picks[case_id] = (pick, doc.value_at(("fixture",)))
-        if has_errors(found):
-            continue
-        case = build_case(doc, plan)
-        out.cases[case.id] = case
+    reader = _CaseReader(specs, default, verdicts, _marked(specs))
+    count = max(1, min(processes, len(paths) // PARALLEL_MIN_FILES))
+    size = max(1, -(-len(paths) // count))
+    slices = [paths[i : i + size] for i in range(0, len(paths), size)]
+    out = _Cases()
+    for part in map_in_processes(reader.many, slices):
+        for read in part:
+            _add_case(out, read)
     out.cases = dict(sorted(out.cases.items()))
     return out
+
+
+def _add_case(out: _Cases, read: _CaseFile) -> None:
+    """The cross-file rules for one more file, in file order: the first file using an id
+    keeps it."""
+    out.problems.extend(read.problems)
+    out.tool_names.extend(read.tool_names)
+    case_id = read.case_id
+    if case_id is not None and read.id_at is not None:
+        if case_id in out.ids:
+            other, first = out.ids[case_id]
+            message = (
+                f"case id '{case_id}' is used by both {other} (line {first.line})"
+                f" and {read.name}: give each case its own id"
+            )
+            at = read.id_at
+            out.problems.append(
+                Problem(read.name, at.line, at.column, ERROR, "duplicate-case-id", message)
+            )
+            return
+        out.ids[case_id] = (read.name, read.id_at)
+        if read.pick is not None:
+            out.picks[case_id] = read.pick
+    if read.case is not None:
+        out.cases[read.case.id] = read.case
 
 
 def reference_problems(
@@ -281,21 +342,23 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
 
 
 def load_suite(
-    cases: list[Path], spec_folders: list[Path], config: Config | None = None
+    cases: list[Path],
+    spec_folders: list[Path],
+    config: Config | None = None,
+    processes: int = 1,
 ) -> LoadResult:
     """Load case files and spec folders (the standard folders first, then the user's).
 
     `config`: the suite config, whose `checks` (the default checks) must name check specs;
-    its own problems are the caller's to report (see `loading.config`)."""
+    its own problems are the caller's to report (see `loading.config`). `processes`: how
+    many processes read the case files (forked; the result is the same for any count)."""
     specs = read_specs(spec_folders)
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
     default_checks = config.checks if config is not None else None
     verdicts = fields_spec.verdicts if fields_spec else None
-    loaded = _read_cases(cases, specs, verdicts, default_checks)
-    problems = specs.problems + loaded.problems
-    problems += reference_problems(loaded.all_docs, specs.specs, specs.broken)
-    problems += _config_problems(config, specs)
-    names, tools, tools_from = _tools(loaded.all_docs, specs, config)
+    loaded = _read_cases(cases, specs, verdicts, default_checks, processes)
+    problems = specs.problems + loaded.problems + _config_problems(config, specs)
+    names, tools, tools_from = _tools(loaded.tool_names, specs, config)
     if tools is not None:
         problems += undeclared_tools(names, tools, tools_from)
     fields = fields_of(specs.specs)
@@ -321,29 +384,34 @@ def load_suite(
 
 
 def _config_problems(config: Config | None, specs: Specs) -> list[Problem]:
-    """What the suite config gets wrong about the specs: default checks naming no check
-    spec, and `target:` placeholders naming no case key (the specs say which keys exist)."""
+    """What the suite config names that the specs must have: its default checks, and the
+    case keys its target's placeholders read."""
     if config is None or config.doc is None:
         return []
-    problems: list[Problem] = []
+    problems = []
     if config.checks:
         problems += reference_problems([config.doc], specs.specs, specs.broken)
     if config.target_templates:
+        # A placeholder must name a case key, and the specs say which keys cases have.
         problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
     return problems
 
 
-def _tools(
-    docs: list[YamlDocument], specs: Specs, config: Config | None
-) -> tuple[list[ToolName], tuple[str, ...] | None, str]:
-    """The tool names the cases write, the declared tools (the config's, else the
-    trace-fields spec's; None: neither declares) and the declaration as messages name it."""
-    # A key marked by any spec holds tool names (an override need not repeat the mark).
+def _marked(specs: Specs) -> dict[str, dict[str, Any]]:
+    """The case inputs that hold tool names: a key marked by any spec (an override need not
+    repeat the mark)."""
     marked = marked_inputs(specs.format.inputs)
     for spec in specs.specs.values():
         for name, schema in marked_inputs(spec.inputs).items():
             marked.setdefault(name, schema)
-    names = [t for doc in docs for t in tool_names(doc, marked)] if marked else []
+    return marked
+
+
+def _tools(
+    names: list[ToolName], specs: Specs, config: Config | None
+) -> tuple[list[ToolName], tuple[str, ...] | None, str]:
+    """The tool names the cases write, the declared tools (the config's, else the
+    trace-fields spec's; None: neither declares) and the declaration as messages name it."""
     if config is not None and config.tools is not None:
         return names, config.tools, f"tools: in {config.file}"
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
