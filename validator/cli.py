@@ -140,6 +140,39 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _max_trace_bytes(
+    parser: argparse.ArgumentParser,
+    help: str = "refuse trace files larger than this, before reading them (default: 64 MiB)",
+) -> None:
+    parser.add_argument(
+        "--max-trace-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_TRACE_BYTES,
+        metavar="N",
+        help=help,
+    )
+
+
+def _selection(parser: argparse.ArgumentParser, verb: str, tag_more: str = "") -> None:
+    """--case and --tag: which cases a command works on."""
+    parser.add_argument(
+        "--case",
+        dest="case_patterns",
+        action="append",
+        default=[],
+        metavar="ID",
+        help=f"{verb} only this case; a glob like 'mysql-*' is allowed; repeatable",
+    )
+    parser.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help=f"{verb} only cases with this tag; repeatable{tag_more}",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m validator",
@@ -204,13 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         " dies (out of memory) has its traces evaluated again once; if that worker dies"
         " too, they are errors",
     )
-    run.add_argument(
-        "--max-trace-bytes",
-        type=_positive_int,
-        default=DEFAULT_MAX_TRACE_BYTES,
-        metavar="N",
-        help="refuse trace files larger than this, before reading them (default: 64 MiB)",
-    )
+    _max_trace_bytes(run)
     run.add_argument(
         "--format",
         dest="formats",
@@ -221,23 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         + ", ".join(f"{r.name} ({r.filename})" for r in REPORTERS.values())
         + f"; default: {','.join(DEFAULT_FORMATS)}",
     )
-    run.add_argument(
-        "--case",
-        dest="case_patterns",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="evaluate only this case; a glob like 'mysql-*' is allowed; repeatable",
-    )
-    run.add_argument(
-        "--tag",
-        dest="tags",
-        action="append",
-        default=[],
-        metavar="TAG",
-        help="evaluate only cases with this tag; repeatable (any tag counts; with --case,"
-        " a case must match both)",
-    )
+    _selection(run, "evaluate", " (any tag counts; with --case, a case must match both)")
     run.add_argument(
         "--baseline",
         metavar="PATH",
@@ -506,13 +517,7 @@ def _query_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print one JSON document: matches as {trace, path, value}",
     )
-    query.add_argument(
-        "--max-trace-bytes",
-        type=_positive_int,
-        default=DEFAULT_MAX_TRACE_BYTES,
-        metavar="N",
-        help="refuse trace files larger than this, before reading them (default: 64 MiB)",
-    )
+    _max_trace_bytes(query)
 
 
 def _explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -556,13 +561,7 @@ def _explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read traces through links leading outside the fixtures folder, as run does",
     )
-    explain.add_argument(
-        "--max-trace-bytes",
-        type=_positive_int,
-        default=DEFAULT_MAX_TRACE_BYTES,
-        metavar="N",
-        help="refuse trace files larger than this, before reading them (default: 64 MiB)",
-    )
+    _max_trace_bytes(explain)
 
 
 def _capture_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -609,28 +608,9 @@ def _capture_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where the log capture.json is written (default: reports/)",
     )
-    capture.add_argument(
-        "--case",
-        dest="case_patterns",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="capture only this case; a glob like 'mysql-*' is allowed; repeatable",
-    )
-    capture.add_argument(
-        "--tag",
-        dest="tags",
-        action="append",
-        default=[],
-        metavar="TAG",
-        help="capture only cases with this tag; repeatable",
-    )
-    capture.add_argument(
-        "--max-trace-bytes",
-        type=_positive_int,
-        default=DEFAULT_MAX_TRACE_BYTES,
-        metavar="N",
-        help="an answer larger than this fails its run, unread past N (default: 64 MiB)",
+    _selection(capture, "capture")
+    _max_trace_bytes(
+        capture, "an answer larger than this fails its run, unread past N (default: 64 MiB)"
     )
     capture.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
