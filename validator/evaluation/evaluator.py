@@ -15,7 +15,7 @@ from typing import Any
 from ..model import Case, Condition, Finder, Spec, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, SEVERITIES, SKIPPED, CheckResult, RunResult
-from .interpreter import CaseArguments, _apply, evaluate_spec
+from .interpreter import CaseArguments, apply_condition, evaluate_spec
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
 from .tracefile import fields_case_id
@@ -226,7 +226,7 @@ def look(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Look:
     result = Look(found, dict(args))
     if any(f.error is not None for f in found):
         return result
-    outcome = _apply(condition, [v for f in found for v in f.values], case, ctx)
+    outcome = apply_condition(condition, [v for f in found for v in f.values], case, ctx)
     result.passed, result.message = outcome.passed, outcome.message
     return result
 

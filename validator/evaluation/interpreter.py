@@ -183,7 +183,7 @@ def run_predicate(name: str, values: list[Any], args: Arguments, ctx: TraceConte
     For predicate authors and their tests: defaults are filled in and types checked exactly
     as for a spec, so a parameter of the wrong type fails with a message rather than raising."""
     condition = compile_condition((), name, args)
-    return _apply(condition, values, CaseArguments({}), ctx)
+    return apply_condition(condition, values, CaseArguments({}), ctx)
 
 
 def _run(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Outcome:
@@ -194,12 +194,14 @@ def _run(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Outcom
         values = []
         for query in queries:
             values.extend(ctx.find(query))
-    return _apply(condition, values, case, ctx)
+    return apply_condition(condition, values, case, ctx)
 
 
-def _apply(
+def apply_condition(
     condition: Condition, values: list[Any], case: CaseArguments, ctx: TraceContext
 ) -> Outcome:
+    """The predicate of `condition` on `values` (what its queries found), with the case's
+    resolved arguments: what every check and guard does, and what `explain` shows."""
     args = case.of(condition, ctx)
     if isinstance(args, Outcome):
         return args
