@@ -553,3 +553,31 @@ def test_a_json_lines_file_linked_from_outside_the_folder_is_refused(
     (unmatched,) = ws.report()["unmatched_traces"]
     assert "outside the fixtures folder: refused" in unmatched["reason"]
     assert ws.run("--follow-symlinks").code == 0
+
+
+@pytest.mark.parametrize("whole_words", [False, True])
+def test_a_case_asks_for_whole_words_in_the_standard_keyword_checks(
+    ws: Workspace, whole_words: bool
+) -> None:
+    """`whole_words: true` in a case: FLAT is not found in IVF_FLAT (so the root cause is
+    not named, and a forbidden `drop` is not found in `dropdown`), a Chinese keyword still is."""
+    trace = good_trace()
+    trace["finalAnswer"] = "索引类型是 IVF_FLAT；在 dropdown 菜单里选 MySQL连接池 的配置。"
+    ws.trace("db-slow", trace)
+    case: dict[str, Any] = dict(
+        GOOD_CASE, root_cause_keywords=["FLAT", "MySQL", "索引"], forbidden_keywords=["drop"]
+    )
+    if whole_words:
+        case["whole_words"] = True
+    ws.case(case)
+    result = ws.run()
+    row = ws.case_result()
+    checks = {c["check"]: c for c in row["checks"]}
+    if whole_words:
+        assert result.code == 1, result.out
+        assert checks["keyword-coverage"]["status"] == "fail"
+        assert checks["keyword-coverage"]["details"]["missing"] == ["FLAT"]
+        assert checks["forbidden-keywords"]["status"] == "pass"
+    else:
+        assert checks["keyword-coverage"]["status"] == "pass"
+        assert checks["forbidden-keywords"]["status"] == "fail"
