@@ -308,6 +308,7 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "max_duration_ms": st.one_of(
         st.floats(-1, 2e3), st.sampled_from([0, 0.0, 1.5, True, None, "3"])
     ),
+    "whole_words": st.one_of(st.booleans(), value),
 }
 assert sorted(FIELD_VALUES) == CASE_KEYS
 
