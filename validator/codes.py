@@ -219,6 +219,13 @@ CODES: dict[str, Code] = {
             "`required_tools: [mysql_slow_log]`",
         ),
         Code(
+            "tool-glob",
+            ERROR,
+            "a glob where the check compares tool names exactly (it could never match)",
+            "`required_tools: [mysql_*]`",
+            "`required_tools: [mysql_slow_log, mysql_explain]` (globs suit `tool_order`)",
+        ),
+        Code(
             "tool-never-called",
             WARNING,
             "a tool name in a case that no readable trace ever calls (no `tools:` declared)",

@@ -124,8 +124,8 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
     seen = f"the traces call {listing(called)}" if called else "no trace calls any tool"
     out = []
     for tool in names:
-        if is_known(tool.name, called):
-            continue
+        if is_known(tool.name, called) or (not tool.globs and is_glob(tool.name)):
+            continue  # a glob where none may stand is a tool-glob error already
         what = (
             f"the pattern '{tool.name}' matches no tool"
             if is_glob(tool.name)

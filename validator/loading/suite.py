@@ -30,7 +30,7 @@ from .plans import plan_problems
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
 from .target import placeholder_problems
-from .tools import ToolName, marked_inputs, tool_names, undeclared_tools
+from .tools import ToolName, exact_name_problems, marked_inputs, tool_names, undeclared_tools
 from .yamlfile import Position, YamlDocument, load_yaml
 
 
@@ -359,6 +359,7 @@ def load_suite(
     loaded = _read_cases(cases, specs, verdicts, default_checks, processes)
     problems = specs.problems + loaded.problems + _config_problems(config, specs)
     names, tools, tools_from = _tools(loaded.tool_names, specs, config)
+    problems += exact_name_problems(names)
     if tools is not None:
         problems += undeclared_tools(names, tools, tools_from)
     fields = fields_of(specs.specs)

@@ -2,8 +2,11 @@
 
 Which case values are tool names is said by the specs, not by a list of keys here: a spec
 input whose JSON Schema (or a part of it: `items`, a property, an `anyOf` branch) carries
-`x-tool-names: true` holds tool names in every text at that place, in lists too. The
-diagnosis pack marks `required_tools`; any pack marks its own inputs the same way.
+`x-tool-names: true` holds tool names in every text at that place, in lists too; with
+`x-tool-names: glob` the check it feeds also takes globs (`mysql_*`: `sequence`, `only`,
+`call-matches`), while `true` says it compares names exactly, so a glob written there could
+never match (`required_tools: [mysql_*]` under `contains-all`) and is an error. The diagnosis
+pack marks `required_tools`; any pack marks its own inputs the same way.
 
 The tools a suite has are declared by the suite config's `tools:`, else by the trace-fields
 spec's `tools:` (the config wins when both say, as the config is the suite's own). A name
@@ -24,6 +27,7 @@ from ..problems import ERROR, Problem, closest
 from .yamlfile import PathKey, YamlDocument
 
 TOOL_MARK = "x-tool-names"
+_MARKS = (True, "glob")  # names only, or names and globs
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -36,6 +40,7 @@ class ToolName:
     column: int
     key: str  # the case key it is written under (required_tools)
     name: str
+    globs: bool = True  # the check it feeds takes globs (x-tool-names: glob)
 
 
 def is_glob(name: str) -> bool:
@@ -49,7 +54,7 @@ def marked_inputs(inputs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
 
 def _has_mark(schema: Any) -> bool:
     if isinstance(schema, dict):
-        return schema.get(TOOL_MARK) is True or any(_has_mark(v) for v in schema.values())
+        return schema.get(TOOL_MARK) in _MARKS or any(_has_mark(v) for v in schema.values())
     if isinstance(schema, list):
         return any(_has_mark(v) for v in schema)
     return False
@@ -61,17 +66,19 @@ def tool_names(doc: YamlDocument, marked: dict[str, dict[str, Any]]) -> list[Too
     for key, schema in marked.items():
         if key not in doc.data:
             continue
-        for path, name in _walk(schema, doc.data[key], (key,)):
+        for path, name, globs in _walk(schema, doc.data[key], (key,)):
             at = doc.value_at(path)
-            out.setdefault(path, ToolName(doc.file, at.line, at.column, key, name))
+            out.setdefault(path, ToolName(doc.file, at.line, at.column, key, name, globs))
     return sorted(out.values(), key=lambda t: (t.line, t.column))
 
 
-def _walk(schema: Any, value: Any, path: PathKey) -> Iterator[tuple[PathKey, str]]:
+def _walk(schema: Any, value: Any, path: PathKey) -> Iterator[tuple[PathKey, str, bool]]:
     if not isinstance(schema, dict):
         return
-    if schema.get(TOOL_MARK) is True:
-        yield from _texts(value, path)
+    mark = schema.get(TOOL_MARK)
+    if mark in _MARKS:
+        for at, name in _texts(value, path):
+            yield at, name, mark == "glob"
         return
     items = schema.get("items")
     if isinstance(value, list) and isinstance(items, dict):
@@ -121,6 +128,23 @@ def listing(names: Iterable[str], limit: int = 8) -> str:
     return text + (f" and {len(shown) - limit} more" if len(shown) > limit else "")
 
 
+def exact_name_problems(names: Iterable[ToolName]) -> list[Problem]:
+    """An error for every glob written where the check compares tool names exactly."""
+    return [
+        Problem(
+            tool.file,
+            tool.line,
+            tool.column,
+            ERROR,
+            "tool-glob",
+            f"{tool.key}: '{tool.name}' is a pattern, but {tool.key} compares tool names"
+            " exactly, so it could never match: write each tool's full name",
+        )
+        for tool in names
+        if not tool.globs and is_glob(tool.name)
+    ]
+
+
 def undeclared_tools(
     names: Iterable[ToolName], declared: tuple[str, ...], where: str
 ) -> list[Problem]:
@@ -128,8 +152,8 @@ def undeclared_tools(
     declaration, as a message names it (`tools: in validator.yaml`)."""
     out = []
     for tool in names:
-        if is_known(tool.name, declared):
-            continue
+        if is_known(tool.name, declared) or (not tool.globs and is_glob(tool.name)):
+            continue  # known, or a glob where none may stand (exact_name_problems says so)
         what = (
             f"the pattern '{tool.name}' matches none of the agent's tools"
             if is_glob(tool.name)
@@ -147,6 +171,7 @@ def undeclared_tools(
 __all__ = [
     "TOOL_MARK",
     "ToolName",
+    "exact_name_problems",
     "is_glob",
     "is_known",
     "listing",
