@@ -8,6 +8,7 @@ users' tooling rely on them) and each is documented in the README.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -104,10 +105,27 @@ class UsageError(Exception):
         return one_line(text)
 
 
+def _fold(text: str) -> str:
+    """Text as a reader sees it: full-width letters as ASCII (NFKC), case ignored."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def closest(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate closest to `name` when one is close enough to be a misspelling."""
-    close = difflib.get_close_matches(str(name), sorted(set(candidates)), n=1, cutoff=0.6)
-    return close[0] if close else None
+    """The candidate closest to `name` when one is close enough to be a misspelling: one that
+    differs only in case or width (`ＷＡＲＮＩＮＧ`, `Warning` for `warning`) first, else the
+    closest spelling, compared as written and then folded."""
+    names = sorted(set(candidates))
+    text = str(name)
+    folded = _fold(text)
+    same = [c for c in names if c != text and _fold(c) == folded]
+    if same:
+        return same[0]
+    close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    by_fold = {_fold(c): c for c in names}
+    close = difflib.get_close_matches(folded, sorted(by_fold), n=1, cutoff=0.6)
+    return by_fold[close[0]] if close else None
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
