@@ -52,6 +52,19 @@ traces:
   # case_id: $.caseId
   # true: traces that match no case are listed but do not fail the run.
   allow_unmatched: false
+
+# The tools your agent has: lint then reports a case's tool name that is not one of them
+# (required_tools: [mysql_slowlog] -> did you mean mysql_slow_log?). A glob declares every
+# tool it matches.
+# tools: [mysql_slow_log, mysql_explain, log_search, metrics_query]
+
+# Your deployed agent, for `python -m validator capture` (and `run --capture`): one request
+# per case and run, each trace saved where run finds it. Secrets come from the environment.
+# target:
+#   url: https://diag-agent.internal/v1/diagnose
+#   headers: {Authorization: "Bearer ${DIAG_API_TOKEN}"}
+#   body: {question: "{question}", session: "eval-{case_id}-{run}"}
+#   trace: $.trace
 """
 
 CASE = """\
