@@ -496,7 +496,7 @@ def test_run_refuses_what_lint_reports_with_the_same_messages(ws: Workspace) -> 
     lint_lines = set(text_lines(lint.out)[:-1])
     *problems, last = text_lines(run.err)
     assert lint_lines == set(problems)
-    assert last == "no report was written (reports holds no report of an earlier run)"
+    assert last == "no report was written (and the folder reports holds none from an earlier run)"
     assert any("[unknown-check]" in line for line in lint_lines)
     assert any(": warning: " in line for line in lint_lines)
 

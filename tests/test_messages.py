@@ -165,7 +165,7 @@ def test_a_run_that_cannot_be_done_says_the_reports_there_are_older(
     ), last
     shutil.rmtree(ws.out)
     last = ws.run("--case", "no-such-case").err.splitlines()[-1]
-    assert last == "no report was written (reports holds no report of an earlier run)"
+    assert last == "no report was written (and the folder reports holds none from an earlier run)"
 
 
 def test_a_broken_case_file_ends_with_the_same_line(ws: Workspace) -> None:

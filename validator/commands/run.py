@@ -542,7 +542,7 @@ def no_report_line(out: Path) -> str:
     except OSError:
         found = []
     if not found:
-        return f"no report was written ({shown} holds no report of an earlier run)"
+        return f"no report was written (and the folder {shown} holds none from an earlier run)"
     names = ", ".join(p.name for p in found)
     return (
         f"no report was written; {shown} still holds the reports of an earlier run"
