@@ -50,6 +50,17 @@ def test_nothing_matched_exits_1_and_says_which_step_is_missing() -> None:
     assert "0 of 1 trace matched" in result.out
 
 
+def test_a_field_no_item_has_is_named_with_the_fields_the_items_have() -> None:
+    result = run_cli("query", "$.toolInvocations[*].name", SHIPPED, cwd=REPO)
+    assert result.code == 1
+    assert (
+        "no item of $.toolInvocations[*] has a field 'name' (did you mean 'toolName'?);"
+        " their fields: toolName, arguments" in result.out
+    ), result.out
+    found = run_cli("query", "$.toolInvocations[*].toolName", SHIPPED, cwd=REPO)
+    assert found.code == 0 and "no match" not in found.out
+
+
 def test_a_bad_jsonpath_is_located_with_a_caret_and_exits_2() -> None:
     result = run_cli("query", "$.toolInvocations[*.toolName", SHIPPED, cwd=REPO)
     assert result.code == 2

@@ -239,7 +239,30 @@ def missing_step(expression: str, document: Any) -> str | None:
             if step not in node:
                 return _no_field(where, step, node)
             node, where = node[step], f"{where}.{step}"
-    return None
+    return _missing_in_items(expression, where, node)
+
+
+_EACH_FIELD = re.compile(r"(.*?)\[\*\]\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _missing_in_items(expression: str, where: str, node: Any) -> str | None:
+    """For `...[*].name` right after the plain steps: no item of the list has `name` (the
+    usual slip when writing a spec against a new trace shape), with what the items have."""
+    match = _EACH_FIELD.match(expression.strip())
+    if match is None or static_steps(match.group(1)) != static_steps(expression):
+        return None
+    items = [item for item in node if isinstance(item, dict)] if isinstance(node, list) else []
+    key = match.group(2)
+    if not items or any(key in item for item in items):
+        return None
+    keys = list(dict.fromkeys(str(k) for item in items for k in item))
+    listed = ", ".join(keys[:KEYS_SHOWN]) + (
+        f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""
+    )
+    return (
+        f"no item of {where}[*] has a field '{key}'{did_you_mean(key, keys)}; their fields:"
+        f" {listed}"
+    )
 
 
 def _no_field(where: str, key: str, node: dict[str, Any]) -> str:
