@@ -886,7 +886,7 @@ def cmd_run(args: Any) -> int:
     if config is not None and config.errors:
         raise ProblemsFound(config.errors)  # nothing is evaluated with a broken config
     layout = resolve(args, config)
-    failures = _capture_first(args, config, layout) if args.capture else ()
+    failures = _capture_first(args) if args.capture else ()
     if args.max_regression and not args.baseline:
         raise UsageError(
             "--max-regression needs --baseline PATH (the report.json of an earlier run)"
@@ -924,35 +924,12 @@ def cmd_run(args: Any) -> int:
     return execute_run(options)
 
 
-def _capture_first(args: Any, config: Any, layout: Any) -> tuple[tuple[str, str, str], ...]:
+def _capture_first(args: Any) -> tuple[tuple[str, str, str], ...]:
     """run --capture: the capture (its errors raise: exit 2, nothing evaluated), and the
     runs that failed to capture."""
-    from .commands.capture import CaptureOptions, execute_capture
+    from .commands.capture import capture_options, execute_capture
 
-    if config is None:
-        raise UsageError(
-            "run --capture needs a suite config with a target: there is no validator.yaml here",
-            "write one with a `target:` naming your agent, or pass --config FILE",
-        )
-    outcome = execute_capture(
-        CaptureOptions(
-            config=config,
-            cases=layout.cases,
-            specs=layout.specs,
-            packs=layout.packs,
-            fixtures=layout.fixtures,
-            out=Path(args.out),
-            traces=layout.traces,
-            repeat=args.repeat or 1,
-            case_patterns=tuple(args.case_patterns),
-            tags=tuple(args.tags),
-            overwrite=args.overwrite,
-            quiet=args.quiet,
-            max_trace_bytes=args.max_trace_bytes,
-            warn=False,  # the run prints the suite's warnings
-        )
-    )
-    return outcome.failures()
+    return execute_capture(capture_options(args, "run --capture", warn=False)).failures()
 
 
 def _out_given(argv: list[str]) -> str:

@@ -118,15 +118,21 @@ class Outcome:
 
 
 def cmd_capture(args: Any) -> int:
+    return execute_capture(capture_options(args, "capture")).code
+
+
+def capture_options(args: Any, command: str, warn: bool = True) -> CaptureOptions:
+    """The options of `capture` (or of `run --capture`: `warn` False, run prints the
+    suite's warnings) from the command line and the suite config, which must exist."""
     config = read_config(args)
     layout = resolve(args, config)
     if config is None:
         raise UsageError(
-            "capture needs a suite config with a target: there is no validator.yaml here",
+            f"{command} needs a suite config with a target: there is no validator.yaml here",
             "write one (python -m validator init makes a starter) with a `target:` naming"
             " your agent, or pass --config FILE",
         )
-    options = CaptureOptions(
+    return CaptureOptions(
         config=config,
         cases=layout.cases,
         specs=layout.specs,
@@ -134,14 +140,14 @@ def cmd_capture(args: Any) -> int:
         fixtures=layout.fixtures,
         out=Path(args.out),
         traces=layout.traces,
-        repeat=args.repeat,
+        repeat=args.repeat or 1,
         case_patterns=tuple(args.case_patterns),
         tags=tuple(args.tags),
         overwrite=args.overwrite,
         quiet=args.quiet,
         max_trace_bytes=args.max_trace_bytes,
+        warn=warn,
     )
-    return execute_capture(options).code
 
 
 def execute_capture(options: CaptureOptions) -> Outcome:
