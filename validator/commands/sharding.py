@@ -9,7 +9,6 @@ write the report set of the whole run (see `report/shard.py` for its shape).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -61,6 +60,8 @@ def shard_baseline(baseline: Baseline | None, shard: Shard | None) -> Baseline |
 
 
 def _file_digest(path: str) -> str | None:
+    import hashlib  # here: loading OpenSSL costs every run 3 ms, and only --shard needs it
+
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:

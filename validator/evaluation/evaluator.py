@@ -34,6 +34,10 @@ class Evaluator:
         self._case: Case | None = None
         self._args = CaseArguments({})
         self._severity: dict[str, tuple[str, bool]] = {}  # spec id -> (severity, blocking)
+        # The case's checks, each with its result when it is decided by the case alone (a
+        # `when_input` the case does not set): that result is made once per case and shared
+        # by all its runs, read-only like the values compacted runs share.
+        self._plan: list[tuple[Spec, CheckResult | None]] = []
         # With `keep_context`, the context of the last trace evaluated against a case (None
         # when the last one could not be), for `explain` to look at again (`look`). Off for
         # `run`, so that no trace outlives its evaluation.
@@ -117,13 +121,14 @@ class Evaluator:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
             self._severity = severities(self.suite, case)
+            self._plan = [(spec, self._skipped(case, spec)) for spec in self.suite.checks_for(case)]
         settings = self.settings
         ctx = TraceContext(trace, settings.view, settings.messages, parent)
         if self.keep_context:
             self.context = ctx
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
-        run.checks = [self._check(case, spec, ctx) for spec in self.suite.checks_for(case)]
+        run.checks = [skip or self._check(spec, ctx) for spec, skip in self._plan]
         skipped = sum(c.status == SKIPPED for c in run.checks)
         run.checks_skipped, run.checks_applied = skipped, len(run.checks) - skipped
         if any(c.failed_blocking for c in run.checks):
@@ -135,15 +140,20 @@ class Evaluator:
             )
         return run
 
-    def _check(self, case: Case, spec: Spec, ctx: TraceContext) -> CheckResult:
-        if spec.when_input is not None and not case.sets(spec.when_input):
-            result = CheckResult(spec.id, SKIPPED, unset_reason(case, spec.when_input))
-            result.report_as = spec.report_as
-        else:
-            try:
-                result = evaluate_spec(spec, self._args, ctx)
-            except RecursionError:
-                result = CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
+    def _skipped(self, case: Case, spec: Spec) -> CheckResult | None:
+        """The result of a check the case turns off (`when_input` not set), else None."""
+        if spec.when_input is None or case.sets(spec.when_input):
+            return None
+        result = CheckResult(spec.id, SKIPPED, unset_reason(case, spec.when_input))
+        result.report_as = spec.report_as
+        result.severity, result.blocking = self._severity[spec.id]
+        return result
+
+    def _check(self, spec: Spec, ctx: TraceContext) -> CheckResult:
+        try:
+            result = evaluate_spec(spec, self._args, ctx)
+        except RecursionError:
+            result = CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
         result.severity, result.blocking = self._severity[spec.id]
         return result
 

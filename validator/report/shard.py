@@ -26,7 +26,6 @@ stays the public contract): merge refuses a file of another version.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
@@ -42,6 +41,8 @@ SHARD_FORMAT = 1
 
 def shard_of(case_id: str, count: int) -> int:
     """The shard (1..count) that evaluates this case: its id's sha256, modulo count."""
+    import hashlib  # here: loading OpenSSL costs every run 3 ms, and only --shard needs it
+
     digest = hashlib.sha256(case_id.encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
 
@@ -236,6 +237,8 @@ class RecordedSources:
 def digest(value: Any) -> str:
     """sha256 of a plain value's canonical JSON (sorted keys), for "the same?" checks."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
