@@ -147,7 +147,10 @@ def test_the_standard_report_columns_count_tool_calls_of_any_trace_shape(ws: Wor
     the report's tool calls and durations of OpenTelemetry traces are those of their view."""
     assert DATA is not None
     example = Path(__file__).resolve().parent.parent / "examples" / "otel-genai"
-    result = run_cli("run", "--out", str(ws.root / "out"), "-q", cwd=example)
+    fixtures = str(Path(DATA) / "otel-agent-traces")  # wherever TRACE_DATA is
+    result = run_cli(
+        "run", "--fixtures", fixtures, "--out", str(ws.root / "out"), "-q", cwd=example
+    )
     assert result.code == 0, result.out + result.err
     report = json.loads((ws.root / "out" / "report.json").read_text("utf-8"))
     for case in report["cases"]:
