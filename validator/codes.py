@@ -516,6 +516,14 @@ CODES: dict[str, Code] = {
             also_warning=True,
         ),
         Code(
+            "trace-case-mismatch",
+            ERROR,
+            "a trace filed under one case by its name whose case id field names another",
+            '`fixtures/redis-memory.json` holding `"caseId": "mysql-slow"`',
+            "fix the trace's caseId, or move the file to the case it names",
+            when="--fixtures",
+        ),
+        Code(
             "misnamed-trace",
             WARNING,
             "a trace whose case id names a case but whose file name does not",

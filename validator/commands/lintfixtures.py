@@ -271,7 +271,7 @@ class _Reading:
         if job.unmatched is not None:
             return self._stray(job, trace)
         if job.case_id is not None:
-            return []  # its name gives its case
+            return self._other_case(job, trace)  # its name gives its case
         case_id, error = self._case_id(job, trace)
         if error is not None:
             return [self._problem(job, trace, "no-case-id", error)]
@@ -295,6 +295,26 @@ class _Reading:
         for call in view.get("tool_calls") or ():
             if isinstance(call, dict) and isinstance(call.get("name"), str):
                 self.tools.add(call["name"])
+
+    def _other_case(self, job: Job, trace: Trace) -> list[Problem]:
+        """A file its name files under one case whose case id field names another: run
+        reports that run as an error (a case's `fixture:` key picks files whatever they say)."""
+        named = named_case(trace.document, self.fields)
+        if job.picked or named is None or named == job.case_id or job.path is None:
+            return []
+        line, column = _key_position(job.path, self.fields) if trace.line <= 1 else (trace.line, 1)
+        where = self.fields.expression("case_id") if self.fields is not None else "case_id"
+        if named in self.case_ids:
+            known = f"case '{named}'"
+            fix = f", or move it to {self.plan.shown}/{named}.json (or {self.plan.shown}/{named}/)"
+        else:
+            known = f"'{named}', which is no case{did_you_mean(named, self.case_ids)}"
+            fix = ""
+        message = (
+            f"its file name files it under case '{job.case_id}', but its {where} names"
+            f" {known}: run reports this run as an error; fix the trace's {where}{fix}"
+        )
+        return [Problem(job.fixture, line, column, ERROR, "trace-case-mismatch", message)]
 
     def _stray(self, job: Job, trace: Trace) -> list[Problem]:
         """A file whose name names no case, whose case id field may name one."""
