@@ -140,6 +140,24 @@ def _positive_int(text: str) -> int:
     return value
 
 
+# The suite's paths, as every command that reads a suite takes them (the help text says what
+# each command does with them).
+_PATH_OPTIONS: dict[str, dict[str, Any]] = {
+    "--cases": {"metavar": "PATH"},
+    "--specs": {"metavar": "DIR", "action": "append"},
+    "--fixtures": {"metavar": "PATH"},
+}
+
+
+def _path_option(
+    parser: argparse.ArgumentParser, name: str, help: str, metavar: str | None = None
+) -> None:
+    settings = dict(_PATH_OPTIONS[name])
+    if metavar is not None:
+        settings["metavar"] = metavar
+    parser.add_argument(name, default=None, help=help, **settings)
+
+
 def _max_trace_bytes(
     parser: argparse.ArgumentParser,
     help: str = "refuse trace files larger than this, before reading them (default: 64 MiB)",
@@ -198,25 +216,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument(
-        "--cases",
-        default=None,
-        metavar="PATH",
-        help="case folder or file (default: the config's cases, else cases/)",
-    )
-    run.add_argument(
+    _path_option(run, "--cases", "case folder or file (default: the config's cases, else cases/)")
+    _path_option(
+        run,
         "--specs",
-        action="append",
-        default=None,
-        metavar="DIR",
-        help="spec folder adding to or overriding the standard specs by id; repeatable"
+        "spec folder adding to or overriding the standard specs by id; repeatable"
         " (default: specs/ when it exists)",
     )
-    run.add_argument(
+    _path_option(
+        run,
         "--fixtures",
-        default=None,
-        metavar="PATH",
-        help="folder of traces (<case-id>.json or <case-id>/*.json), or one file such as a"
+        "folder of traces (<case-id>.json or <case-id>/*.json), or one file such as a"
         " .jsonl export (default: the config's fixtures, else fixtures/)",
     )
     run.add_argument(
@@ -346,18 +356,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="case/spec files or folders (default: cases/ and specs/, whichever exist)",
     )
-    lint.add_argument(
+    _path_option(
+        lint,
         "--specs",
-        action="append",
-        default=None,
-        metavar="DIR",
-        help="spec folder, as given to run: its specs are checked, and cases may name them in"
+        "spec folder, as given to run: its specs are checked, and cases may name them in"
         " 'checks'; repeatable (default: specs/ when it exists)",
     )
-    lint.add_argument(
+    _path_option(
+        lint,
         "--fixtures",
-        metavar="PATH",
-        help="saved traces (folder or file): also report cases without a trace and traces"
+        "saved traces (folder or file): also report cases without a trace and traces"
         " without a case (warnings), matched as run matches them (default: the config's"
         " fixtures, when it names them)",
     )
@@ -384,12 +392,10 @@ def build_parser() -> argparse.ArgumentParser:
         " (their 'inputs'), so `schema case` reads the spec folders as run does.",
     )
     schema.add_argument("which", choices=SCHEMA_NAMES)
-    schema.add_argument(
+    _path_option(
+        schema,
         "--specs",
-        action="append",
-        default=None,
-        metavar="DIR",
-        help="spec folder whose inputs a case may use, as given to run; repeatable"
+        "spec folder whose inputs a case may use, as given to run; repeatable"
         " (default: specs/ when it exists)",
     )
 
@@ -532,22 +538,18 @@ def _explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     explain.add_argument("case_id", metavar="CASE_ID", help="the id of the case to explain")
-    explain.add_argument(
-        "--cases",
-        metavar="PATH",
-        help="case folder or file (default: the config's cases, else cases/)",
+    _path_option(
+        explain, "--cases", "case folder or file (default: the config's cases, else cases/)"
     )
-    explain.add_argument(
+    _path_option(
+        explain,
         "--specs",
-        action="append",
-        default=None,
-        metavar="DIR",
-        help="spec folder, as given to run; repeatable (default: specs/ when it exists)",
+        "spec folder, as given to run; repeatable (default: specs/ when it exists)",
     )
-    explain.add_argument(
+    _path_option(
+        explain,
         "--fixtures",
-        metavar="PATH",
-        help="folder of traces, or one file (default: the config's fixtures, else fixtures/)",
+        "folder of traces, or one file (default: the config's fixtures, else fixtures/)",
     )
     explain.add_argument("--json", action="store_true", help="print one JSON document instead")
     explain.add_argument(
@@ -586,21 +588,17 @@ def _capture_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    capture.add_argument(
-        "--cases", default=None, metavar="PATH", help="case folder or file (default: the config's)"
-    )
-    capture.add_argument(
+    _path_option(capture, "--cases", "case folder or file (default: the config's)")
+    _path_option(
+        capture,
         "--specs",
-        action="append",
-        default=None,
-        metavar="DIR",
-        help="spec folder, as for run (their inputs are case keys a template may name)",
+        "spec folder, as for run (their inputs are case keys a template may name)",
     )
-    capture.add_argument(
+    _path_option(
+        capture,
         "--fixtures",
-        default=None,
+        "the folder traces are saved in (default: the config's fixtures, else fixtures/)",
         metavar="DIR",
-        help="the folder traces are saved in (default: the config's fixtures, else fixtures/)",
     )
     capture.add_argument(
         "--out",
