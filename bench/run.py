@@ -149,12 +149,9 @@ def spin_loops(cwd: Path, target: float = 0.4) -> int:
     return max(100_000, int(loops * target / max(seconds, 0.01)))
 
 
-def validator_cmd(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str]:
+def _suite_args(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str]:
+    """The flags both tools take, with the same meaning."""
     return [
-        PY,
-        "-m",
-        "validator",
-        "run",
         "--cases",
         str(cases),
         "--fixtures",
@@ -163,8 +160,11 @@ def validator_cmd(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str
         str(out),
         "--jobs",
         str(jobs),
-        "-q",
     ]
+
+
+def validator_cmd(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str]:
+    return [PY, "-m", "validator", "run", *_suite_args(cases, fixtures, out, jobs), "-q"]
 
 
 def statuses_of(report: dict) -> dict[str, dict[str, str]]:
@@ -199,18 +199,7 @@ def differential(root: Path, reference_out: Path, report_dir: Path) -> str:
 
 
 def reference_cmd(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str]:
-    return [
-        PY,
-        str(HERE / "reference.py"),
-        "--cases",
-        str(cases),
-        "--fixtures",
-        str(fixtures),
-        "--out",
-        str(out),
-        "--jobs",
-        str(jobs),
-    ]
+    return [PY, str(HERE / "reference.py"), *_suite_args(cases, fixtures, out, jobs)]
 
 
 # Targets of the speed issue: the validator no slower than the reference (1.0x), with a
