@@ -279,9 +279,9 @@ def test_a_signal_to_the_run_ends_every_process_and_keeps_the_old_reports(
 
 WITHOUT_PDEATHSIG = """
 import sys
-import validator.evaluation.runner as runner
+import validator.signals as signals
 
-runner._PR_SET_PDEATHSIG = 0  # not an option prctl knows: as on a system without it
+signals._PR_SET_PDEATHSIG = 0  # not an option prctl knows: as on a system without it
 from validator.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """

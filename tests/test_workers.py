@@ -72,10 +72,12 @@ def test_a_worker_killed_once_costs_nothing_but_time(
 ) -> None:
     jobs = _jobs(90)
     serial = list(evaluate_all(suite, jobs, 1, chunk=4))
-    _kill_on(monkeypatch, "t:13", tmp_path / "killed")  # chunk 3 (12..15) goes to a worker
+    # The first job is a chunk of its own, evaluated before any fork; the next two chunks
+    # (1..3, 4..7) are the first a worker is sent.
+    _kill_on(monkeypatch, "t:5", tmp_path / "killed")
     notes: list[str] = []
     parallel = list(evaluate_all(suite, jobs, 2, chunk=4, notify=notes.append))
-    assert (tmp_path / "killed").exists(), "the worker holding t:13 was killed"
+    assert (tmp_path / "killed").exists(), "the worker holding t:5 was killed"
     assert parallel == serial
     assert len(notes) == 1 and "killed by signal 9" in notes[0], notes
     assert "evaluated again" in notes[0]
@@ -84,25 +86,27 @@ def test_a_worker_killed_once_costs_nothing_but_time(
 def test_a_chunk_whose_worker_dies_twice_becomes_errors_and_the_rest_completes(
     suite: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    jobs = _jobs(90)
+    jobs = _jobs(300)
     serial = list(evaluate_all(suite, jobs, 1, chunk=4))
-    _kill_on(monkeypatch, "t:17")  # chunk 4 (16..19): with 3 processes, a worker's
+    # With 3 processes, the two workers are sent the chunks after the first job's: 1..3,
+    # 4..7, 8..11 and 12..15.
+    _kill_on(monkeypatch, "t:13")
     notes: list[str] = []
     parallel = list(evaluate_all(suite, jobs, 3, chunk=4, notify=notes.append))
-    assert [r.fixture for r in parallel] == [f"t:{i}" for i in range(90)]
-    dead = [r for r in parallel if r.fixture in {"t:16", "t:17", "t:18", "t:19"}]
+    assert [r.fixture for r in parallel] == [f"t:{i}" for i in range(300)]
+    dead = [r for r in parallel if r.fixture in {"t:12", "t:13", "t:14", "t:15"}]
     assert [r.status for r in dead] == ["error"] * 4
     assert dead[0].reason == (
         "the worker evaluating this trace died (killed by signal 9, SIGKILL: out of memory?);"
         " retried once, its worker died again: the cause is this trace or one of the 3"
         " evaluated with it"
     )
-    assert [r.case_id for r in dead] == [s.case_id for s in serial[16:20]]
+    assert [r.case_id for r in dead] == [s.case_id for s in serial[12:16]]
     # Which later runs are kept whole depends on the statuses before them (Compactor): the
     # rest is compared by what the report shows of every run.
     shown = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in parallel]
     expected = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in serial]
-    assert shown[:16] == expected[:16] and shown[20:] == expected[20:]
+    assert shown[:12] == expected[:12] and shown[16:] == expected[16:]
     assert len(notes) == 2 and "reported as errors" in notes[1], notes
 
 
