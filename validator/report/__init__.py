@@ -16,14 +16,16 @@ import errno
 import importlib
 import os
 import shutil
+import signal
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from ..problems import UsageError
-from ..signals import signals_held
+from ..signals import become_child, signals_held
 from .document import Report
 
 
@@ -77,7 +79,11 @@ ExtraFile = tuple[str, Callable[[], Iterable[str]]]
 
 
 def write_reports(
-    report: Report, out_dir: Path, formats: list[str], extra: Sequence[ExtraFile] = ()
+    report: Report,
+    out_dir: Path,
+    formats: list[str],
+    extra: Sequence[ExtraFile] = (),
+    processes: int = 1,
 ) -> list[Path]:
     """Write every format (and `extra` files) to a temporary file, then move all into place
     together.
@@ -85,26 +91,107 @@ def write_reports(
     Raises UsageError on I/O errors, after removing the temporary files; the reports of an
     earlier run stay as they were unless every new one was complete. Every target is checked
     before anything is written, and a rename that fails puts back the targets already
-    replaced, so the folder holds either the whole old set or the whole new one."""
+    replaced, so the folder holds either the whole old set or the whole new one.
+    `processes` > 1 (run --jobs N): up to that many formats are written at once, each but
+    the first in a forked child (see `_Writers`), with the same bytes; `extra` files are
+    written here, after every report."""
     _make_out_dir(out_dir)
     writers: list[ExtraFile] = [
         (REPORTERS[name].filename, _pieces(name, report)) for name in formats
     ]
-    writers += extra
-    targets = [out_dir / name for name, _ in writers]
+    targets = [out_dir / name for name, _ in [*writers, *extra]]
     for target in targets:
         _check_target(target)
     temps: list[str] = []
+    children = _Writers(out_dir, temps)
     try:
-        for name, pieces in writers:
-            _write_temp(name, pieces, out_dir, temps)
-        _move_into_place(list(zip(temps, targets, strict=True)))
+        if processes > 1 and report.summary["total"] >= CONCURRENT_MIN_CASES:
+            children.start(writers[1:processes])
+        here = {
+            name: _write_temp(name, p, out_dir, temps)
+            for name, p in writers
+            if name not in children.pids
+        }
+        made = [here.get(name) or children.collect(name, p) for name, p in writers]
+        made += [_write_temp(name, p, out_dir, temps) for name, p in extra]
+        _move_into_place(list(zip(made, targets, strict=True)))
     except BaseException as exc:  # SIGTERM and Ctrl-C too (see cli): no temp file stays
+        children.kill()
         _remove(temps)
         if isinstance(exc, OSError):
             raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
         raise
     return targets[: len(formats)]
+
+
+# A report of fewer cases is written in one process: forking would cost about as much as it
+# saves.
+CONCURRENT_MIN_CASES = 200
+
+
+class _Writers:
+    """Report files written in forked children while this process writes the others.
+
+    Each child writes one temporary file, created here (so the cleanup knows it), and exits
+    0 once the file is complete and synced. Any other end (an exception, a crash, a signal)
+    and this process writes that file again itself, so an error is raised from here just as
+    without children. A child that cannot be forked means the file is written here."""
+
+    def __init__(self, out_dir: Path, temps: list[str]) -> None:
+        self.out_dir = out_dir
+        self.temps = temps
+        self.pids: dict[str, tuple[int, str]] = {}  # file name -> (child, its temporary file)
+
+    def start(self, writers: Sequence[ExtraFile]) -> None:
+        import threading
+
+        if not hasattr(os, "fork") or threading.active_count() > 1:  # forking is safe alone
+            return
+        parent = os.getpid()
+        for name, pieces in writers:
+            with signals_held():  # a signal between the fork and recording the child would lose it
+                fd, temp = _create_temp(name, self.out_dir, self.temps)
+                try:
+                    pid = os.fork()
+                except OSError:  # a process limit, no memory: written here
+                    os.close(fd)
+                    self.temps.remove(temp)
+                    os.unlink(temp)
+                    return
+                if pid == 0:
+                    _write_in_child(fd, pieces, parent)
+                self.pids[name] = (pid, temp)
+            os.close(fd)
+
+    def collect(self, name: str, pieces: Callable[[], Iterable[str]]) -> str:
+        """The child's file, once it is done; written here if the child failed."""
+        pid, temp = self.pids[name]
+        _, status = os.waitpid(pid, 0)
+        del self.pids[name]
+        if os.waitstatus_to_exitcode(status) != 0:
+            _write_into(os.open(temp, os.O_WRONLY | os.O_TRUNC), pieces)
+        return temp
+
+    def kill(self) -> None:
+        """End every child not yet collected (before its temporary file is removed)."""
+        for pid, _ in self.pids.values():
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with suppress(OSError):
+                os.waitpid(pid, 0)
+        self.pids.clear()
+
+
+def _write_in_child(fd: int, pieces: Callable[[], Iterable[str]], parent: int) -> NoReturn:
+    """A forked child writes one file, and is out without the parent's cleanup (atexit,
+    temporary files): exit 0 only when the file is complete."""
+    code = 1
+    try:
+        become_child(parent)
+        _write_into(fd, pieces)
+        code = 0
+    finally:
+        os._exit(code)
 
 
 def _pieces(name: str, report: Report) -> Callable[[], Iterable[str]]:
@@ -144,10 +231,8 @@ def _check_target(target: Path) -> None:
     )
 
 
-def _write_temp(
-    filename: str, pieces: Callable[[], Iterable[str]], out_dir: Path, temps: list[str]
-) -> None:
-    """One file into a new temporary file beside its target, recorded in `temps`."""
+def _create_temp(filename: str, out_dir: Path, temps: list[str]) -> tuple[int, str]:
+    """A new temporary file beside its target, open for writing, recorded in `temps`."""
     temp = str(out_dir / f".{filename}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     # O_EXCL: never write through a file or link someone else put there; mode 0o666 less the
     # umask, like any file the user creates (mkstemp's 0600 would hide CI artifacts from other
@@ -155,10 +240,23 @@ def _write_temp(
     with signals_held():
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         temps.append(temp)
+    return fd, temp
+
+
+def _write_into(fd: int, pieces: Callable[[], Iterable[str]]) -> None:
     with os.fdopen(fd, "w", encoding="utf-8", errors=REPLACE_SURROGATES, newline="\n") as handle:
         handle.writelines(pieces())
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _write_temp(
+    filename: str, pieces: Callable[[], Iterable[str]], out_dir: Path, temps: list[str]
+) -> str:
+    """One file into a new temporary file beside its target (recorded in `temps`)."""
+    fd, temp = _create_temp(filename, out_dir, temps)
+    _write_into(fd, pieces)
+    return temp
 
 
 def write_file(target: Path, text: str) -> None:
