@@ -308,7 +308,7 @@ PATCHED_MAIN = """
 import os, signal, sys
 import validator.report as report
 
-report.CONCURRENT_MIN_CASES = 1  # with --jobs 2, report.md is written in a child
+report.CONCURRENT_MIN_ROWS = 1  # with --jobs 2, report.md is written in a child
 real = report.Reporter.chunks
 
 def chunks(self, document):

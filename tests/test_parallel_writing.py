@@ -28,7 +28,7 @@ ALL = list(REPORTERS)
 @pytest.fixture
 def report(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> Report:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    monkeypatch.setattr(report_module, "CONCURRENT_MIN_CASES", 1)
+    monkeypatch.setattr(report_module, "CONCURRENT_MIN_ROWS", 1)
     for i, case_id in enumerate(("alpha", "beta", "gamma", "delta")):
         ws.case(dict(GOOD_CASE, id=case_id))
         trace = good_trace(case_id)
@@ -97,7 +97,7 @@ def test_formats_written_at_once_have_the_bytes_of_one_process(
 def test_a_small_report_is_written_in_one_process(
     report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(report_module, "CONCURRENT_MIN_CASES", 5)  # the report has 4 cases
+    monkeypatch.setattr(report_module, "CONCURRENT_MIN_ROWS", 9)  # 4 cases and 4 runs
     forks = _count_forks(monkeypatch)
     write_reports(report, tmp_path / "out", ["json", "md"], processes=2)
     assert forks == []
@@ -134,7 +134,7 @@ def test_run_with_jobs_writes_every_format_as_one_process_does(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    monkeypatch.setattr(report_module, "CONCURRENT_MIN_CASES", 1)
+    monkeypatch.setattr(report_module, "CONCURRENT_MIN_ROWS", 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     for case_id in ("alpha", "beta"):
         ws.case(dict(GOOD_CASE, id=case_id))

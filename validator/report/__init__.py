@@ -105,7 +105,7 @@ def write_reports(
     temps: list[str] = []
     children = _Writers(out_dir, temps)
     try:
-        if processes > 1 and report.summary["total"] >= CONCURRENT_MIN_CASES:
+        if processes > 1 and _rows(report) >= CONCURRENT_MIN_ROWS:
             children.start(writers[1:processes])
         here = {
             name: _write_temp(name, p, out_dir, temps)
@@ -124,9 +124,18 @@ def write_reports(
     return targets[: len(formats)]
 
 
-# A report of fewer cases is written in one process: forking would cost about as much as it
-# saves.
-CONCURRENT_MIN_CASES = 200
+# A report of fewer cases and runs is written in one process: forking would cost about as
+# much as it saves.
+CONCURRENT_MIN_ROWS = 200
+
+
+def _rows(report: Report) -> int:
+    """Cases plus runs: what the size of every format follows."""
+    summary = report.summary
+    runs = summary.get("runs")
+    return int(summary.get("total") or 0) + int(
+        runs.get("total") or 0 if isinstance(runs, dict) else 0
+    )
 
 
 class _Writers:
