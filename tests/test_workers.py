@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,41 @@ def test_a_fork_that_fails_means_fewer_workers_not_an_error(
         f" unavailable); continuing with {started + 1} {processes}" in result.err
     ), result.err
     assert "internal error" not in result.err
+
+
+def test_a_slow_worker_holds_nothing_up_its_unbegun_chunk_is_taken_back(
+    suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker is sent chunks 1 (t:1..3) and 2 (t:4..7) first, and stays in chunk 1 until
+    this process has evaluated t:4: this process does every other chunk meanwhile, takes
+    chunk 2 back, and the worker, told to skip it, does not evaluate it."""
+    jobs = _jobs(40)
+    serial = list(evaluate_all(suite, jobs, 1, chunk=4))
+    parent = os.getpid()
+    marker, log = tmp_path / "took-back", tmp_path / "worker.log"
+    real = Worker.chunk
+    here: list[str] = []
+
+    def chunk(self: Worker, batch: list[Job]) -> list[RunResult]:
+        names = [job.fixture for job in batch]
+        if os.getpid() == parent:
+            here.extend(names)
+            runs = real(self, batch)
+            if "t:4" in names:
+                marker.touch()
+            return runs
+        with log.open("a") as out:
+            out.write(" ".join(names) + "\n")
+        deadline = time.monotonic() + 20
+        while "t:1" in names and not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real(self, batch)
+
+    monkeypatch.setattr(Worker, "chunk", chunk)
+    parallel = list(evaluate_all(suite, jobs, 2, chunk=4))
+    assert parallel == serial
+    done_there = log.read_text().split()
+    assert done_there[:3] == ["t:1", "t:2", "t:3"], "the worker began with chunk 1"
+    assert {"t:4", "t:5", "t:6", "t:7"} <= set(here), "chunk 2 was taken back"
+    assert "t:4" not in done_there, "and skipped by the worker"
+    assert sorted(here + done_there) == sorted(f"t:{i}" for i in range(40)), "each job once"

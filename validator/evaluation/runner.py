@@ -336,8 +336,9 @@ class _Window:
     Balancing is dynamic: each worker is kept holding DEPTH chunks (the one it evaluates and
     the next, so it never waits for this process), and this process, which also collects
     results and makes the report, evaluates a chunk only when it would otherwise wait: the
-    oldest chunk no worker holds, or, once the input is all read, one a worker holds but
-    has not begun (see `_Pool.take_back`), so no process idles long at the end."""
+    oldest chunk no worker holds, or, when no more can be read (the input is all read, or
+    the window is full), one a worker holds but has not begun (see `_Pool.take_back`), so
+    no process idles long at the end."""
 
     def __init__(
         self,
@@ -402,8 +403,8 @@ class _Window:
         if self.pool.slots and self.pool.wait(timeout=0):
             return
         mine = next((c for c in self.chunks if c.results is None and not c.remote), None)
-        if mine is None and self.source is None:
-            mine = self.pool.take_back()
+        if mine is None and (self.source is None or len(self.chunks) >= self.limit):
+            mine = self.pool.take_back()  # nothing more to read, or not yet
         if mine is not None:
             self._evaluate(mine)
         else:
