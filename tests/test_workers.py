@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
+import validator.report as report_module
 from validator.api import load_suite
 from validator.evaluation.runner import Worker, evaluate_all
 from validator.inputs import Job
@@ -162,6 +163,7 @@ def test_jobs_is_capped_by_the_cores_and_the_work(
 ) -> None:
     _four_cores(monkeypatch)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(report_module, "CONCURRENT_MIN_ROWS", 10**9)  # forks: workers only
     _folder(ws, traces)
     _, serial = _run(ws, "--jobs", "1")
     counted = _count_forks(monkeypatch)
