@@ -74,12 +74,12 @@ def test_a_worker_killed_once_costs_nothing_but_time(
 ) -> None:
     jobs = _jobs(90)
     serial = list(evaluate_all(suite, jobs, 1, chunk=4))
-    # The first job is a chunk of its own, evaluated before any fork; the next two chunks
-    # (1..3, 4..7) are the first a worker is sent.
-    _kill_on(monkeypatch, "t:5", tmp_path / "killed")
+    # The first job is a chunk of its own, evaluated before any fork; the next chunk (1..3)
+    # is the first the worker is sent, which is never taken back (see _Pool.take_back).
+    _kill_on(monkeypatch, "t:2", tmp_path / "killed")
     notes: list[str] = []
     parallel = list(evaluate_all(suite, jobs, 2, chunk=4, notify=notes.append))
-    assert (tmp_path / "killed").exists(), "the worker holding t:5 was killed"
+    assert (tmp_path / "killed").exists(), "the worker holding t:2 was killed"
     assert parallel == serial
     assert len(notes) == 1 and "killed by signal 9" in notes[0], notes
     assert "evaluated again" in notes[0]
@@ -90,25 +90,25 @@ def test_a_chunk_whose_worker_dies_twice_becomes_errors_and_the_rest_completes(
 ) -> None:
     jobs = _jobs(300)
     serial = list(evaluate_all(suite, jobs, 1, chunk=4))
-    # With 3 processes, the two workers are sent the chunks after the first job's: 1..3,
-    # 4..7, 8..11 and 12..15.
-    _kill_on(monkeypatch, "t:13")
+    # With 3 processes, the two workers are sent the chunks after the first job's, each
+    # worker's first (never taken back) being 1..3 or 4..7.
+    _kill_on(monkeypatch, "t:5")
     notes: list[str] = []
     parallel = list(evaluate_all(suite, jobs, 3, chunk=4, notify=notes.append))
     assert [r.fixture for r in parallel] == [f"t:{i}" for i in range(300)]
-    dead = [r for r in parallel if r.fixture in {"t:12", "t:13", "t:14", "t:15"}]
+    dead = [r for r in parallel if r.fixture in {"t:4", "t:5", "t:6", "t:7"}]
     assert [r.status for r in dead] == ["error"] * 4
     assert dead[0].reason == (
         "the worker evaluating this trace died (killed by signal 9, SIGKILL: out of memory?);"
         " retried once, its worker died again: the cause is this trace or one of the 3"
         " evaluated with it"
     )
-    assert [r.case_id for r in dead] == [s.case_id for s in serial[12:16]]
+    assert [r.case_id for r in dead] == [s.case_id for s in serial[4:8]]
     # Which later runs are kept whole depends on the statuses before them (Compactor): the
     # rest is compared by what the report shows of every run.
     shown = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in parallel]
     expected = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in serial]
-    assert shown[:12] == expected[:12] and shown[16:] == expected[16:]
+    assert shown[:4] == expected[:4] and shown[8:] == expected[8:]
     assert len(notes) == 2 and "reported as errors" in notes[1], notes
 
 
