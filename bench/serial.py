@@ -12,7 +12,10 @@ cores is the longest of this process's CPU time and the children's. So
 
     estimated wall on idle cores = serial + sum over sections of max(own, children)
 
-which, unlike the wall clock, other processes on the machine hardly change. It also prints
+which, unlike the wall clock, other processes on the machine hardly change; and how long
+this process was blocked in sections (wall time neither on a CPU nor waiting for one, from
+/proc/self/schedstat: waiting for a child that was busy, or itself waiting for a CPU on a
+busy machine, so an upper bound of the idle time an even balance would save). It also prints
 the overhead of going parallel (CPU seconds of --jobs N less those of --jobs 1) and the real
 wall times with `uptime`, for what they are worth on a shared machine.
 """
@@ -37,7 +40,15 @@ from corpus import write_corpus  # noqa: E402
 PROBE = r"""
 import json, os, resource, sys, time
 wall0 = time.perf_counter()
-alive, sections, state = set(), [], {"own": 0.0, "kids": 0.0}
+alive, sections, state = set(), [], {"own": 0.0, "kids": 0.0, "idle": 0.0}
+
+def idle():
+    # Wall time not spent on a CPU nor waiting for one: blocked (on a pipe, a child).
+    try:
+        on_cpu, queued = map(int, open("/proc/self/schedstat").read().split()[:2])
+    except OSError:
+        return 0.0
+    return time.perf_counter() - (on_cpu + queued) / 1e9
 
 def kids():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -46,7 +57,7 @@ def kids():
 real_fork, real_waitpid = os.fork, os.waitpid
 def fork():
     if not alive:
-        state["own"], state["kids"] = time.process_time(), kids()
+        state["own"], state["kids"], state["idle"] = time.process_time(), kids(), idle()
     pid = real_fork()
     if pid:
         alive.add(pid)
@@ -58,7 +69,8 @@ def waitpid(pid, options):
     if got[0] and got[0] in alive:
         alive.discard(got[0])
         if not alive:
-            sections.append((time.process_time() - state["own"], kids() - state["kids"]))
+            own, children = time.process_time() - state["own"], kids() - state["kids"]
+            sections.append((own, children, idle() - state["idle"]))
     return got
 os.fork, os.waitpid = fork, waitpid
 
@@ -84,10 +96,11 @@ def measure(cases: Path, fixtures: Path, out: Path, jobs: int, path: str | None)
         # cwd: the validator measured is the one installed (or on PYTHONPATH), not ./validator
         subprocess.run(command, check=False, capture_output=True, env=env, cwd=out.parent)
         figures = json.loads(Path(result.name).read_text())
-    parallel_own = sum(own for own, _ in figures["sections"])
+    parallel_own = sum(own for own, _, _ in figures["sections"])
     figures["cpu"] = figures["own"] + figures["kids"]
     figures["serial"] = figures["own"] - parallel_own
-    figures["estimate"] = figures["serial"] + sum(max(o, k) for o, k in figures["sections"])
+    figures["estimate"] = figures["serial"] + sum(max(o, k) for o, k, _ in figures["sections"])
+    figures["blocked"] = sum(b for _, _, b in figures["sections"])
     return figures
 
 
@@ -124,11 +137,12 @@ def _print(runs: dict[int, list[dict]], jobs: int) -> None:
 
     for n in runs:
         sections = runs[n][len(runs[n]) // 2]["sections"]
-        shown = ", ".join(f"{o:.2f}/{k:.2f}" for o, k in sections) or "none"
+        shown = ", ".join(f"{o:.2f}/{k:.2f}/{b:.2f}" for o, k, b in sections) or "none"
         print(
             f"--jobs {n}: CPU {med(n, 'cpu'):.3f} s, serial {med(n, 'serial'):.3f} s,"
             f" estimated wall on idle cores {med(n, 'estimate'):.3f} s (measured"
-            f" {med(n, 'wall'):.3f} s); sections own/children CPU: {shown}"
+            f" {med(n, 'wall'):.3f} s); this process blocked in sections {med(n, 'blocked'):.3f} s;"
+            f" sections own CPU/children CPU/blocked: {shown}"
         )
     overhead = med(jobs, "cpu") - med(1, "cpu")
     speedup = med(1, "estimate") / med(jobs, "estimate")
