@@ -484,11 +484,12 @@ class _Pool:
     death is precisely attributed: `_Slot.running` names the chunk it was evaluating. That
     chunk is sent again, to a worker started in its place (or, if none can be started, to
     another, or evaluated here); when a chunk has seen RETRIES + 1 workers die evaluating
-    it, its traces become errors. The other chunks it held are simply sent again. A worker
+    it, its traces become errors. The other chunks it held are simply sent again (not those
+    this process took back and evaluated: see `take_back`). A worker
     that dies between chunks is replaced as long as `spares` lasts (one per worker asked
     for), so a worker that cannot even start is not restarted for ever. Workers are forked
     from this process while it runs no other thread (no lock of another thread can be
-    inherited held), and they die with it (see `_serve`)."""
+    inherited held), and they die with it (see `signals.become_child`)."""
 
     def __init__(
         self,

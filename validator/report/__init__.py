@@ -175,8 +175,11 @@ class _Writers:
     def collect(self, name: str, pieces: Callable[[], Iterable[str]]) -> str:
         """The child's file, once it is done; written here if the child failed."""
         pid, temp = self.pids[name]
-        _, status = os.waitpid(pid, 0)
-        del self.pids[name]
+        if hasattr(os, "waitid"):  # waiting may be interrupted (Ctrl-C): reaps nothing yet
+            os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        with signals_held():  # reaped and forgotten together: its pid is free from now on
+            _, status = os.waitpid(pid, 0)
+            del self.pids[name]
         if os.waitstatus_to_exitcode(status) != 0:
             _write_into(os.open(temp, os.O_WRONLY | os.O_TRUNC), pieces)
         return temp
