@@ -147,3 +147,22 @@ def test_run_with_jobs_writes_every_format_as_one_process_does(
         assert result.code == 0, result.err
     assert _files(outs["3"]) == _files(outs["1"])
     assert len(_files(outs["1"])) == len(ALL)
+
+
+def test_formats_are_dealt_round_the_processes(
+    report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "who.log"
+    real = report_module.Reporter.chunks
+
+    def chunks(self: report_module.Reporter, document: Report) -> Iterable[str]:
+        with log.open("a") as out:
+            out.write(f"{self.name} {os.getpid()}\n")
+        return real(self, document)
+
+    monkeypatch.setattr(report_module.Reporter, "chunks", chunks)
+    write_reports(report, tmp_path / "out", ALL, processes=2)
+    who = dict(line.split() for line in log.read_text().splitlines())
+    here = str(os.getpid())
+    assert [who[name] == here for name in ALL] == [True, False, True, False, True]
+    assert who["md"] == who["html"], "one child writes the second and the fourth"

@@ -92,9 +92,9 @@ def write_reports(
     earlier run stay as they were unless every new one was complete. Every target is checked
     before anything is written, and a rename that fails puts back the targets already
     replaced, so the folder holds either the whole old set or the whole new one.
-    `processes` > 1 (run --jobs N): up to that many formats are written at once, each but
-    the first in a forked child (see `_Writers`), with the same bytes; `extra` files are
-    written here, after every report."""
+    `processes` > 1 (run --jobs N): the formats are written by up to that many processes at
+    once, this one and forked children (see `_Writers`), with the same bytes; `extra` files
+    are written here, after every report."""
     _make_out_dir(out_dir)
     writers: list[ExtraFile] = [
         (REPORTERS[name].filename, _pieces(name, report)) for name in formats
@@ -106,11 +106,11 @@ def write_reports(
     children = _Writers(out_dir, temps)
     try:
         if processes > 1 and _rows(report) >= CONCURRENT_MIN_ROWS:
-            children.start(writers[1:processes])
+            children.start(writers, processes)
         here = {
             name: _write_temp(name, p, out_dir, temps)
             for name, p in writers
-            if name not in children.pids
+            if name not in children.files
         }
         made = [here.get(name) or children.collect(name, p) for name, p in writers]
         made += [_write_temp(name, p, out_dir, temps) for name, p in extra]
@@ -141,66 +141,87 @@ def _rows(report: Report) -> int:
 class _Writers:
     """Report files written in forked children while this process writes the others.
 
-    Each child writes one temporary file, created here (so the cleanup knows it), and exits
-    0 once the file is complete and synced. Any other end (an exception, a crash, a signal)
-    and this process writes that file again itself, so an error is raised from here just as
-    without children. A child that cannot be forked means the file is written here."""
+    With N processes, the formats are dealt round: the first to this process, the second to
+    the first child, and so on. A child writes its temporary files, created here (so the
+    cleanup knows them), and exits 0 once all are complete and synced. Any other end (an
+    exception, a crash, a signal) and this process writes that child's files again itself,
+    so an error is raised from here just as without children. A child that cannot be forked
+    leaves its files to this process."""
 
     def __init__(self, out_dir: Path, temps: list[str]) -> None:
         self.out_dir = out_dir
         self.temps = temps
-        self.pids: dict[str, tuple[int, str]] = {}  # file name -> (child, its temporary file)
+        self.files: dict[str, tuple[int, str]] = {}  # file name -> (its child, temporary file)
+        self.running: set[int] = set()  # children not yet reaped
+        self.failed: set[int] = set()  # children reaped that did not exit 0
 
-    def start(self, writers: Sequence[ExtraFile]) -> None:
+    def start(self, writers: Sequence[ExtraFile], processes: int) -> None:
         import threading
 
         if not hasattr(os, "fork") or threading.active_count() > 1:  # forking is safe alone
             return
+        for child in range(1, min(processes, len(writers))):
+            if not self._fork(writers[child::processes]):
+                return
+
+    def _fork(self, writers: Sequence[ExtraFile]) -> bool:
+        """One child writing `writers`; False when it cannot be started (they are then
+        written here, which raises any error creating their files)."""
         parent = os.getpid()
-        for name, pieces in writers:
-            with signals_held():  # a signal between the fork and recording the child would lose it
-                fd, temp = _create_temp(name, self.out_dir, self.temps)
-                try:
-                    pid = os.fork()
-                except OSError:  # a process limit, no memory: written here
+        opened: list[tuple[str, int, str, Callable[[], Iterable[str]]]] = []
+        # Signals wait: one between the fork and recording the child would lose it.
+        with signals_held():
+            try:
+                for name, pieces in writers:
+                    opened.append((name, *_create_temp(name, self.out_dir, self.temps), pieces))
+                pid = os.fork()
+            except OSError:  # a process or file limit, no memory
+                for _, fd, temp, _ in opened:
                     os.close(fd)
                     self.temps.remove(temp)
                     os.unlink(temp)
-                    return
-                if pid == 0:
-                    _write_in_child(fd, pieces, parent)
-                self.pids[name] = (pid, temp)
+                return False
+            if pid == 0:
+                _write_in_child([(fd, pieces) for _, fd, _, pieces in opened], parent)
+            self.running.add(pid)
+            self.files.update((name, (pid, temp)) for name, _, temp, _ in opened)
+        for _, fd, _, _ in opened:
             os.close(fd)
+        return True
 
     def collect(self, name: str, pieces: Callable[[], Iterable[str]]) -> str:
-        """The child's file, once it is done; written here if the child failed."""
-        pid, temp = self.pids[name]
-        if hasattr(os, "waitid"):  # waiting may be interrupted (Ctrl-C): reaps nothing yet
-            os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
-        with signals_held():  # reaped and forgotten together: its pid is free from now on
-            _, status = os.waitpid(pid, 0)
-            del self.pids[name]
-        if os.waitstatus_to_exitcode(status) != 0:
+        """A child's file, once the child is done; written here if the child failed."""
+        pid, temp = self.files[name]
+        if pid in self.running:
+            if hasattr(os, "waitid"):  # waiting may be interrupted (Ctrl-C): reaps nothing
+                os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+            with signals_held():  # reaped and forgotten together: its pid is free from now on
+                _, status = os.waitpid(pid, 0)
+                self.running.discard(pid)
+            if os.waitstatus_to_exitcode(status) != 0:
+                self.failed.add(pid)
+        if pid in self.failed:
             _write_into(os.open(temp, os.O_WRONLY | os.O_TRUNC), pieces)
         return temp
 
     def kill(self) -> None:
-        """End every child not yet collected (before its temporary file is removed)."""
-        for pid, _ in self.pids.values():
+        """End every child not yet reaped (before its temporary files are removed)."""
+        for pid in self.running:
             with suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             with suppress(OSError):
                 os.waitpid(pid, 0)
-        self.pids.clear()
+        self.running.clear()
 
 
-def _write_in_child(fd: int, pieces: Callable[[], Iterable[str]], parent: int) -> NoReturn:
-    """A forked child writes one file, and is out without the parent's cleanup (atexit,
-    temporary files): exit 0 only when the file is complete."""
+def _write_in_child(files: list[tuple[int, Callable[[], Iterable[str]]]], parent: int) -> NoReturn:
+    """A forked child writes its files, and is out without the parent's cleanup (atexit,
+    temporary files): exit 0 only when every file is complete."""
     code = 1
     try:
         become_child(parent)
-        _write_into(fd, pieces)
+        for fd, pieces in files:
+            _write_into(fd, pieces)
         code = 0
     finally:
         os._exit(code)
