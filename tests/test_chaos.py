@@ -279,9 +279,9 @@ def test_a_signal_to_the_run_ends_every_process_and_keeps_the_old_reports(
 
 WITHOUT_PDEATHSIG = """
 import sys
-import validator.evaluation.runner as runner
+import validator.signals as signals
 
-runner._PR_SET_PDEATHSIG = 0  # not an option prctl knows: as on a system without it
+signals._PR_SET_PDEATHSIG = 0  # not an option prctl knows: as on a system without it
 from validator.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """
@@ -308,12 +308,13 @@ PATCHED_MAIN = """
 import os, signal, sys
 import validator.report as report
 
+report.CONCURRENT_MIN_ROWS = 1  # with --jobs 2, report.md is written in a child
 real = report.Reporter.chunks
 
 def chunks(self, document):
     for index, piece in enumerate(real(self, document)):
         if self.name == "md" and index == 3:  # report.json is complete, report.md is not
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)  # a child writing it dies: written here again
         yield piece
 
 report.Reporter.chunks = chunks
@@ -322,7 +323,10 @@ raise SystemExit(main(sys.argv[1:]))
 """
 
 
-def test_sigterm_while_the_reports_are_written_leaves_no_temporary_file(ws: Workspace) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_while_the_reports_are_written_leaves_no_temporary_file(
+    ws: Workspace, jobs: str
+) -> None:
     for case_id in ("alpha", "beta"):
         ws.case(dict(GOOD_CASE, id=case_id))
         ws.trace(case_id, good_trace(case_id))
@@ -330,7 +334,7 @@ def test_sigterm_while_the_reports_are_written_leaves_no_temporary_file(ws: Work
     (ws.out / "report.json").write_text('{"an": "older report"}\n')
     (ws.out / "report.md").write_text("# an older report\n")
     before = _files(ws.out)
-    command = [sys.executable, "-c", PATCHED_MAIN, "run", "--jobs", "1"]
+    command = [sys.executable, "-c", PATCHED_MAIN, "run", "--jobs", jobs]
     done = subprocess.run(
         command, cwd=ws.root, env=ENV, capture_output=True, text=True, timeout=WAIT
     )

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
+import validator.report as report_module
 from validator.api import load_suite
 from validator.evaluation import runner
 from validator.evaluation.runner import Worker, evaluate_all, group_results
@@ -81,6 +82,7 @@ def test_jobs_give_byte_identical_reports_for_a_fixtures_folder(
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     monkeypatch.setattr(runner, "DEFAULT_CHUNK", 4)  # many chunks, so every path is taken
+    monkeypatch.setattr(report_module, "CONCURRENT_MIN_ROWS", 1)  # formats written at once
     _suite_folder(ws)
     reports = _reports(ws, "fixtures", ("1", "2", "3"))
     assert reports["1"] == reports["2"] == reports["3"]
@@ -95,6 +97,7 @@ def test_jobs_give_byte_identical_reports_for_json_lines(
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     monkeypatch.setattr(runner, "DEFAULT_CHUNK", 4)
+    monkeypatch.setattr(report_module, "CONCURRENT_MIN_ROWS", 1)
     for c in range(6):
         ws.case(GOOD_CASE, id=f"case-{c}", name=f"case-{c}")
     lines = []

@@ -10,12 +10,14 @@ import errno
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
+import validator.report as report_module
 from validator.api import load_suite
 from validator.evaluation.runner import Worker, evaluate_all
 from validator.inputs import Job
@@ -72,10 +74,12 @@ def test_a_worker_killed_once_costs_nothing_but_time(
 ) -> None:
     jobs = _jobs(90)
     serial = list(evaluate_all(suite, jobs, 1, chunk=4))
-    _kill_on(monkeypatch, "t:13", tmp_path / "killed")  # chunk 3 (12..15) goes to a worker
+    # The first job is a chunk of its own, evaluated before any fork; the next chunk (1..3)
+    # is the first the worker is sent, which is never taken back (see _Pool.take_back).
+    _kill_on(monkeypatch, "t:2", tmp_path / "killed")
     notes: list[str] = []
     parallel = list(evaluate_all(suite, jobs, 2, chunk=4, notify=notes.append))
-    assert (tmp_path / "killed").exists(), "the worker holding t:13 was killed"
+    assert (tmp_path / "killed").exists(), "the worker holding t:2 was killed"
     assert parallel == serial
     assert len(notes) == 1 and "killed by signal 9" in notes[0], notes
     assert "evaluated again" in notes[0]
@@ -84,25 +88,27 @@ def test_a_worker_killed_once_costs_nothing_but_time(
 def test_a_chunk_whose_worker_dies_twice_becomes_errors_and_the_rest_completes(
     suite: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    jobs = _jobs(90)
+    jobs = _jobs(300)
     serial = list(evaluate_all(suite, jobs, 1, chunk=4))
-    _kill_on(monkeypatch, "t:17")  # chunk 4 (16..19): with 3 processes, a worker's
+    # With 3 processes, the two workers are sent the chunks after the first job's, each
+    # worker's first (never taken back) being 1..3 or 4..7.
+    _kill_on(monkeypatch, "t:5")
     notes: list[str] = []
     parallel = list(evaluate_all(suite, jobs, 3, chunk=4, notify=notes.append))
-    assert [r.fixture for r in parallel] == [f"t:{i}" for i in range(90)]
-    dead = [r for r in parallel if r.fixture in {"t:16", "t:17", "t:18", "t:19"}]
+    assert [r.fixture for r in parallel] == [f"t:{i}" for i in range(300)]
+    dead = [r for r in parallel if r.fixture in {"t:4", "t:5", "t:6", "t:7"}]
     assert [r.status for r in dead] == ["error"] * 4
     assert dead[0].reason == (
         "the worker evaluating this trace died (killed by signal 9, SIGKILL: out of memory?);"
         " retried once, its worker died again: the cause is this trace or one of the 3"
         " evaluated with it"
     )
-    assert [r.case_id for r in dead] == [s.case_id for s in serial[16:20]]
+    assert [r.case_id for r in dead] == [s.case_id for s in serial[4:8]]
     # Which later runs are kept whole depends on the statuses before them (Compactor): the
     # rest is compared by what the report shows of every run.
     shown = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in parallel]
     expected = [(r.fixture, r.status, r.reason, r.verdict, r.tool_call_count) for r in serial]
-    assert shown[:16] == expected[:16] and shown[20:] == expected[20:]
+    assert shown[:4] == expected[:4] and shown[8:] == expected[8:]
     assert len(notes) == 2 and "reported as errors" in notes[1], notes
 
 
@@ -157,6 +163,7 @@ def test_jobs_is_capped_by_the_cores_and_the_work(
 ) -> None:
     _four_cores(monkeypatch)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(report_module, "CONCURRENT_MIN_ROWS", 10**9)  # forks: workers only
     _folder(ws, traces)
     _, serial = _run(ws, "--jobs", "1")
     counted = _count_forks(monkeypatch)
@@ -186,3 +193,41 @@ def test_a_fork_that_fails_means_fewer_workers_not_an_error(
         f" unavailable); continuing with {started + 1} {processes}" in result.err
     ), result.err
     assert "internal error" not in result.err
+
+
+def test_a_slow_worker_holds_nothing_up_its_unbegun_chunk_is_taken_back(
+    suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker is sent chunks 1 (t:1..3) and 2 (t:4..7) first, and stays in chunk 1 until
+    this process has evaluated t:4: this process does every other chunk meanwhile, takes
+    chunk 2 back, and the worker, told to skip it, does not evaluate it."""
+    jobs = _jobs(40)
+    serial = list(evaluate_all(suite, jobs, 1, chunk=4))
+    parent = os.getpid()
+    marker, log = tmp_path / "took-back", tmp_path / "worker.log"
+    real = Worker.chunk
+    here: list[str] = []
+
+    def chunk(self: Worker, batch: list[Job]) -> list[RunResult]:
+        names = [job.fixture for job in batch]
+        if os.getpid() == parent:
+            here.extend(names)
+            runs = real(self, batch)
+            if "t:4" in names:
+                marker.touch()
+            return runs
+        with log.open("a") as out:
+            out.write(" ".join(names) + "\n")
+        deadline = time.monotonic() + 20
+        while "t:1" in names and not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real(self, batch)
+
+    monkeypatch.setattr(Worker, "chunk", chunk)
+    parallel = list(evaluate_all(suite, jobs, 2, chunk=4))
+    assert parallel == serial
+    done_there = log.read_text().split()
+    assert done_there[:3] == ["t:1", "t:2", "t:3"], "the worker began with chunk 1"
+    assert {"t:4", "t:5", "t:6", "t:7"} <= set(here), "chunk 2 was taken back"
+    assert "t:4" not in done_there, "and skipped by the worker"
+    assert sorted(here + done_there) == sorted(f"t:{i}" for i in range(40)), "each job once"

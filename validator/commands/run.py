@@ -440,7 +440,9 @@ def execute_run(options: RunOptions) -> int:
 
 def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]) -> int:
     """Write the report set (atomically), say what it holds, and apply the gates."""
-    written = write_reports(report, options.out, list(options.formats), extra)
+    # As many processes write the formats as evaluated the traces.
+    processes = min(options.jobs or usable_cores(), usable_cores())
+    written = write_reports(report, options.out, list(options.formats), extra, processes)
     _step_summary(report, written)
     allow = options.traces.allow_unmatched
     code, reasons = exit_decision(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from ..inputs import HARD_KINDS, Job, Plan
 from ..model import Suite, TraceSettings
 from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
-from ..signals import signals_held
+from ..signals import ORPHANED, become_child, signals_held
 from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
 from .evaluator import Evaluator
 from .tracefile import CaseIdRule, Trace, TraceReader
@@ -212,6 +212,10 @@ class Compactor:
 # queueing cost per chunk is small, yet a run of a few hundred traces still spreads evenly.
 DEFAULT_CHUNK = 32
 
+# Chunks a worker holds at a time: the one it evaluates and the next, so that it never waits
+# for this process (busy with a chunk of its own) to send more.
+DEPTH = 2
+
 # How many times a chunk is evaluated again after the worker evaluating it died.
 RETRIES = 1
 
@@ -246,8 +250,9 @@ def evaluate_all(
     With workers > 1, up to `workers` processes evaluate: this one and forked ones. Never
     more than the usable cores, nor than one per chunk: the first `workers` chunks are read
     before any process is started, so the count is known without counting a JSON Lines file
-    first (None: as many as the usable cores, without a note). Jobs go out in chunks, every
-    n-th chunk evaluated here, and only a bounded window of chunks is in flight, so a huge
+    first (None: as many as the usable cores, without a note). Jobs go out in chunks, each
+    worker kept busy and this process evaluating one whenever it would otherwise wait (see
+    `_Window`), and only a bounded window of chunks is in flight, so a huge
     JSON Lines file is never all in memory. Results come back in the order of the jobs,
     identical whatever the number of workers; runs that cannot represent their case are
     compacted (`Compactor`). A worker that dies (the out-of-memory killer) costs nothing but
@@ -308,17 +313,12 @@ def _parallel(
     pool = _Pool(args, notify)
     finished = False
     try:
-        processes = pool.start(count - 1) + 1
-        window = _Window(here, pool, progress)
-        for seq, jobs in enumerate(batches):
-            chunk = _Chunk(seq, jobs)
-            window.chunks.append(chunk)
-            if seq % processes:  # every `processes`-th chunk is evaluated here
-                pool.assign(chunk)
-            while len(window.chunks) > processes * 4:
-                yield from window.pop()
-        while window.chunks:
-            yield from window.pop()
+        window = _Window(here, pool, iter(batches), progress)
+        # The first trace is evaluated before any fork: what evaluation imports and builds
+        # on first use (markdown-it, compiled patterns) is then inherited, not done twice.
+        window.warm()
+        window.limit = (pool.start(count - 1) + 1) * WINDOW_PER_PROCESS
+        yield from window.results()
         finished = True
     finally:
         # Stopped early (an exception, SIGTERM, a consumer that stops reading): the workers'
@@ -326,26 +326,93 @@ def _parallel(
         pool.close(kill=not finished)
 
 
-class _Window:
-    """The chunks in flight, oldest first."""
+# Chunks in flight per process: the bound on how far reading runs ahead of the results.
+WINDOW_PER_PROCESS = 4
 
-    def __init__(self, here: Worker, pool: _Pool, progress: Callable[[int], None] | None) -> None:
+
+class _Window:
+    """The chunks in flight, oldest first, and who evaluates them.
+
+    Balancing is dynamic: each worker is kept holding DEPTH chunks (the one it evaluates and
+    the next, so it never waits for this process), and this process, which also collects
+    results and makes the report, evaluates a chunk only when it would otherwise wait: the
+    oldest chunk no worker holds, or, when no more can be read (the input is all read, or
+    the window is full), one a worker holds but has not begun (see `_Pool.take_back`), so
+    no process idles long at the end."""
+
+    def __init__(
+        self,
+        here: Worker,
+        pool: _Pool,
+        source: Iterator[list[Job]],
+        progress: Callable[[int], None] | None,
+    ) -> None:
         self.chunks: deque[_Chunk] = deque()
         self.here = here
         self.pool = pool
+        self.source: Iterator[list[Job]] | None = source  # None once it is exhausted
         self.progress = progress
+        self.limit = WINDOW_PER_PROCESS
+        self.seq = 0
         self.done = 0
 
-    def pop(self) -> list[RunResult]:
-        """The results of the oldest chunk, evaluated here if it is this process's (or no
-        worker is left to take it); the chunk leaves the window."""
-        head = self.chunks[0]
-        while head.results is None:
-            if head.remote:
-                self.pool.wait()
+    def _add(self, jobs: list[Job]) -> _Chunk:
+        chunk = _Chunk(self.seq, jobs)
+        self.seq += 1
+        self.chunks.append(chunk)
+        return chunk
+
+    def warm(self) -> None:
+        """Evaluate the first job here, as a chunk of its own (chunk bounds change nothing
+        in the results: see `Compactor`); the rest of its batch is the next chunk."""
+        batch = next(self.source, None) if self.source is not None else None
+        if not batch:
+            self.source = None
+            return
+        self._evaluate(self._add(batch[:1]))
+        if batch[1:]:
+            self._add(batch[1:])
+
+    def _fill(self) -> None:
+        while self.source is not None and len(self.chunks) < self.limit:
+            batch = next(self.source, None)
+            if batch is None:
+                self.source = None
             else:
-                head.results = self.here.chunk(head.jobs)
-        self.chunks.popleft()
+                self._add(batch)
+
+    def _evaluate(self, chunk: _Chunk) -> None:
+        chunk.results = self.here.chunk(chunk.jobs)
+        chunk.remote = False
+
+    def results(self) -> Iterator[RunResult]:
+        """Every chunk's runs, in order."""
+        while True:
+            self._fill()
+            self.pool.feed(c for c in self.chunks if c.results is None and not c.remote)
+            while self.chunks and self.chunks[0].results is not None:
+                yield from self._pop()
+            if not self.chunks and self.source is None:
+                return
+            if self.chunks:
+                self._step()
+
+    def _step(self) -> None:
+        """One thing to do while the oldest chunk is not done: take in results that have
+        come, else evaluate a chunk here, else wait for a worker."""
+        if self.pool.slots and self.pool.wait(timeout=0):
+            return
+        mine = next((c for c in self.chunks if c.results is None and not c.remote), None)
+        if mine is None and (self.source is None or len(self.chunks) >= self.limit):
+            mine = self.pool.take_back()  # nothing more to read, or not yet
+        if mine is not None:
+            self._evaluate(mine)
+        else:
+            self.pool.wait()
+
+    def _pop(self) -> list[RunResult]:
+        head = self.chunks.popleft()
+        assert head.results is not None
         self.done += len(head.results)
         if self.progress:
             self.progress(self.done)
@@ -376,6 +443,9 @@ class _Slot:
     tasks: Connection
     results: Connection
     running: Any  # multiprocessing.sharedctypes.RawValue("q")
+    # The seq of a chunk this process took back (see `_Pool.take_back`): the worker skips
+    # it, answering None, unless it had begun it.
+    skip: Any
     held: deque[_Chunk] = field(default_factory=deque)
 
     def stop(self, kill: bool) -> str:
@@ -414,11 +484,12 @@ class _Pool:
     death is precisely attributed: `_Slot.running` names the chunk it was evaluating. That
     chunk is sent again, to a worker started in its place (or, if none can be started, to
     another, or evaluated here); when a chunk has seen RETRIES + 1 workers die evaluating
-    it, its traces become errors. The other chunks it held are simply sent again. A worker
+    it, its traces become errors. The other chunks it held are simply sent again (not those
+    this process took back and evaluated: see `take_back`). A worker
     that dies between chunks is replaced as long as `spares` lasts (one per worker asked
     for), so a worker that cannot even start is not restarted for ever. Workers are forked
     from this process while it runs no other thread (no lock of another thread can be
-    inherited held), and they die with it (see `_serve`)."""
+    inherited held), and they die with it (see `signals.become_child`)."""
 
     def __init__(
         self,
@@ -458,19 +529,26 @@ class _Pool:
             results, results_out = self.context.Pipe(duplex=False)
             ends += (results, results_out)
             running = self.context.RawValue("q", -1)
+            skip = self.context.RawValue("q", -1)
             # A forked child inherits the parent's ends of the other workers' pipes: it
             # closes them (a spawned one gets nothing it was not given).
             inherited = [e for s in self.slots for e in (s.tasks, s.results)] if self.fork else []
             process = self.context.Process(
                 target=_serve,
-                args=(tasks_in, results_out, [*inherited, tasks, results], running, *self.args),
+                args=(
+                    tasks_in,
+                    results_out,
+                    [*inherited, tasks, results],
+                    (running, skip),
+                    *self.args,
+                ),
                 kwargs={"parent": os.getpid()},
                 daemon=True,  # multiprocessing's exit handler kills any left
             )
             # A signal while forking would leave a child this process does not know about.
             with signals_held():
                 process.start()
-                self.slots.insert(0, _Slot(process, tasks, results, running))
+                self.slots.insert(0, _Slot(process, tasks, results, running, skip))
         except OSError as exc:  # EAGAIN, ENOMEM, EMFILE: a process or file limit, no memory
             for end in ends:
                 end.close()
@@ -484,25 +562,58 @@ class _Pool:
         process's to evaluate."""
         while self.slots:
             slot = min(self.slots, key=lambda s: len(s.held))
-            try:
-                slot.tasks.send((chunk.seq, chunk.jobs))
-            except OSError:  # the worker died since its last results
-                self._lost(slot)
-                continue
-            slot.held.append(chunk)
-            chunk.remote = True
-            return
+            if self._send(slot, chunk):
+                return
         chunk.remote = False
 
-    def wait(self) -> None:
-        """Block until some worker sends results or dies; take in what it sent."""
+    def _send(self, slot: _Slot, chunk: _Chunk) -> bool:
+        try:
+            slot.tasks.send((chunk.seq, chunk.jobs))
+        except OSError:  # the worker died since its last results
+            self._lost(slot)
+            return False
+        slot.held.append(chunk)
+        chunk.remote = True
+        return True
+
+    def feed(self, chunks: Iterable[_Chunk]) -> None:
+        """Send chunks, oldest first, to every worker holding fewer than DEPTH."""
+        for chunk in chunks:
+            hungry = [s for s in self.slots if len(s.held) < DEPTH]
+            if not hungry:
+                return
+            while hungry and not self._send(min(hungry, key=lambda s: len(s.held)), chunk):
+                hungry = [s for s in self.slots if len(s.held) < DEPTH]
+
+    def take_back(self) -> _Chunk | None:
+        """A chunk some worker holds but has not begun (the last sent), for this process to
+        evaluate instead; the worker is told to skip it. Never a chunk a worker died on:
+        it may kill whoever evaluates it."""
+        for slot in self.slots:
+            if any(c.results is not None for c in slot.held):  # one taken back already
+                continue
+            waiting = list(slot.held)[1:]  # the first is begun, or about to be
+            for chunk in reversed(waiting):
+                if not chunk.deaths:
+                    slot.skip.value = chunk.seq
+                    if slot.running.value == chunk.seq:  # it has begun it meanwhile
+                        return None
+                    chunk.remote = False
+                    return chunk
+        return None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Take in what workers sent (or notice that one died): block until there is
+        something, or at most `timeout` seconds. True when there was."""
         from multiprocessing.connection import wait
 
         assert self.slots, "a chunk is held by a worker, so one is alive"
-        ready = set(wait([end for s in self.slots for end in (s.results, s.process.sentinel)]))
+        ends = [end for s in self.slots for end in (s.results, s.process.sentinel)]
+        ready = set(wait(ends, timeout))
         for slot in [s for s in self.slots if {s.results, s.process.sentinel} & ready]:
             if slot in self.slots:  # not found dead meanwhile, sending it another's chunk
                 self._collect(slot)
+        return bool(ready)
 
     def _collect(self, slot: _Slot) -> None:
         try:
@@ -510,8 +621,9 @@ class _Pool:
                 seq, runs = slot.results.recv()
                 chunk = slot.held.popleft()
                 assert chunk.seq == seq, "a worker answers its chunks in the order sent"
-                chunk.results = runs
-                chunk.remote = False
+                if chunk.results is None:  # else this process took it back and did it
+                    chunk.results = runs  # None: skipped, so this process's to do
+                    chunk.remote = False
         except Exception:  # EOF, or a message cut short: the worker died sending it
             self._lost(slot)
             return
@@ -522,7 +634,7 @@ class _Pool:
         """A worker died: blame the chunk it was evaluating, send the others again."""
         self.slots.remove(slot)
         cause = slot.stop(kill=True)
-        held = list(slot.held)
+        held = [c for c in slot.held if c.results is None]  # not those taken back
         slot.held.clear()
         blamed = next((c for c in held if c.seq == slot.running.value), None)
         if blamed is not None:
@@ -619,16 +731,14 @@ def _dead_runs(chunk: _Chunk) -> list[RunResult]:
 # Inside a worker process
 
 
-_ORPHANED = 70  # the exit code of a worker whose parent died (nobody reads it: any will do)
-_PARENT_POLL_SECONDS = 0.25
-_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+_PARENT_POLL_SECONDS = 0.25  # elsewhere than Linux, how soon a worker notices its parent died
 
 
 def _serve(
     tasks: Connection,
     results: Connection,
     inherited: list[Connection],
-    running: Any,
+    shared: tuple[Any, Any],
     suite: Suite,
     max_bytes: int,
     root: Path | None,
@@ -645,38 +755,24 @@ def _serve(
 
     for end in inherited:  # the parent's ends of other workers' pipes, copied by the fork
         end.close()
-    _die_with_parent(parent)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent decides, and ends workers
-    if hasattr(signal, "pthread_sigmask"):  # held while forking (see _Pool._start_one)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    become_child(parent)  # signals held while forking (see _Pool._start_one)
     worker = Worker(suite, max_bytes, root, settings)
     inbox: queue.SimpleQueue[tuple[int, list[Job]] | None] = queue.SimpleQueue()
-    outbox: queue.SimpleQueue[tuple[int, list[RunResult]] | None] = queue.SimpleQueue()
+    outbox: queue.SimpleQueue[tuple[int, list[RunResult] | None] | None] = queue.SimpleQueue()
     threading.Thread(target=_receive, args=(tasks, inbox, parent), daemon=True).start()
     sender = threading.Thread(target=_send, args=(results, outbox), daemon=True)
     sender.start()
+    running, skip = shared  # see _Slot
     while (task := inbox.get()) is not None:
         running.value = task[0]
-        runs = worker.chunk(task[1])
+        # Set before `skip` is read, as the parent sets `skip` before reading this: one of
+        # the two sees the other's, so a chunk taken back is rarely evaluated twice (and
+        # twice is only time: the parent keeps one result).
+        runs = None if skip.value == task[0] else worker.chunk(task[1])
         running.value = -1
         outbox.put((task[0], runs))
     outbox.put(None)
     sender.join()
-
-
-def _die_with_parent(parent: int) -> None:
-    """On Linux the kernel kills this process when its parent dies (PR_SET_PDEATHSIG), even
-    in the middle of a long evaluation; elsewhere `_receive` notices within a quarter
-    second. Either way no worker outlives the run, holding the CI step's output open."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # it died before the above took effect
-        os._exit(_ORPHANED)
 
 
 def _receive(tasks: Connection, inbox: Any, parent: int) -> None:
@@ -684,13 +780,13 @@ def _receive(tasks: Connection, inbox: Any, parent: int) -> None:
         while True:
             while not tasks.poll(_PARENT_POLL_SECONDS):
                 if os.getppid() != parent:
-                    os._exit(_ORPHANED)
+                    os._exit(ORPHANED)
             task = tasks.recv()
             inbox.put(task)
             if task is None:
                 return
     except (EOFError, OSError):  # the parent closed its end: it is gone, or ending the run
-        os._exit(_ORPHANED)
+        os._exit(ORPHANED)
 
 
 def _send(results: Connection, outbox: Any) -> None:
@@ -698,7 +794,7 @@ def _send(results: Connection, outbox: Any) -> None:
         try:
             results.send(item)
         except OSError:  # the parent is gone
-            os._exit(_ORPHANED)
+            os._exit(ORPHANED)
 
 
 # --------------------------------------------------------------------------------------------
@@ -774,11 +870,7 @@ def _child(
     code = 1
     try:
         os.close(read_end)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and kills it
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-        _die_with_parent(parent)
+        become_child(parent)
         data = pickle.dumps(work(part), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(data)
