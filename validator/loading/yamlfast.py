@@ -44,9 +44,11 @@ class Composer:
             self._yaml = YAML(typ="safe", pure=True)
         self._loader: Any = None
         self.fast = False
+        self.tag_of: Any = _portable_tag
         fast = _fast_yaml()
         if fast is not None and _same_nodes(fast, self._yaml):
             self._yaml, self._loader, self.fast = fast[0], fast[1], True
+            self.tag_of = _shared_tag
 
     @property
     def scalars(self) -> Any:
@@ -82,9 +84,35 @@ def _compose_with(loader_class: Any, text: str) -> Any:
         loader.__dict__.clear()
 
 
+def _portable_tag(node: Any) -> str:
+    """A node's tag as text (ruamel builds the text anew on every read)."""
+    return node.tag or ""
+
+
+# The text of each Tag that many nodes share (ruamel's default tags, the resolver's shared
+# ones), by the Tag's id; the Tags are kept alive here, so no other object can take an id.
+_TAG_TEXTS: dict[int, str] = {}
+_SHARED_TAGS: list[Any] = []
+
+
+def _share(tag: Any) -> Any:
+    if id(tag) not in _TAG_TEXTS:
+        _SHARED_TAGS.append(tag)
+        _TAG_TEXTS[id(tag)] = str(tag)
+    return tag
+
+
+def _shared_tag(node: Any) -> str:
+    """`_portable_tag`, read from a table for the shared Tags (the fast path only)."""
+    text = _TAG_TEXTS.get(id(node.ctag))
+    return (node.tag or "") if text is None else text
+
+
 def _shape(node: Any) -> Any:
     """What a node tree means to the loader: tags, values, styles and where each starts."""
     at = (node.start_mark.line, node.start_mark.column)
+    if _shared_tag(node) != _portable_tag(node):
+        raise ValueError("a shared tag reads differently")
     if node.id == "scalar":
         return (node.tag, node.value, node.style, at)
     if node.id == "sequence":
@@ -138,6 +166,12 @@ def _one_table_resolver() -> Any:
     # version -> ({first character or None: ((tag, regexp), ...)}, {text: Tag})
     tables: dict[Any, tuple[dict[Any, tuple[tuple[Any, Any], ...]], dict[str, Any]]] = {}
     shared: dict[str, Any] = {}  # tag suffix -> the one Tag of that suffix
+    for default in (
+        VersionedResolver.DEFAULT_SCALAR_TAG,
+        VersionedResolver.DEFAULT_SEQUENCE_TAG,
+        VersionedResolver.DEFAULT_MAPPING_TAG,
+    ):
+        _share(default)
 
     class Resolver(VersionedResolver):
         _version: Any = None
@@ -179,7 +213,7 @@ def _one_table_resolver() -> Any:
                 if regexp.match(value):
                     tag = shared.get(suffix)
                     if tag is None:
-                        tag = shared[suffix] = Tag(suffix=suffix)
+                        tag = shared[suffix] = _share(Tag(suffix=suffix))
                     return tag
             return self.DEFAULT_SCALAR_TAG
 
