@@ -57,6 +57,9 @@ class YamlDocument:
     # (a duplicate key: the first value is kept). Validators report them with their own.
     problems: list[Problem] = field(default_factory=list)
     source: str = field(default="", repr=False)  # the text, for placing a character in a value
+    # Where each line starts, in a file with a line break editors do not count (see
+    # `_Builder`); None in the common case, where the parser's lines are the editor's.
+    lines: list[int] | None = field(default=None, repr=False)
 
     def value_at(self, path: PathKey) -> Position:
         """Where the value at `path` is written, or its nearest written ancestor."""
@@ -129,14 +132,10 @@ class YamlDocument:
             node, key_node = child
         return node, key_node, True
 
-    @cached_property
-    def _lines(self) -> list[int] | None:
-        return _line_starts(self.source) if _ODD_BREAKS.search(self.source) else None
-
     def _pos(self, node: Any) -> Position:
         if node is None:
             return Position(1, 1)
-        return _node_position(node, self._lines)
+        return _node_position(node, self.lines)
 
 
 def _entries(node: Any) -> Iterator[tuple[str, Any, Any]]:
@@ -312,7 +311,7 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
     if not isinstance(data, top):
         _wrong_top(name, data, builder._pos(node), top)
     cuts = [Problem(name, s.line, s.column, WARNING, s.code, s.message) for s in comment_cuts(text)]
-    return YamlDocument(name, data, node, [*builder.soft, *cuts], text)
+    return YamlDocument(name, data, node, [*builder.soft, *cuts], text, builder.lines)
 
 
 def _wrong_top(name: str, data: Any, pos: Position, top: type) -> None:
@@ -394,7 +393,7 @@ class _Builder:
         # YAML parsers count NEL, U+2028 and U+2029 as line breaks; editors do not. In a file
         # that has one, positions are computed from the character offset instead, so every
         # later line is still reported where the author sees it.
-        self._lines = _line_starts(text) if _ODD_BREAKS.search(text) else None
+        self.lines = _line_starts(text) if _ODD_BREAKS.search(text) else None
         self.problems: list[Problem] = []  # the file cannot be used
         self.soft: list[Problem] = []  # reported, but the file can still be checked
         self.count = 0
@@ -518,7 +517,7 @@ class _Builder:
         return None
 
     def _pos(self, node: Any) -> Position:
-        return _node_position(node, self._lines)
+        return _node_position(node, self.lines)
 
 
 _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
