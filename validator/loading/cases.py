@@ -220,8 +220,29 @@ def _string_entries(doc: YamlDocument) -> Iterator[tuple[tuple[str | int, ...], 
                     yield (key, i), entry, key
 
 
+def _joined(doc: YamlDocument, keys: tuple[str, ...] | None = None) -> str:
+    """Every text entry of the list fields (of `keys`, else of all), synonyms included, one a
+    line: one search of it tells that no entry can have what a per-entry rule looks for."""
+    texts: list[str] = []
+    for key, value in doc.data.items():
+        if not isinstance(value, list) or (keys is not None and key not in keys):
+            continue
+        for entry in value:
+            if isinstance(entry, str):
+                texts.append(entry)
+            elif isinstance(entry, list):
+                texts.extend(k for k in entry if isinstance(k, str))
+    return "\n".join(texts)
+
+
+# What a slip starts with: a separator (a list in one entry) or a typographic opening quote.
+_SLIP_CHARS = re.compile("[,，、;；“‘„«「『〝]")
+
+
 def _slips(doc: YamlDocument) -> list[Problem]:
     """Entries that can never match as written: a list inside one entry, typographic quotes."""
+    if not _SLIP_CHARS.search(_joined(doc)):
+        return []  # the common case: no entry has a separator or a typographic quote
     out = []
     for path, text, key in _string_entries(doc):
         quotes = typographic_quotes(text)
@@ -350,6 +371,10 @@ def _markdown_keywords(doc: YamlDocument) -> list[Problem]:
     """Keywords that Markdown reads differently: answers are matched after rendering, so
     `__init__` written in prose (rendered: bold "init") never contains the keyword. Quiet
     once the rendered form is listed too (as a synonym, or another entry of the list)."""
+    # Each keyword is a line of its own here, and a line break is not a word character, so
+    # a search of them all finds an edge exactly when one keyword has one.
+    if not _EMPHASIS_EDGE.search(_joined(doc, _TEXT_LISTS)):
+        return []
     out = []
     for key in _TEXT_LISTS:
         for index, keyword, siblings in keyword_entries(doc.data.get(key)):
