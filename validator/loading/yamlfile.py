@@ -60,6 +60,9 @@ class YamlDocument:
     # Where each line starts, in a file with a line break editors do not count (see
     # `_Builder`); None in the common case, where the parser's lines are the editor's.
     lines: list[int] | None = field(default=None, repr=False)
+    _top: dict[str, tuple[Any, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def value_at(self, path: PathKey) -> Position:
         """Where the value at `path` is written, or its nearest written ancestor."""
@@ -126,11 +129,23 @@ class YamlDocument:
         item), and whether that prefix is all of `path`."""
         node, key_node = self.root, None
         for depth, step in enumerate(path):
-            child = _child(node, step) if depth < MAX_DEPTH else None
+            if depth == 0 and type(step) is str and node.id == "mapping":
+                child = self._top_entries().get(step)  # most paths start with a top key
+            else:
+                child = _child(node, step) if depth < MAX_DEPTH else None
             if child is None:
                 return node, key_node, False
             node, key_node = child
         return node, key_node, True
+
+    def _top_entries(self) -> dict[str, tuple[Any, Any]]:
+        """The top mapping's entries by key: (value node, key node), as `_child` finds them."""
+        if self._top is None:
+            self._top = {}
+            for key_node, value_node in self.root.value:
+                if key_node.id == "scalar" and key_node.tag != _STD + "merge":
+                    self._top.setdefault(str(key_node.value), (value_node, key_node))
+        return self._top
 
     def _pos(self, node: Any) -> Position:
         if node is None:
