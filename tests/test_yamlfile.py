@@ -117,3 +117,54 @@ def test_a_resolver_that_tags_differently_fails_the_canary(monkeypatch: pytest.M
     monkeypatch.setattr("validator.loading.yamlfile.composer", yamlfast.Composer)
     assert not yamlfast.Composer().fast
     _loads_right()
+
+
+POSITIONS = """\
+id: x
+tags: [a, b]
+nested:
+  list:
+    - one
+    - {k: v, k2: [1, 2]}
+  anchor: &shared
+    deep: 1
+  again: *shared
+dup: 1
+dup: 2
+"""
+
+
+def test_positions_are_read_from_the_nodes_where_asked() -> None:
+    doc = load_yaml_text(POSITIONS, "p.yaml")
+    assert doc.value_at(("id",)) == (1, 5)
+    assert doc.key_at(("id",)) == (1, 1)
+    assert doc.value_at(("tags", 1)) == (2, 11)
+    assert doc.value_at(("nested", "list", 1, "k2", 0)) == (6, 19)
+    assert doc.key_at(("nested", "list", 1, "k2")) == (6, 14)
+    # A list item has no key: its key is where the item is.
+    assert doc.key_at(("nested", "list", 0)) == (5, 7)
+    # An alias is where its anchor's value is written.
+    assert doc.value_at(("nested", "again", "deep")) == (8, 11)
+    # A duplicate key: the first one is the data and its place; the second is a problem.
+    assert doc.value_at(("dup",)) == (10, 6)
+    [problem] = doc.problems
+    assert (problem.code, problem.line, problem.column) == ("duplicate-key", 11, 1)
+    assert "first written at line 10" in problem.message
+    # A path that is not written falls back to its nearest written ancestor.
+    assert doc.value_at(("nested", "list", 7)) == doc.value_at(("nested", "list"))
+    assert doc.value_at(("tags", "a")) == doc.value_at(("tags",))
+    assert doc.key_at(("nested", "nope")) == doc.value_at(("nested",))
+    assert doc.value_at(("nested", "list", -1)) == doc.value_at(("nested", "list"))
+    assert doc.value_at(()) == (1, 1)
+    # The tables of every position say the same.
+    for path, at in doc.values.items():
+        assert doc.value_at(path) == at, path
+    for path, at in doc.keys.items():
+        assert doc.key_at(path) == at, path
+    assert len(doc.values) == 18 and ("dup",) in doc.keys
+
+
+def test_positions_count_editor_lines_in_a_file_with_odd_line_breaks() -> None:
+    doc = load_yaml_text('a: "x\u2028y"\nb: [1, 2]\n', "odd.yaml")
+    assert doc.value_at(("b", 1)) == (2, 8)
+    assert doc.key_at(("b",)) == (2, 1)

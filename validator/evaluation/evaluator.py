@@ -128,11 +128,14 @@ class Evaluator:
             self.context = ctx
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
-        run.checks = [skip or self._check(spec, ctx) for spec, skip in self._plan]
-        skipped = sum(c.status == SKIPPED for c in run.checks)
-        run.checks_skipped, run.checks_applied = skipped, len(run.checks) - skipped
-        if any(c.failed_blocking for c in run.checks):
-            run.status = FAIL
+        run.checks = checks = [skip or self._check(spec, ctx) for spec, skip in self._plan]
+        skipped = 0
+        for check in checks:
+            if check.status == SKIPPED:
+                skipped += 1
+            elif check.status == FAIL and check.blocking:  # `failed_blocking`
+                run.status = FAIL
+        run.checks_skipped, run.checks_applied = skipped, len(checks) - skipped
         if ctx.view_adapter is not None:
             how = "configured" if settings.view else "detected"
             run.notes.append(

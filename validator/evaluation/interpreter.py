@@ -52,9 +52,10 @@ class CaseArguments:
 
 def evaluate_spec(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckResult:
     """Evaluate one check spec: guards first, then every clause (all must hold)."""
-    guarded = _spec_guard(spec, case, ctx)
-    if guarded is not None:
-        return guarded
+    if spec.when is not None or spec.unless is not None:
+        guarded = _spec_guard(spec, case, ctx)
+        if guarded is not None:
+            return guarded
     clauses = spec.clauses
     if len(clauses) == 1:  # the common shape: the clause's result is the check's
         result = _clause(clauses[0], case, ctx, spec.id)
@@ -95,9 +96,10 @@ def _prefixed(result: ClauseResult) -> str:
 def _clause(clause: Clause, case: CaseArguments, ctx: TraceContext, check: str) -> ClauseResult:
     condition = clause.condition
     try:
-        skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
-        if skip is not None:
-            return ClauseResult(clause.name, SKIPPED, skip)
+        if clause.when is not None or clause.unless is not None:
+            skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
+            if skip is not None:
+                return ClauseResult(clause.name, SKIPPED, skip)
         outcome = _run(condition, case, ctx)
     except _Unevaluated as exc:
         return ClauseResult(clause.name, FAIL, exc.message)

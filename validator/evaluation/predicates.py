@@ -30,7 +30,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 from ..model import Finder
@@ -45,7 +44,7 @@ from .params import (
     schema_validator,
     type_error,
 )
-from .query import FirstOf
+from .query import FirstOf, Query, reads_view
 from .saferegex import compile_safe
 from .text import (
     keywords_in,
@@ -98,12 +97,6 @@ _SHARED_MAX = 50_000
 _shared_plain: dict[str, str] = {}
 
 
-@lru_cache(maxsize=4096)
-def reads_view(expression: str) -> bool:
-    """Whether a JSONPath reads the normalized view (`$.view...`) rather than the raw trace."""
-    return expression == "$.view" or expression.startswith(("$.view.", "$.view["))
-
-
 class TraceContext:
     """Per-trace state shared by all checks: the document, its normalized texts, and the
     normalized view (`$.view`), made once and only when a query reads it."""
@@ -127,6 +120,8 @@ class TraceContext:
         return self.trace
 
     def find(self, query: Finder) -> list[Any]:
+        if type(query) is Query:  # the common case, kept cheap
+            return query.find(self.view_document() if query.view else self.trace)
         if type(query) is FirstOf:  # the trace-fields spec's list of paths
             for alternative in query.alternatives:
                 found = alternative.find(self.document(alternative))

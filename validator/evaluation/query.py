@@ -917,6 +917,11 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
 
 
+def reads_view(expression: str) -> bool:
+    """Whether a JSONPath reads the normalized view (`$.view...`) rather than the raw trace."""
+    return expression == "$.view" or expression.startswith(("$.view.", "$.view["))
+
+
 class Query:
     """One compiled JSONPath expression.
 
@@ -927,12 +932,14 @@ class Query:
     expression: str
     fast: bool
 
-    __slots__ = ("_find", "_path", "expression", "fast")
+    __slots__ = ("_find", "_path", "expression", "fast", "view")
 
     def __init__(self, expression: str, path: _jp.JSONPath) -> None:
         self.expression = expression
         self._path = path
         self._find: Finder | None = None
+        # Whether it reads the normalized view (`$.view...`) rather than the raw trace.
+        self.view = reads_view(expression)
         # `fast`: only plain child/index/wildcard/descendant steps (the common shapes).
         self.fast = False
         try:

@@ -37,8 +37,6 @@ from re import _constants as _c  # type: ignore[attr-defined]  # Python's own re
 from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any
 
-import re2
-
 __all__ = ["RegexError", "SafeRegex", "compile_safe"]
 
 Ranges = tuple[tuple[int, int], ...]
@@ -473,6 +471,8 @@ def _is_kind(kind: str, text: str, following: str, pattern: str, index: int) -> 
 
 
 def _re2_options(capture: bool) -> Any:
+    import re2  # on first use: a suite without regexes never loads RE2
+
     options = re2.Options()
     options.log_errors = False  # errors are raised, not also printed on stderr
     options.never_capture = not capture  # yes/no programs need no groups: faster
@@ -566,6 +566,8 @@ def _program(pattern: str, tree: Any, dollar: str | None, capture: bool) -> tupl
         raise RegexError(pattern, _locate(pattern, exc.kind) + 1, exc.message) from None
     except RecursionError:
         raise RegexError(pattern, 1, "the pattern nests too deeply") from None
+    import re2
+
     try:
         return re2.compile(text, _re2_options(capture)), translator
     except re2.error as exc:  # in practice: a program over RE2's memory budget

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -52,9 +53,9 @@ def case_problems(
     if verdicts:
         problems += _verdict_spelling(doc, verdicts)
     problems += _duplicates(doc)
-    stem = Path(doc.file).stem
     case_id = data.get("id")
-    if isinstance(case_id, str) and ID_PATTERN.match(case_id) and case_id != stem:
+    if isinstance(case_id, str) and ID_PATTERN.match(case_id) and case_id != _stem(doc.file):
+        stem = Path(doc.file).stem
         problems.append(
             doc.problem(
                 ("id",),
@@ -65,6 +66,13 @@ def case_problems(
             )
         )
     return sorted(problems)
+
+
+def _stem(file: str) -> str:
+    """`Path(file).stem` without making a Path (this is asked of every case file)."""
+    name = file.rsplit("/", 1)[-1] if os.sep == "/" else Path(file).name
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
@@ -212,8 +220,29 @@ def _string_entries(doc: YamlDocument) -> Iterator[tuple[tuple[str | int, ...], 
                     yield (key, i), entry, key
 
 
+def _joined(doc: YamlDocument, keys: tuple[str, ...] | None = None) -> str:
+    """Every text entry of the list fields (of `keys`, else of all), synonyms included, one a
+    line: one search of it tells that no entry can have what a per-entry rule looks for."""
+    texts: list[str] = []
+    for key, value in doc.data.items():
+        if not isinstance(value, list) or (keys is not None and key not in keys):
+            continue
+        for entry in value:
+            if isinstance(entry, str):
+                texts.append(entry)
+            elif isinstance(entry, list):
+                texts.extend(k for k in entry if isinstance(k, str))
+    return "\n".join(texts)
+
+
+# What a slip starts with: a separator (a list in one entry) or a typographic opening quote.
+_SLIP_CHARS = re.compile("[,，、;；“‘„«「『〝]")
+
+
 def _slips(doc: YamlDocument) -> list[Problem]:
     """Entries that can never match as written: a list inside one entry, typographic quotes."""
+    if not _SLIP_CHARS.search(_joined(doc)):
+        return []  # the common case: no entry has a separator or a typographic quote
     out = []
     for path, text, key in _string_entries(doc):
         quotes = typographic_quotes(text)
@@ -342,6 +371,10 @@ def _markdown_keywords(doc: YamlDocument) -> list[Problem]:
     """Keywords that Markdown reads differently: answers are matched after rendering, so
     `__init__` written in prose (rendered: bold "init") never contains the keyword. Quiet
     once the rendered form is listed too (as a synonym, or another entry of the list)."""
+    # Each keyword is a line of its own here, and a line break is not a word character, so
+    # a search of them all finds an edge exactly when one keyword has one.
+    if not _EMPHASIS_EDGE.search(_joined(doc, _TEXT_LISTS)):
+        return []
     out = []
     for key in _TEXT_LISTS:
         for index, keyword, siblings in keyword_entries(doc.data.get(key)):

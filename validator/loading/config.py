@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import TemplateError, compile_case_id
@@ -22,8 +22,10 @@ from ..inputs import available_packs, display_path, glob_regex
 from ..model import TraceSettings
 from ..problems import ERROR, Problem, ProblemsFound, UsageError, did_you_mean, show
 from .schema import schema_problems
-from .target import Placed, Target, read_target
 from .yamlfile import PathKey, YamlDocument, load_yaml
+
+if TYPE_CHECKING:  # `target:` is read only when a config has one
+    from .target import Placed, Target
 
 CONFIG_NAME = "validator.yaml"
 
@@ -127,6 +129,8 @@ class _Reader:
         if isinstance(traces, dict):
             self.config.traces = self._traces(traces)
         if isinstance(self.data.get("target"), dict):
+            from .target import read_target
+
             read = read_target(self.doc, self.config.folder)
             self.config.target, self.config.target_templates = read.target, read.templates
             self.config.problems.extend(read.problems)

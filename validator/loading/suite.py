@@ -29,7 +29,6 @@ from .config import Config
 from .plans import plan_problems
 from .schema import load_schema
 from .specs import compile_spec, declared_inputs, spec_file_problems
-from .target import placeholder_problems
 from .tools import ToolName, exact_name_problems, marked_inputs, tool_names, undeclared_tools
 from .yamlfile import Position, YamlDocument, load_yaml
 
@@ -394,6 +393,8 @@ def _config_problems(config: Config | None, specs: Specs) -> list[Problem]:
         problems += reference_problems([config.doc], specs.specs, specs.broken)
     if config.target_templates:
         # A placeholder must name a case key, and the specs say which keys cases have.
+        from .target import placeholder_problems
+
         problems += placeholder_problems(config.doc, config.target_templates, specs.format.keys)
     return problems
 

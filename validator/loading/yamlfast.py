@@ -44,9 +44,11 @@ class Composer:
             self._yaml = YAML(typ="safe", pure=True)
         self._loader: Any = None
         self.fast = False
+        self.tag_of: Any = _portable_tag
         fast = _fast_yaml()
         if fast is not None and _same_nodes(fast, self._yaml):
             self._yaml, self._loader, self.fast = fast[0], fast[1], True
+            self.tag_of = _shared_tag
 
     @property
     def scalars(self) -> Any:
@@ -82,9 +84,35 @@ def _compose_with(loader_class: Any, text: str) -> Any:
         loader.__dict__.clear()
 
 
+def _portable_tag(node: Any) -> str:
+    """A node's tag as text (ruamel builds the text anew on every read)."""
+    return node.tag or ""
+
+
+# The text of each Tag that many nodes share (ruamel's default tags, the resolver's shared
+# ones), by the Tag's id; the Tags are kept alive here, so no other object can take an id.
+_TAG_TEXTS: dict[int, str] = {}
+_SHARED_TAGS: list[Any] = []
+
+
+def _share(tag: Any) -> Any:
+    if id(tag) not in _TAG_TEXTS:
+        _SHARED_TAGS.append(tag)
+        _TAG_TEXTS[id(tag)] = str(tag)
+    return tag
+
+
+def _shared_tag(node: Any) -> str:
+    """`_portable_tag`, read from a table for the shared Tags (the fast path only)."""
+    text = _TAG_TEXTS.get(id(node.ctag))
+    return (node.tag or "") if text is None else text
+
+
 def _shape(node: Any) -> Any:
     """What a node tree means to the loader: tags, values, styles and where each starts."""
     at = (node.start_mark.line, node.start_mark.column)
+    if _shared_tag(node) != _portable_tag(node):
+        raise ValueError("a shared tag reads differently")
     if node.id == "scalar":
         return (node.tag, node.value, node.style, at)
     if node.id == "sequence":
@@ -125,35 +153,76 @@ def _one_table_resolver() -> Any:
     With the C parser a new resolver is made for every file and its version never comes
     from the document (ruamel resolves with its default, YAML 1.2), so the version is
     looked up once per file and the table once per process; the tags are the same.
+
+    A plain scalar's tag depends only on its text (and the version), and case files repeat
+    the same keys and words, so each text's tag is remembered (a bounded memo) and every
+    node of one tag shares one `Tag`, as ruamel's own default tags are shared. Quoted
+    scalars, sequences and mappings get ruamel's default tags directly.
     """
-    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
     from ruamel.yaml.resolver import VersionedResolver
     from ruamel.yaml.tag import Tag
 
-    tables: dict[Any, dict[Any, tuple[tuple[Any, Any], ...]]] = {}
+    # version -> ({first character or None: ((tag, regexp), ...)}, {text: Tag})
+    tables: dict[Any, tuple[dict[Any, tuple[tuple[Any, Any], ...]], dict[str, Any]]] = {}
+    shared: dict[str, Any] = {}  # tag suffix -> the one Tag of that suffix
+    for default in (
+        VersionedResolver.DEFAULT_SCALAR_TAG,
+        VersionedResolver.DEFAULT_SEQUENCE_TAG,
+        VersionedResolver.DEFAULT_MAPPING_TAG,
+    ):
+        _share(default)
 
     class Resolver(VersionedResolver):
         _version: Any = None
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            if kind is not ScalarNode or not implicit[0] or self.yaml_path_resolvers:
+            if self.yaml_path_resolvers:
                 return super().resolve(kind, value, implicit)
+            if kind is not ScalarNode:
+                if kind is MappingNode:
+                    return self.DEFAULT_MAPPING_TAG
+                if kind is SequenceNode:
+                    return self.DEFAULT_SEQUENCE_TAG
+                return super().resolve(kind, value, implicit)
+            if not implicit[0]:  # quoted, or a tag of its own: ruamel's default
+                return self.DEFAULT_SCALAR_TAG
             version = self._version
             if version is None:
                 version = self._version = self.processing_version
-            table = tables.get(version)
-            if table is None:
-                found = self.versioned_resolver  # {first character or None: [(tag, regexp)]}
-                rest = tuple(found.get(None, ()))
-                table = {k: (*v, *rest) for k, v in found.items() if k is not None}
-                table[None] = rest
-                tables[version] = table
-            for tag, regexp in table.get(value[:1], table[None]):
+            found = tables.get(version)
+            if found is None:
+                found = tables[version] = (self._table(), {})
+            table, memo = found
+            tag = memo.get(value)
+            if tag is None:
+                tag = self._plain_tag(table, value)
+                if len(memo) < _MEMO_MAX:
+                    memo[value] = tag
+            return tag
+
+        def _table(self) -> dict[Any, tuple[tuple[Any, Any], ...]]:
+            found = self.versioned_resolver  # {first character or None: [(tag, regexp)]}
+            rest = tuple(found.get(None, ()))
+            table = {k: (*v, *rest) for k, v in found.items() if k is not None}
+            table[None] = rest
+            return table
+
+        def _plain_tag(self, table: dict[Any, tuple[tuple[Any, Any], ...]], value: str) -> Any:
+            for suffix, regexp in table.get(value[:1], table[None]):
                 if regexp.match(value):
-                    return Tag(suffix=tag)
+                    tag = shared.get(suffix)
+                    if tag is None:
+                        tag = shared[suffix] = _share(Tag(suffix=suffix))
+                    return tag
             return self.DEFAULT_SCALAR_TAG
 
     return Resolver
+
+
+# Plain scalar texts whose tag is remembered, per process: case files hold a few thousand
+# distinct words; the bound only stops a stream of distinct files from growing it forever.
+_MEMO_MAX = 50_000
 
 
 def _loader_class(yaml: Any, parser: Any) -> Any:

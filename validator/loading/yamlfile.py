@@ -15,7 +15,9 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -41,20 +43,31 @@ class Position(NamedTuple):
 
 @dataclass
 class YamlDocument:
-    """A loaded YAML file: its plain data and where each part of it was written."""
+    """A loaded YAML file: its plain data and where each part of it was written.
+
+    Where a part is written is read from the composed node tree when it is asked for (a
+    valid file's positions are rarely read: building a table of every node's position for
+    each file cost a fifth of loading it); `values` and `keys` are those tables, made on
+    first use."""
 
     file: str
     data: Any
-    values: dict[PathKey, Position]  # path -> where the value starts
-    keys: dict[PathKey, Position]  # path of a mapping entry -> where its key starts
+    root: Any = field(default=None, repr=False)  # the composed node tree
     # Problems found while reading that do not stop the file from being checked further
     # (a duplicate key: the first value is kept). Validators report them with their own.
     problems: list[Problem] = field(default_factory=list)
     source: str = field(default="", repr=False)  # the text, for placing a character in a value
+    # Where each line starts, in a file with a line break editors do not count (see
+    # `_Builder`); None in the common case, where the parser's lines are the editor's.
+    lines: list[int] | None = field(default=None, repr=False)
+    _top: dict[str, tuple[Any, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def value_at(self, path: PathKey) -> Position:
         """Where the value at `path` is written, or its nearest written ancestor."""
-        return _nearest(self.values, path)
+        node, _, _ = self._walk(path)
+        return self._pos(node)
 
     def problem(
         self, path: PathKey, severity: str, code: str, message: str, *, key: bool = False
@@ -77,17 +90,105 @@ class YamlDocument:
 
     def key_at(self, path: PathKey) -> Position:
         """Where the key of the entry at `path` is written (falls back to the value)."""
-        if path in self.keys:
-            return self.keys[path]
-        return _nearest(self.values, path)
+        node, key_node, reached = self._walk(path)
+        return self._pos(key_node if reached and key_node is not None else node)
+
+    @cached_property
+    def values(self) -> dict[PathKey, Position]:
+        """Every path -> where its value starts."""
+        return self._tables[0]
+
+    @cached_property
+    def keys(self) -> dict[PathKey, Position]:
+        """The path of every mapping entry -> where its key starts."""
+        return self._tables[1]
+
+    @cached_property
+    def _tables(self) -> tuple[dict[PathKey, Position], dict[PathKey, Position]]:
+        values: dict[PathKey, Position] = {}
+        keys: dict[PathKey, Position] = {}
+        if self.root is None:
+            return values, keys
+        stack: list[tuple[Any, PathKey]] = [(self.root, ())]
+        while stack:
+            node, path = stack.pop()
+            values.setdefault(path, self._pos(node))
+            if len(path) >= MAX_DEPTH:
+                continue
+            if node.id == "mapping":
+                for key, key_node, value_node in _entries(node):
+                    keys[(*path, key)] = self._pos(key_node)
+                    stack.append((value_node, (*path, key)))
+            elif node.id == "sequence":
+                stack.extend((item, (*path, i)) for i, item in enumerate(node.value))
+        return values, keys
+
+    def _walk(self, path: PathKey) -> tuple[Any, Any, bool]:
+        """The node at the longest written prefix of `path` (at most MAX_DEPTH steps, as
+        deep as the data is built), the key node of its entry (None for the top or a list
+        item), and whether that prefix is all of `path`."""
+        node, key_node = self.root, None
+        for depth, step in enumerate(path):
+            if depth == 0 and type(step) is str and node.id == "mapping":
+                child = self._top_entries().get(step)  # most paths start with a top key
+            else:
+                child = _child(node, step) if depth < MAX_DEPTH else None
+            if child is None:
+                return node, key_node, False
+            node, key_node = child
+        return node, key_node, True
+
+    def _top_entries(self) -> dict[str, tuple[Any, Any]]:
+        """The top mapping's entries by key: (value node, key node), as `_child` finds them."""
+        if self._top is None:
+            self._top = {}
+            for key_node, value_node in self.root.value:
+                if key_node.id == "scalar" and key_node.tag != _STD + "merge":
+                    self._top.setdefault(str(key_node.value), (value_node, key_node))
+        return self._top
+
+    def _pos(self, node: Any) -> Position:
+        if node is None:
+            return Position(1, 1)
+        return _node_position(node, self.lines)
 
 
-def _nearest(table: dict[PathKey, Position], path: PathKey) -> Position:
-    for end in range(len(path), -1, -1):
-        pos = table.get(tuple(path[:end]))
-        if pos is not None:
-            return pos
-    return Position(1, 1)
+def _entries(node: Any) -> Iterator[tuple[str, Any, Any]]:
+    """A mapping node's entries as the data holds them: (key, key node, value node) of each
+    plain key's first occurrence (a duplicate, a merge key or a non-text key is not data)."""
+    seen: set[str] = set()
+    for key_node, value_node in node.value:
+        if key_node.id != "scalar" or key_node.tag == _STD + "merge":
+            continue
+        key = str(key_node.value)
+        if key not in seen:
+            seen.add(key)
+            yield key, key_node, value_node
+
+
+def _child(node: Any, step: str | int) -> tuple[Any, Any] | None:
+    """(value node, key node or None) of the entry or item `step` of `node`, if written."""
+    if node.id == "mapping":
+        if isinstance(step, str):
+            for key_node, value_node in node.value:
+                if (
+                    key_node.id == "scalar"
+                    and str(key_node.value) == step
+                    and key_node.tag != _STD + "merge"
+                ):
+                    return value_node, key_node
+        return None
+    if node.id == "sequence" and isinstance(step, int) and 0 <= step < len(node.value):
+        return node.value[step], None
+    return None
+
+
+def _node_position(node: Any, lines: list[int] | None) -> Position:
+    """Where a node starts, as the 1-based line and column an editor shows."""
+    mark = node.start_mark
+    if lines is None:  # the common case, kept cheap
+        return Position(mark.line + 1, mark.column + 1)
+    return Position(*_mark_position(mark, lines))
 
 
 # Hints for the YAML mistakes people make most; matched against the parser's own words.
@@ -215,22 +316,21 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
         raise ProblemsFound(
             [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
         )
-    builder = _Builder(name, composer().scalars, text)
+    builder = _Builder(name, text)
     try:
-        data = builder.build(node, (), 0)
+        data = builder.build(node, 0)
     except _Abandon:
         data = None
     if builder.problems or slips:
         raise ProblemsFound([*slips, *builder.problems])
     if not isinstance(data, top):
-        _wrong_top(name, data, builder, top)
+        _wrong_top(name, data, builder._pos(node), top)
     cuts = [Problem(name, s.line, s.column, WARNING, s.code, s.message) for s in comment_cuts(text)]
-    return YamlDocument(name, data, builder.values, builder.keys, [*builder.soft, *cuts], text)
+    return YamlDocument(name, data, node, [*builder.soft, *cuts], text, builder.lines)
 
 
-def _wrong_top(name: str, data: Any, builder: _Builder, top: type) -> None:
+def _wrong_top(name: str, data: Any, pos: Position, top: type) -> None:
     """Raise the problem of a file whose top level is not `top` (a mapping, or a list)."""
-    pos = builder.values[()]
     if top is dict:
         kind = "a list" if isinstance(data, list) else "a single value"
         code, message = (
@@ -300,26 +400,27 @@ class _Abandon(Exception):
 
 
 class _Builder:
-    """Turns composed nodes into plain data, recording positions and problems."""
+    """Turns composed nodes into plain data, recording problems (positions are read from
+    the nodes when a problem or a caller asks for one: see `YamlDocument`)."""
 
-    def __init__(self, name: str, scalars: Any, text: str = "") -> None:
+    def __init__(self, name: str, text: str = "") -> None:
         self.name = name
         # YAML parsers count NEL, U+2028 and U+2029 as line breaks; editors do not. In a file
         # that has one, positions are computed from the character offset instead, so every
         # later line is still reported where the author sees it.
-        self._lines = _line_starts(text) if _ODD_BREAKS.search(text) else None
-        self.values: dict[PathKey, Position] = {}
-        self.keys: dict[PathKey, Position] = {}
+        self.lines = _line_starts(text) if _ODD_BREAKS.search(text) else None
         self.problems: list[Problem] = []  # the file cannot be used
         self.soft: list[Problem] = []  # reported, but the file can still be checked
         self.count = 0
-        self._scalars = scalars  # ruamel's own rules for YAML 1.2 ints, floats, bools
+        composing = composer()
+        self._scalars = composing.scalars  # ruamel's own rules for YAML 1.2 ints, floats, bools
+        self._tag_of = composing.tag_of
 
     def _add(self, node: Any, code: str, message: str) -> None:
         pos = self._pos(node)
         self.problems.append(_problem(self.name, pos.line, pos.column, code, message))
 
-    def build(self, node: Any, path: PathKey, depth: int) -> Any:
+    def build(self, node: Any, depth: int) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
             self._add(
@@ -337,20 +438,19 @@ class _Builder:
                     f"values are nested more than {MAX_DEPTH} levels deep: write them out flatter",
                 )
             return None
-        self.values.setdefault(path, self._pos(node))
-        tag = node.tag or ""  # a property that builds a new string: read it once
+        tag = self._tag_of(node)
         kind = node.id
         if kind == "mapping":
             if tag != _STD + "map":
                 return self._bad_tag(node)
-            return self._mapping(node, path, depth)
+            return self._mapping(node, depth)
         if kind == "sequence":
             if tag != _STD + "seq":
                 return self._bad_tag(node)
-            return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
+            return [self.build(item, depth + 1) for item in node.value]
         return self._scalar(node, tag)
 
-    def _mapping(self, node: Any, path: PathKey, depth: int) -> dict[str, Any]:
+    def _mapping(self, node: Any, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
             if key_node.id != "scalar":
@@ -358,7 +458,7 @@ class _Builder:
                     key_node, "yaml-unsupported", "a key must be plain text, not a list or mapping"
                 )
                 continue
-            if key_node.tag == _STD + "merge":
+            if self._tag_of(key_node) == _STD + "merge":
                 self._add(
                     key_node,
                     "yaml-unsupported",
@@ -366,23 +466,24 @@ class _Builder:
                 )
                 continue
             key = str(key_node.value)
-            child = (*path, key)
             if key in out:
-                first = self.keys[child]
-                pos = self._pos(key_node)
-                self.soft.append(
-                    _problem(
-                        self.name,
-                        pos.line,
-                        pos.column,
-                        "duplicate-key",
-                        f"duplicate key '{key}' (first written at line {first.line}): keep only one",
-                    )
-                )
+                self._duplicate(node, key, key_node)
                 continue
-            self.keys[child] = self._pos(key_node)
-            out[key] = self.build(value_node, child, depth + 1)
+            out[key] = self.build(value_node, depth + 1)
         return out
+
+    def _duplicate(self, node: Any, key: str, again: Any) -> None:
+        first = next(k for k, _ in node.value if k.id == "scalar" and str(k.value) == key)
+        pos, was = self._pos(again), self._pos(first)
+        self.soft.append(
+            _problem(
+                self.name,
+                pos.line,
+                pos.column,
+                "duplicate-key",
+                f"duplicate key '{key}' (first written at line {was.line}): keep only one",
+            )
+        )
 
     def _scalar(self, node: Any, tag: str) -> Any:
         c = self._scalars
@@ -431,10 +532,7 @@ class _Builder:
         return None
 
     def _pos(self, node: Any) -> Position:
-        mark = node.start_mark
-        if self._lines is None:  # the common case, kept cheap
-            return Position(mark.line + 1, mark.column + 1)
-        return Position(*_mark_position(mark, self._lines))
+        return _node_position(node, self.lines)
 
 
 _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")

@@ -80,8 +80,12 @@ def escape(value: Any, line_start: bool = False) -> str:
     if start is not None:
         end = start.end()
         text = text[:end] + "\\" + text[end:] if start.group()[0].isdigit() else "\\" + text
-    text = _CLOSING_HASHES.sub(lambda m: "\\" + m.group(), text)
-    return inert(text)
+    if "#" in text:
+        text = _CLOSING_HASHES.sub(lambda m: "\\" + m.group(), text)
+    # Every link or mention `inert` disarms has a ':', a '.' or an '@': most texts have none.
+    if ":" in text or "." in text or "@" in text:
+        return inert(text)
+    return text
 
 
 def _pct(value: float | None) -> str:
