@@ -6,6 +6,8 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -166,3 +168,18 @@ def test_formats_are_dealt_round_the_processes(
     here = str(os.getpid())
     assert [who[name] == here for name in ALL] == [True, False, True, False, True]
     assert who["md"] == who["html"], "one child writes the second and the fourth"
+
+
+def test_a_profiled_command_still_writes_its_profile(tmp_path: Path) -> None:
+    # `python -m validator` ends with os._exit (no teardown), except under a profiler or a
+    # tracer, which write their data at exit: `python -m cProfile -m validator` must work.
+    out = tmp_path / "profile.out"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "validator", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "run" in done.stdout
+    assert out.stat().st_size > 0
