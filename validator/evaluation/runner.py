@@ -23,7 +23,17 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from ..inputs import HARD_KINDS, Job, Plan
 from ..model import Suite, TraceSettings
-from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
+from ..results import (
+    ERROR,
+    FAIL,
+    NOT_RUN,
+    PASS,
+    CaseResult,
+    CheckResult,
+    RunKinds,
+    RunResult,
+    Runs,
+)
 from ..signals import signals_held
 from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
 from .evaluator import Evaluator
@@ -832,7 +842,8 @@ def group_results(
     --case/--tag selection left out) are dropped: they match a case, just not one that was
     asked for. `min_run_pass_rate` (run --min-run-pass-rate): the share of runs that must
     pass in every case that sets neither min_passes nor min_pass_rate."""
-    by_case: dict[str, list[RunResult]] = {case_id: [] for case_id in suite.cases}
+    kinds = RunKinds()  # what runs have in common, held once for every case (see `Runs`)
+    by_case = {case_id: Runs(kinds=kinds) for case_id in suite.cases}
     unmatched: list[RunResult] = []
     for run in runs:
         if run.case_id in by_case:
