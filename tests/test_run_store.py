@@ -296,3 +296,21 @@ def test_a_case_with_thousands_of_runs_keeps_each_fixture(tmp_path: Path) -> Non
     store = Runs(runs)
     assert [r.fixture for r in store] == [f"t.jsonl:{n}" for n in range(1, 5001)]
     assert store.representative is runs[2500]
+
+
+def test_the_first_run_is_held_compactly_once_a_later_run_represents_the_case() -> None:
+    first = _run(
+        1, checks=[CheckResult("x", PASS, "ok", [ClauseResult("c", PASS, "ok", {"n": 1})])]
+    )
+    store = Runs([first, _run(2)])
+    shrunk = _run(1)  # the first run as the Compactor keeps one of the many: no passing check
+    store.compact_first(shrunk)
+    assert store[0] is first, "while every run passed, the first run represents the case"
+    failing = _run(3, FAIL, checks=[_failed()])
+    store.append(failing)
+    store.compact_first(_run(1, status=FAIL))
+    assert store[0] is first, "a run with another status is not the first run shrunk"
+    store.compact_first(shrunk)
+    assert store[0] is not first and _fields(store[0]) == _fields(shrunk)
+    assert store.representative is failing and store.passed == 2 and len(store) == 3
+    assert [r.fixture for r in store] == ["t.jsonl:1", "t.jsonl:2", "t.jsonl:3"]

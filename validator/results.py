@@ -203,11 +203,25 @@ class RunKinds:
     of 2,000 cases come in a few thousand kinds (a few statuses, verdicts and failed-check
     sets each). One table serves every case of a report (`group_results`)."""
 
-    __slots__ = ("_index", "table")
+    __slots__ = ("_checks", "_index", "table")
 
     def __init__(self) -> None:
         self.table: list[tuple[Any, ...]] = []
         self._index: dict[tuple[Any, ...], int] = {}
+        # A check's fields -> (those fields, the check): a kind names its checks by their
+        # fields, each held once however many kinds share the check.
+        self._checks: dict[tuple[Any, ...], tuple[tuple[Any, ...], CheckResult]] = {}
+
+    def _check(self, check: CheckResult) -> tuple[Any, ...]:
+        key = (
+            check.check,
+            check.status,
+            check.message,
+            check.report_as,
+            check.severity,
+            check.blocking,
+        )
+        return self._checks.setdefault(key, (key, check))[0]
 
     def kind(self, run: RunResult) -> tuple[int, int, int, float] | None:
         """(kind, number, tool calls, duration) of a run, or None when a run of this shape
@@ -230,33 +244,30 @@ class RunKinds:
         exact = duration is None or type(duration) is float
         if not (exact or (type(duration) is int and -_EXACT <= duration <= _EXACT)):
             return None
-        checks = tuple(run.checks)
-        if any(c.clauses for c in checks):
+        if any(c.clauses for c in run.checks):
             return None
-        key = (
-            run.case_id,
-            run.status,
-            run.error_reason,
-            run.verdict,
-            run.verdict_key,
-            tuple(
-                (c.check, c.status, c.message, c.report_as, c.severity, c.blocking) for c in checks
-            ),
-            tuple(run.notes),
-            source_form,
-            label,
-            run.checks_applied,
-            run.checks_skipped,
-            calls is None,
-            type(duration),
-        )
         try:
+            key = (
+                run.case_id,
+                run.status,
+                run.error_reason,
+                run.verdict,
+                run.verdict_key,
+                tuple(self._check(c) for c in run.checks),
+                tuple(run.notes),
+                source_form,
+                label,
+                run.checks_applied,
+                run.checks_skipped,
+                calls is None,
+                type(duration),
+            )
             index = self._index.get(key)
         except TypeError:  # a field of a type no key can hold: the run stays whole
             return None
         if index is None:
             index = self._index[key] = len(self.table)
-            self.table.append((*key[:5], checks, *key[6:]))
+            self.table.append(key)
         return index, number, calls or 0, 0.0 if duration is None else float(duration)
 
     def run(
@@ -293,7 +304,7 @@ class RunKinds:
             fixture,
             verdict,
             verdict_key,
-            list(checks),
+            [self._checks[c][1] for c in checks],
             None if no_calls else calls,
             None if duration_type is type(None) else duration_type(duration),
             list(notes),
@@ -376,6 +387,27 @@ class Runs(Sequence[RunResult]):
         self._number.append(number)
         self._calls.append(calls)
         self._duration.append(duration)
+
+    def compact_first(self, run: RunResult) -> None:
+        """Hold the first run as `run`, a copy of it with less kept (`Compactor.shrink`),
+        once it no longer represents the case (a later run did not pass): it is then held
+        like any other run. Nothing changes when the first run is the representative, or
+        `run` is of a shape held whole."""
+        if not self._kind or self._first_not_passed in (None, 0) or self._kind[0] != _WHOLE:
+            return
+        first = self._whole[0]
+        if (run.status, run.checks_applied) != (first.status, first.checks_applied):
+            return  # not the same run: the counts kept would no longer be its
+        found = self._kinds.kind(run)
+        if found is None:
+            return
+        kind, number, calls, duration = found
+        if self._kinds.table[kind][8] == _OWN_FIXTURE:
+            number = len(self._texts)
+            self._texts.append(run.fixture or "")
+        del self._whole[0]
+        self._kind[0], self._number[0] = kind, number
+        self._calls[0], self._duration[0] = calls, duration
 
     @property
     def representative(self) -> RunResult | None:

@@ -15,7 +15,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import chain, islice
 from pathlib import Path
@@ -193,6 +193,11 @@ class Compactor:
         if kept is None or (not kept and run.status != PASS):
             self._kept[run.case_id] = run.status != PASS
             return run
+        return self.shrink(run)
+
+    def shrink(self, run: RunResult) -> RunResult:
+        """The run as one that does not represent its case: its values shared with other
+        runs, its failed checks only, without clause details."""
         same = self._same
         run.case_id = same.setdefault(run.case_id, run.case_id)
         run.status = same.setdefault(run.status, run.status)
@@ -845,11 +850,19 @@ def group_results(
     kinds = RunKinds()  # what runs have in common, held once for every case (see `Runs`)
     by_case = {case_id: Runs(kinds=kinds) for case_id in suite.cases}
     unmatched: list[RunResult] = []
+    compact = Compactor()
     for run in runs:
-        if run.case_id in by_case:
-            by_case[run.case_id].append(run)
-        elif run.case_id not in ignore:
-            unmatched.append(run)
+        held = by_case.get(run.case_id)
+        if held is None:
+            if run.case_id not in ignore:
+                unmatched.append(run)
+            continue
+        superseded = run.status != PASS and held.passed == len(held) > 0
+        held.append(run)
+        if superseded:
+            # The case's first run that did not pass represents it from now on: its first
+            # run becomes one of the many, and keeps what they keep (see Compactor).
+            held.compact_first(compact.shrink(replace(held[0])))
     results = []
     for case_id, case in suite.cases.items():
         result = CaseResult(case_id, by_case[case_id], case.file, case.tags)
