@@ -172,6 +172,15 @@ def test_any_runs_read_back_equal_field_for_field(runs: list[RunResult]) -> None
     expected = next((r for r in runs if r.status != PASS), runs[0] if runs else None)
     assert store.representative is expected
     assert store.passed == sum(r.status == PASS for r in runs)
+    figures = [(r.status, r.verdict_key, r.tool_call_count, r.duration_ms) for r in runs]
+    assert [(type(d), f) for f in store.figures() for d in f] == [
+        (type(d), f) for f in figures for d in f
+    ]
+    assert store.totals == [
+        sum(r.checks_applied for r in runs),
+        sum(r.checks_skipped for r in runs),
+        sum(c.failed_nonblocking for r in runs for c in r.checks),
+    ]
 
 
 # --------------------------------------------------------------------------------------------

@@ -348,6 +348,7 @@ class Runs(Sequence[RunResult]):
         "_whole",
         "passed",
         "statuses",
+        "totals",
         "vacuous",
     )
 
@@ -363,6 +364,9 @@ class Runs(Sequence[RunResult]):
         self.statuses: dict[str, int] = {}  # status -> how many runs have it
         self.passed = 0
         self.vacuous = 0
+        # Over every run: checks applied, checks skipped, failed checks that did not fail
+        # their run (the report's summary counts).
+        self.totals = [0, 0, 0]
         for run in runs:
             self.append(run)
 
@@ -371,6 +375,10 @@ class Runs(Sequence[RunResult]):
         self.statuses[run.status] = self.statuses.get(run.status, 0) + 1
         self.passed += run.status == PASS
         self.vacuous += run.vacuous
+        totals = self.totals
+        totals[0] += run.checks_applied
+        totals[1] += run.checks_skipped
+        totals[2] += sum(c.failed_nonblocking for c in run.checks)
         found = None
         if run.status != PASS and self._first_not_passed is None:
             self._first_not_passed = index
@@ -415,6 +423,24 @@ class Runs(Sequence[RunResult]):
         if self._first_not_passed is not None:
             return self._whole[self._first_not_passed]
         return self._whole.get(0)
+
+    def figures(self) -> Iterator[tuple[str, str | None, int | None, float | None]]:
+        """(status, verdict_key, tool_call_count, duration_ms) of each run, in order: what the
+        summary reads, without making each run's record."""
+        table = self._kinds.table
+        for index, kind in enumerate(self._kind):
+            if kind == _WHOLE:
+                r = self._whole[index]
+                yield r.status, r.verdict_key, r.tool_call_count, r.duration_ms
+                continue
+            entry = table[kind]
+            dtype = entry[12]
+            yield (
+                entry[1],
+                entry[4],
+                None if entry[11] else self._calls[index],
+                None if dtype is type(None) else dtype(self._duration[index]),
+            )
 
     def __len__(self) -> int:
         return len(self._kind)

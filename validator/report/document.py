@@ -218,20 +218,14 @@ class Report:
 
 
 def check_counts(cases: Sequence[CaseResult]) -> dict[str, int]:
-    """The vacuity guard's and the severities' totals over every run of the report, read
-    run by run (no list of every run: see `results.Runs`)."""
-    applied = skipped = warned = 0
-    for case in cases:
-        for run in case.runs:
-            applied += run.checks_applied
-            skipped += run.checks_skipped
-            warned += sum(c.failed_nonblocking for c in run.checks)
+    """The vacuity guard's and the severities' totals over every run of the report (each
+    case's `Runs` keeps its totals as runs are appended)."""
     return {
-        "checks_applied": applied,
-        "checks_skipped": skipped,
+        "checks_applied": sum(c.runs.totals[0] for c in cases),
+        "checks_skipped": sum(c.runs.totals[1] for c in cases),
         "vacuous_runs": sum(c.vacuous_runs for c in cases),
         "vacuous_cases": sum(c.vacuous_runs > 0 for c in cases),
-        "failed_warnings": warned,
+        "failed_warnings": sum(c.runs.totals[2] for c in cases),
     }
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..results import ERROR, FAIL, NOT_RUN, PASS
+from ..results import ERROR, FAIL, NOT_RUN, PASS, Runs
 from .reliability import estimates, percentile
 
 
@@ -83,17 +83,22 @@ def _run_figures(cases: Sequence[CaseLike]) -> dict[str, Any]:
     durations: list[float] = []
     total = passed = 0
     for case in cases:
-        for r in case.runs:
+        runs = case.runs
+        if isinstance(runs, Runs):
+            figures: Iterable[tuple[str, str | None, Any, Any]] = runs.figures()
+        else:
+            figures = ((r.status, r.verdict_key, r.tool_call_count, r.duration_ms) for r in runs)
+        for status, verdict_key, tool_calls, duration in figures:
             total += 1
-            if r.status == PASS:
+            if status == PASS:
                 passed += 1
-            elif r.status != FAIL:
+            elif status != FAIL:
                 continue
-            verdicts[r.verdict_key or "MISSING"] += 1
-            if r.tool_call_count is not None:
-                calls.append(r.tool_call_count)
-            if r.duration_ms is not None:
-                durations.append(r.duration_ms)
+            verdicts[verdict_key or "MISSING"] += 1
+            if tool_calls is not None:
+                calls.append(tool_calls)
+            if duration is not None:
+                durations.append(duration)
     return {
         "verdict_distribution": dict(sorted(verdicts.items())),
         "avg_tool_calls": average(calls),
