@@ -226,26 +226,10 @@ class RunKinds:
     def kind(self, run: RunResult) -> tuple[int, int, int, float] | None:
         """(kind, number, tool calls, duration) of a run, or None when a run of this shape
         is held whole (a check with clauses, a count or duration no column holds exactly)."""
-        fixture = run.fixture
-        source = run.source
-        number = 0
-        source_form: Any = source
-        if fixture is None:
-            label: Any = _NO_FIXTURE
-        elif source is not None and fixture != source:
-            label, number = _numbered(fixture, source)
-        else:
-            label = _OWN_FIXTURE
-        if label == _OWN_FIXTURE and source is not None and source == fixture:
-            source_form = _SOURCE_IS_FIXTURE  # one trace file a run: not a kind a run
         calls, duration = run.tool_call_count, run.duration_ms
-        if calls is not None and not (type(calls) is int and -_INT64 <= calls < _INT64):
+        if not _fits(calls, duration) or any(c.clauses for c in run.checks):
             return None
-        exact = duration is None or type(duration) is float
-        if not (exact or (type(duration) is int and -_EXACT <= duration <= _EXACT)):
-            return None
-        if any(c.clauses for c in run.checks):
-            return None
+        label, number, source_form = _label(run.fixture, run.source)
         try:
             key = (
                 run.case_id,
@@ -312,6 +296,28 @@ class RunKinds:
             applied,
             skipped,
         )
+
+
+def _fits(calls: Any, duration: Any) -> bool:
+    """The tool calls and the duration fit their columns, to be read back as they are."""
+    if calls is not None and not (type(calls) is int and -_INT64 <= calls < _INT64):
+        return False
+    exact = duration is None or type(duration) is float
+    return exact or (type(duration) is int and -_EXACT <= duration <= _EXACT)
+
+
+def _label(fixture: str | None, source: str | None) -> tuple[Any, int, Any]:
+    """How a run's fixture is held (label, number) and its source (the text, or
+    _SOURCE_IS_FIXTURE)."""
+    if fixture is None:
+        return _NO_FIXTURE, 0, source
+    if source is not None and fixture != source:
+        label, number = _numbered(fixture, source)
+        if label != _OWN_FIXTURE:
+            return label, number, source
+    if source is not None and source == fixture:
+        return _OWN_FIXTURE, 0, _SOURCE_IS_FIXTURE  # one trace file a run: not a kind a run
+    return _OWN_FIXTURE, 0, source
 
 
 def _numbered(fixture: str, source: str) -> tuple[Any, int]:

@@ -847,22 +847,7 @@ def group_results(
     --case/--tag selection left out) are dropped: they match a case, just not one that was
     asked for. `min_run_pass_rate` (run --min-run-pass-rate): the share of runs that must
     pass in every case that sets neither min_passes nor min_pass_rate."""
-    kinds = RunKinds()  # what runs have in common, held once for every case (see `Runs`)
-    by_case = {case_id: Runs(kinds=kinds) for case_id in suite.cases}
-    unmatched: list[RunResult] = []
-    compact = Compactor()
-    for run in runs:
-        held = by_case.get(run.case_id)
-        if held is None:
-            if run.case_id not in ignore:
-                unmatched.append(run)
-            continue
-        superseded = run.status != PASS and held.passed == len(held) > 0
-        held.append(run)
-        if superseded:
-            # The case's first run that did not pass represents it from now on: its first
-            # run becomes one of the many, and keeps what they keep (see Compactor).
-            held.compact_first(compact.shrink(replace(held[0])))
+    by_case, unmatched = _by_case(suite, runs, ignore)
     results = []
     for case_id, case in suite.cases.items():
         result = CaseResult(case_id, by_case[case_id], case.file, case.tags)
@@ -881,6 +866,29 @@ def group_results(
                 result.notes.append(note)
         results.append(result)
     return results, unmatched
+
+
+def _by_case(
+    suite: Suite, runs: Iterable[RunResult], ignore: Collection[str]
+) -> tuple[dict[str, Runs], list[RunResult]]:
+    """Each case's runs, in order, and the runs that match no case (less those in `ignore`)."""
+    kinds = RunKinds()  # what runs have in common, held once for every case (see `Runs`)
+    by_case = {case_id: Runs(kinds=kinds) for case_id in suite.cases}
+    unmatched: list[RunResult] = []
+    compact = Compactor()
+    for run in runs:
+        held = by_case.get(run.case_id)
+        if held is None:
+            if run.case_id not in ignore:
+                unmatched.append(run)
+            continue
+        superseded = run.status != PASS and held.passed == len(held) > 0
+        held.append(run)
+        if superseded:
+            # The case's first run that did not pass represents it from now on: its first
+            # run becomes one of the many, and keeps what they keep (see Compactor).
+            held.compact_first(compact.shrink(replace(held[0])))
+    return by_case, unmatched
 
 
 def required_passes(
