@@ -193,6 +193,8 @@ _NO_FIXTURE, _OWN_FIXTURE = 0, 1
 _SEPARATORS = (":", "#")
 _SOURCE_IS_FIXTURE = 1  # the run's source is its fixture (a trace file of its own)
 _WHOLE = 0xFFFFFFFF  # in `Runs._kind`: the run is held whole
+# Places in a kind (the tuple `RunKinds.kind` makes) read without unpacking it all.
+_STATUS, _VERDICT_KEY, _LABEL, _NO_CALLS, _DURATION_TYPE = 1, 4, 8, 11, 12
 _INT64 = 2**63
 _EXACT = 2**53  # an integer duration up to this is exact as a float
 
@@ -335,13 +337,14 @@ def _numbered(fixture: str, source: str) -> tuple[Any, int]:
 class Runs(Sequence[RunResult]):
     """A case's runs, in order: read like a list of `RunResult`s, held in a few bytes a run.
 
-    The runs the report describes in full (the first, and the first that did not pass: see
-    `representative`) are kept whole, as given; every other run is held column-wise: its
-    kind (`RunKinds`: the fields many runs share) and its fixture's number, tool calls and
-    duration in arrays, ~30 bytes instead of ~500. Reading such a run gives a new
-    `RunResult` equal to the one appended (its checks are shared with other runs: read-only).
-    Counts the case's status needs (statuses, passed and vacuous runs) are kept as runs are
-    appended, so they cost nothing to read."""
+    The runs the report may describe in full (the first, and the first that did not pass:
+    see `representative`) are kept whole, as given, and so is a run no column can hold
+    exactly; every other run is held column-wise: its kind (`RunKinds`: the fields many runs
+    share) and its fixture's number, tool calls and duration in arrays, ~30 bytes instead of
+    ~460. Reading such a run gives a new `RunResult` equal to the one appended, field for
+    field and type for type (its checks are shared with other runs). Appended runs are
+    read-only: the counts the case's status and the summary need (statuses, passed and
+    vacuous runs, `totals`) are kept as runs are appended, so they cost nothing to read."""
 
     __slots__ = (
         "_calls",
@@ -394,7 +397,7 @@ class Runs(Sequence[RunResult]):
             self._whole[index] = run
             found = (_WHOLE, 0, 0, 0.0)
         kind, number, calls, duration = found
-        if kind != _WHOLE and self._kinds.table[kind][8] == _OWN_FIXTURE:
+        if kind != _WHOLE and self._kinds.table[kind][_LABEL] == _OWN_FIXTURE:
             number = len(self._texts)
             self._texts.append(run.fixture or "")
         self._kind.append(kind)
@@ -416,7 +419,7 @@ class Runs(Sequence[RunResult]):
         if found is None:
             return
         kind, number, calls, duration = found
-        if self._kinds.table[kind][8] == _OWN_FIXTURE:
+        if self._kinds.table[kind][_LABEL] == _OWN_FIXTURE:
             number = len(self._texts)
             self._texts.append(run.fixture or "")
         del self._whole[0]
@@ -440,11 +443,11 @@ class Runs(Sequence[RunResult]):
                 yield r.status, r.verdict_key, r.tool_call_count, r.duration_ms
                 continue
             entry = table[kind]
-            dtype = entry[12]
+            dtype = entry[_DURATION_TYPE]
             yield (
-                entry[1],
-                entry[4],
-                None if entry[11] else self._calls[index],
+                entry[_STATUS],
+                entry[_VERDICT_KEY],
+                None if entry[_NO_CALLS] else self._calls[index],
                 None if dtype is type(None) else dtype(self._duration[index]),
             )
 
@@ -457,7 +460,7 @@ class Runs(Sequence[RunResult]):
             return self._whole[index]
         number = self._number[index]
         kinds = self._kinds
-        text = self._texts[number] if kinds.table[kind][8] == _OWN_FIXTURE else None
+        text = self._texts[number] if kinds.table[kind][_LABEL] == _OWN_FIXTURE else None
         return kinds.run(kind, number, text, self._calls[index], self._duration[index])
 
     @overload
