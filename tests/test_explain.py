@@ -241,3 +241,18 @@ def test_a_guard_or_parameter_that_cannot_be_evaluated_fails_and_says_why(tmp_pa
     lines = [line.strip() for line in bound.splitlines()]
     at = lines.index("values = (no value)")
     assert lines[at + 1] == "from the trace: $.n.`sub(/a/, b)`"
+
+
+def test_every_run_of_a_many_run_case_shows_its_checks(ws: Workspace) -> None:
+    ws.case()
+    for n in range(1, 6):
+        trace = set_verdict(good_trace(), "REVISE") if n == 3 else good_trace(durationMs=n)
+        ws.trace("db-slow", trace, name=f"db-slow/run-{n}.json")
+    result = _explain(ws, "--json", "db-slow")
+    assert result.code == 1, result.err
+    runs = json.loads(result.out)["runs"]
+    assert [Path(r["trace"]).name for r in runs] == [f"run-{n}.json" for n in range(1, 6)]
+    for run in runs:  # not only the runs the report describes in full
+        checks = {c["check"]: c for c in run["checks"]}
+        assert checks["evidence-coverage"]["clauses"][0]["condition"]["found"], run["trace"]
+    assert [c["status"] for c in runs[2]["checks"] if c["check"] == "verdict-allowed"] == ["fail"]

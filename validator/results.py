@@ -7,8 +7,10 @@ agent was run repeatedly (issue: pass^k). Statuses are exactly: pass, fail, not_
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 PASS = "pass"
 FAIL = "fail"
@@ -111,10 +113,10 @@ class RunResult:
 class CaseResult:
     """A case and its runs. Its status is pass only when every run passed (pass^k), or, with
     `required_passes` set (the case's min_passes / min_pass_rate), when at least that many
-    runs passed."""
+    runs passed. `runs` given as a list becomes a `Runs`."""
 
     case_id: str
-    runs: list[RunResult]
+    runs: Runs
     file: str | None = None
     tags: list[str] = field(default_factory=list)
     # Set when the case never got a run (no fixture) or its fixtures are unusable as a whole.
@@ -124,11 +126,15 @@ class CaseResult:
     required_passes: int | None = None
     notes: list[str] = field(default_factory=list)  # about the case as a whole
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.runs, Runs):
+            self.runs = Runs(self.runs)
+
     @property
     def status(self) -> str:
         if self.status_override:
             return self.status_override
-        statuses = [r.status for r in self.runs]
+        statuses = self.runs.statuses
         if not statuses:
             return NOT_RUN
         if self.required_passes is not None:
@@ -145,10 +151,7 @@ class CaseResult:
     @property
     def representative(self) -> RunResult | None:
         """The run the case-level fields describe: the first that did not pass, else the first."""
-        for run in self.runs:
-            if run.status != PASS:
-                return run
-        return self.runs[0] if self.runs else None
+        return self.runs.representative
 
     @property
     def reason(self) -> str | None:
@@ -167,13 +170,325 @@ class CaseResult:
 
     @property
     def passed_runs(self) -> int:
-        return sum(r.status == PASS for r in self.runs)
+        return self.runs.passed
 
     @property
     def vacuous_runs(self) -> int:
-        return sum(r.vacuous for r in self.runs)
+        return self.runs.vacuous
 
     @property
     def flaky(self) -> bool:
-        statuses = {r.status for r in self.runs}
+        statuses = self.runs.statuses
         return PASS in statuses and FAIL in statuses
+
+
+# --------------------------------------------------------------------------------------------
+# A case's runs, held in a few bytes each
+
+
+# How a compact run's fixture is made again (`RunKinds`): None, its own text (kept by the
+# `Runs`), or its source, this separator and the run's number (a JSON Lines line
+# `x.jsonl:12`, the second trace of a split file `x.json#2`).
+_NO_FIXTURE, _OWN_FIXTURE = 0, 1
+_SEPARATORS = (":", "#")
+_SOURCE_IS_FIXTURE = 1  # the run's source is its fixture (a trace file of its own)
+_WHOLE = 0xFFFFFFFF  # in `Runs._kind`: the run is held whole
+# Places in a kind (the tuple `RunKinds.kind` makes) read without unpacking it all.
+_STATUS, _VERDICT_KEY, _LABEL, _NO_CALLS, _DURATION_TYPE = 1, 4, 8, 11, 12
+_INT64 = 2**63
+_EXACT = 2**53  # an integer duration up to this is exact as a float
+
+
+class RunKinds:
+    """What runs have in common, held once: every field but the fixture's number, the tool
+    calls and the duration, as one tuple (a *kind*) a run names by its index. 100,000 runs
+    of 2,000 cases come in a few thousand kinds (a few statuses, verdicts and failed-check
+    sets each). One table serves every case of a report (`group_results`)."""
+
+    __slots__ = ("_checks", "_index", "table")
+
+    def __init__(self) -> None:
+        self.table: list[tuple[Any, ...]] = []
+        self._index: dict[tuple[Any, ...], int] = {}
+        # A check's fields -> (those fields, the check): a kind names its checks by their
+        # fields, each held once however many kinds share the check.
+        self._checks: dict[tuple[Any, ...], tuple[tuple[Any, ...], CheckResult]] = {}
+
+    def _check(self, check: CheckResult) -> tuple[Any, ...]:
+        key = (
+            check.check,
+            check.status,
+            check.message,
+            check.report_as,
+            check.severity,
+            check.blocking,
+        )
+        return self._checks.setdefault(key, (key, check))[0]
+
+    def kind(self, run: RunResult) -> tuple[int, int, int, float] | None:
+        """(kind, number, tool calls, duration) of a run, or None when a run of this shape
+        is held whole (a check with clauses, a count or duration no column holds exactly)."""
+        calls, duration = run.tool_call_count, run.duration_ms
+        if not _fits(calls, duration) or any(c.clauses for c in run.checks):
+            return None
+        label, number, source_form = _label(run.fixture, run.source)
+        try:
+            key = (
+                run.case_id,
+                run.status,
+                run.error_reason,
+                run.verdict,
+                run.verdict_key,
+                tuple(self._check(c) for c in run.checks),
+                tuple(run.notes),
+                source_form,
+                label,
+                run.checks_applied,
+                run.checks_skipped,
+                calls is None,
+                type(duration),
+            )
+            index = self._index.get(key)
+        except TypeError:  # a field of a type no key can hold: the run stays whole
+            return None
+        if index is None:
+            index = self._index[key] = len(self.table)
+            self.table.append(key)
+        return index, number, calls or 0, 0.0 if duration is None else float(duration)
+
+    def run(
+        self, kind: int, number: int, text: str | None, calls: int, duration: float
+    ) -> RunResult:
+        """The run of a kind and its numbers (`text`: its fixture, when the kind says so)."""
+        (
+            case_id,
+            status,
+            reason,
+            verdict,
+            verdict_key,
+            checks,
+            notes,
+            source,
+            label,
+            applied,
+            skipped,
+            no_calls,
+            duration_type,
+        ) = self.table[kind]
+        if label == _NO_FIXTURE:
+            fixture = None
+        elif label == _OWN_FIXTURE:
+            fixture = text
+        else:
+            fixture = f"{source}{label}{number}"
+        if source == _SOURCE_IS_FIXTURE:
+            source = fixture
+        return RunResult(
+            case_id,
+            status,
+            reason,
+            fixture,
+            verdict,
+            verdict_key,
+            [self._checks[c][1] for c in checks],
+            None if no_calls else calls,
+            None if duration_type is type(None) else duration_type(duration),
+            list(notes),
+            source,
+            applied,
+            skipped,
+        )
+
+
+def _fits(calls: Any, duration: Any) -> bool:
+    """The tool calls and the duration fit their columns, to be read back as they are."""
+    if calls is not None and not (type(calls) is int and -_INT64 <= calls < _INT64):
+        return False
+    exact = duration is None or type(duration) is float
+    return exact or (type(duration) is int and -_EXACT <= duration <= _EXACT)
+
+
+def _label(fixture: str | None, source: str | None) -> tuple[Any, int, Any]:
+    """How a run's fixture is held (label, number) and its source (the text, or
+    _SOURCE_IS_FIXTURE)."""
+    if fixture is None:
+        return _NO_FIXTURE, 0, source
+    if source is not None and fixture != source:
+        label, number = _numbered(fixture, source)
+        if label != _OWN_FIXTURE:
+            return label, number, source
+    if source is not None and source == fixture:
+        return _OWN_FIXTURE, 0, _SOURCE_IS_FIXTURE  # one trace file a run: not a kind a run
+    return _OWN_FIXTURE, 0, source
+
+
+def _numbered(fixture: str, source: str) -> tuple[Any, int]:
+    """(separator, number) when `fixture` is `source` + separator + a number, as a JSON Lines
+    line or a trace of a split file is named; else (_OWN_FIXTURE, 0)."""
+    if len(fixture) > len(source) + 1 and fixture.startswith(source):
+        separator, digits = fixture[len(source)], fixture[len(source) + 1 :]
+        if separator in _SEPARATORS and digits.isascii() and digits.isdigit():
+            number = int(digits)
+            if str(number) == digits and number < _INT64:
+                return separator, number
+    return _OWN_FIXTURE, 0
+
+
+class Runs(Sequence[RunResult]):
+    """A case's runs, in order: read like a list of `RunResult`s, held in a few bytes a run.
+
+    The runs the report may describe in full (the first, and the first that did not pass:
+    see `representative`) are kept whole, as given, and so is a run no column can hold
+    exactly; every other run is held column-wise: its kind (`RunKinds`: the fields many runs
+    share) and its fixture's number, tool calls and duration in arrays, ~30 bytes instead of
+    ~460. Reading such a run gives a new `RunResult` equal to the one appended, field for
+    field and type for type (its checks are shared with other runs). Appended runs are
+    read-only: the counts the case's status and the summary need (statuses, passed and
+    vacuous runs, `totals`) are kept as runs are appended, so they cost nothing to read."""
+
+    __slots__ = (
+        "_calls",
+        "_duration",
+        "_first_not_passed",
+        "_kind",
+        "_kinds",
+        "_number",
+        "_texts",
+        "_whole",
+        "passed",
+        "statuses",
+        "totals",
+        "vacuous",
+    )
+
+    def __init__(self, runs: Iterable[RunResult] = (), kinds: RunKinds | None = None) -> None:
+        self._kinds = kinds if kinds is not None else RunKinds()
+        self._kind = array("I")
+        self._number = array("q")
+        self._calls = array("q")
+        self._duration = array("d")
+        self._whole: dict[int, RunResult] = {}
+        self._texts: list[str] = []  # the fixtures of runs whose kind holds none (by number)
+        self._first_not_passed: int | None = None
+        self.statuses: dict[str, int] = {}  # status -> how many runs have it
+        self.passed = 0
+        self.vacuous = 0
+        # Over every run: checks applied, checks skipped, failed checks that did not fail
+        # their run (the report's summary counts).
+        self.totals = [0, 0, 0]
+        for run in runs:
+            self.append(run)
+
+    def append(self, run: RunResult) -> None:
+        index = len(self._kind)
+        self.statuses[run.status] = self.statuses.get(run.status, 0) + 1
+        self.passed += run.status == PASS
+        self.vacuous += run.vacuous
+        totals = self.totals
+        totals[0] += run.checks_applied
+        totals[1] += run.checks_skipped
+        totals[2] += sum(c.failed_nonblocking for c in run.checks)
+        found = None
+        if run.status != PASS and self._first_not_passed is None:
+            self._first_not_passed = index
+        elif index:
+            found = self._kinds.kind(run)
+        if found is None:
+            self._whole[index] = run
+            found = (_WHOLE, 0, 0, 0.0)
+        kind, number, calls, duration = found
+        if kind != _WHOLE and self._kinds.table[kind][_LABEL] == _OWN_FIXTURE:
+            number = len(self._texts)
+            self._texts.append(run.fixture or "")
+        self._kind.append(kind)
+        self._number.append(number)
+        self._calls.append(calls)
+        self._duration.append(duration)
+
+    def compact_first(self, run: RunResult) -> None:
+        """Hold the first run as `run`, a copy of it with less kept (`Compactor.shrink`),
+        once it no longer represents the case (a later run did not pass): it is then held
+        like any other run. Nothing changes when the first run is the representative, or
+        `run` is of a shape held whole."""
+        if not self._kind or self._first_not_passed in (None, 0) or self._kind[0] != _WHOLE:
+            return
+        first = self._whole[0]
+        if (run.status, run.checks_applied) != (first.status, first.checks_applied):
+            return  # not the same run: the counts kept would no longer be its
+        found = self._kinds.kind(run)
+        if found is None:
+            return
+        kind, number, calls, duration = found
+        if self._kinds.table[kind][_LABEL] == _OWN_FIXTURE:
+            number = len(self._texts)
+            self._texts.append(run.fixture or "")
+        del self._whole[0]
+        self._kind[0], self._number[0] = kind, number
+        self._calls[0], self._duration[0] = calls, duration
+
+    @property
+    def representative(self) -> RunResult | None:
+        """The first run that did not pass, else the first; None without runs."""
+        if self._first_not_passed is not None:
+            return self._whole[self._first_not_passed]
+        return self._whole.get(0)
+
+    def figures(self) -> Iterator[tuple[str, str | None, int | None, float | None]]:
+        """(status, verdict_key, tool_call_count, duration_ms) of each run, in order: what the
+        summary reads, without making each run's record."""
+        table = self._kinds.table
+        for index, kind in enumerate(self._kind):
+            if kind == _WHOLE:
+                r = self._whole[index]
+                yield r.status, r.verdict_key, r.tool_call_count, r.duration_ms
+                continue
+            entry = table[kind]
+            dtype = entry[_DURATION_TYPE]
+            yield (
+                entry[_STATUS],
+                entry[_VERDICT_KEY],
+                None if entry[_NO_CALLS] else self._calls[index],
+                None if dtype is type(None) else dtype(self._duration[index]),
+            )
+
+    def __len__(self) -> int:
+        return len(self._kind)
+
+    def _run(self, index: int) -> RunResult:
+        kind = self._kind[index]
+        if kind == _WHOLE:
+            return self._whole[index]
+        number = self._number[index]
+        kinds = self._kinds
+        text = self._texts[number] if kinds.table[kind][_LABEL] == _OWN_FIXTURE else None
+        return kinds.run(kind, number, text, self._calls[index], self._duration[index])
+
+    @overload
+    def __getitem__(self, index: int) -> RunResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[RunResult]: ...
+    def __getitem__(self, index: int | slice) -> RunResult | list[RunResult]:
+        if isinstance(index, slice):
+            return [self._run(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("run index out of range")
+        return self._run(index)
+
+    def __iter__(self) -> Iterator[RunResult]:
+        for index in range(len(self._kind)):
+            yield self._run(index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Runs({list(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Runs, (list(self),))

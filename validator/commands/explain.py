@@ -203,9 +203,10 @@ def explain_case(options: RunOptions, case_id: str) -> CaseReport:
     )
     result = cases[0]
     origins = Origins(suite, case)
-    reports = [
-        _run_report(run, suite, case, recorder.seen.get(id(run)), origins) for run in result.runs
-    ]
+    # The runs as evaluated, not `result.runs`: a case's runs are held compactly, and read
+    # back as new records (`results.Runs`), while the recorder knows each by its identity.
+    mine = [run for run in runs if run.case_id == case_id]
+    reports = [_run_report(run, suite, case, recorder.seen.get(id(run)), origins) for run in mine]
     return CaseReport(case.id, case.file, result.status, result.reason, reports)
 
 

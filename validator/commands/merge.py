@@ -36,7 +36,7 @@ from ..report.shard import (
     run_from,
     shard_of,
 )
-from ..results import NOT_RUN, CaseResult, RunResult
+from ..results import NOT_RUN, CaseResult, RunResult, Runs
 from ..version import __version__
 from . import gating
 from .run import Selection, _print_summary, _step_summary
@@ -391,7 +391,7 @@ def _extras(shards: list[ShardInput], cases: list[CaseResult]) -> dict[str, Any]
 def _not_merged(case: dict[str, Any], index: int, count: int) -> CaseResult:
     return CaseResult(
         case["id"],
-        [],
+        Runs(),
         case["file"],
         list(case["tags"]),
         NOT_RUN,

@@ -19,12 +19,12 @@ from ..report import ExtraFile
 from ..report.baseline import Baseline
 from ..report.document import TOOL_NAME, Report
 from ..report.shard import (
+    CASES_HERE,
     SHARD_FILE,
     SHARD_FORMAT,
     SHARD_KIND,
     RecordingSources,
     Shard,
-    case_data,
     digest,
     run_data,
     shard_chunks,
@@ -144,7 +144,7 @@ class ShardFile:
         return SHARD_FILE, lambda: self.chunks(report)
 
     def chunks(self, report: Report) -> Iterator[str]:
-        yield from shard_chunks(self.document(report))
+        yield from shard_chunks(self.document(report), self.cases)
 
     def document(self, report: Report) -> dict[str, Any]:
         sources = report.sources
@@ -165,7 +165,7 @@ class ShardFile:
             "baseline": (
                 {"source": baseline.source, "document": baseline.document} if baseline else None
             ),
-            "cases": [case_data(c) for c in self.cases],
+            "cases": CASES_HERE,  # made one case at a time by shard_chunks
             "unmatched": [run_data(r) for r in self.unmatched],
             "unused": [[file, why] for file, why in self.unused],
             "sources": sources.data() if isinstance(sources, RecordingSources) else None,

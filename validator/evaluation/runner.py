@@ -15,7 +15,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import chain, islice
 from pathlib import Path
@@ -23,7 +23,17 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from ..inputs import HARD_KINDS, Job, Plan
 from ..model import Suite, TraceSettings
-from ..results import ERROR, FAIL, NOT_RUN, PASS, CaseResult, CheckResult, RunResult
+from ..results import (
+    ERROR,
+    FAIL,
+    NOT_RUN,
+    PASS,
+    CaseResult,
+    CheckResult,
+    RunKinds,
+    RunResult,
+    Runs,
+)
 from ..signals import ORPHANED, become_child, signals_held
 from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
 from .evaluator import Evaluator
@@ -183,6 +193,11 @@ class Compactor:
         if kept is None or (not kept and run.status != PASS):
             self._kept[run.case_id] = run.status != PASS
             return run
+        return self.shrink(run)
+
+    def shrink(self, run: RunResult) -> RunResult:
+        """The run as one that does not represent its case: its values shared with other
+        runs, its failed checks only, without clause details."""
         same = self._same
         run.case_id = same.setdefault(run.case_id, run.case_id)
         run.status = same.setdefault(run.status, run.status)
@@ -924,13 +939,7 @@ def group_results(
     --case/--tag selection left out) are dropped: they match a case, just not one that was
     asked for. `min_run_pass_rate` (run --min-run-pass-rate): the share of runs that must
     pass in every case that sets neither min_passes nor min_pass_rate."""
-    by_case: dict[str, list[RunResult]] = {case_id: [] for case_id in suite.cases}
-    unmatched: list[RunResult] = []
-    for run in runs:
-        if run.case_id in by_case:
-            by_case[run.case_id].append(run)
-        elif run.case_id not in ignore:
-            unmatched.append(run)
+    by_case, unmatched = _by_case(suite, runs, ignore)
     results = []
     for case_id, case in suite.cases.items():
         result = CaseResult(case_id, by_case[case_id], case.file, case.tags)
@@ -949,6 +958,29 @@ def group_results(
                 result.notes.append(note)
         results.append(result)
     return results, unmatched
+
+
+def _by_case(
+    suite: Suite, runs: Iterable[RunResult], ignore: Collection[str]
+) -> tuple[dict[str, Runs], list[RunResult]]:
+    """Each case's runs, in order, and the runs that match no case (less those in `ignore`)."""
+    kinds = RunKinds()  # what runs have in common, held once for every case (see `Runs`)
+    by_case = {case_id: Runs(kinds=kinds) for case_id in suite.cases}
+    unmatched: list[RunResult] = []
+    compact = Compactor()
+    for run in runs:
+        held = by_case.get(run.case_id)
+        if held is None:
+            if run.case_id not in ignore:
+                unmatched.append(run)
+            continue
+        superseded = run.status != PASS and held.passed == len(held) > 0
+        held.append(run)
+        if superseded:
+            # The case's first run that did not pass represents it from now on: its first
+            # run becomes one of the many, and keeps what they keep (see Compactor).
+            held.compact_first(compact.shrink(replace(held[0])))
+    return by_case, unmatched
 
 
 def required_passes(

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..results import ERROR, FAIL, NOT_RUN, PASS
+from ..results import ERROR, FAIL, NOT_RUN, PASS, Runs
 from .reliability import estimates, percentile
 
 
@@ -56,8 +56,6 @@ def summarize(cases: Sequence[CaseLike], ks: Sequence[int] | None = None) -> dic
     see `reliability.estimates`)."""
     total = len(cases)
     statuses = Counter(c.status for c in cases)
-    runs = [r for c in cases for r in c.runs]
-    evaluated = [r for r in runs if r.status in (PASS, FAIL)]
     return {
         "total": total,
         "passed": statuses[PASS],
@@ -65,7 +63,7 @@ def summarize(cases: Sequence[CaseLike], ks: Sequence[int] | None = None) -> dic
         "not_run": statuses[NOT_RUN],
         "errored": statuses[ERROR],
         "pass_rate": _share(statuses[PASS], total),
-        **_run_figures(runs, evaluated),
+        **_run_figures(cases),
         # All runs passed: not the pass count, since a case may pass on its min_passes.
         "pass_hat_k": _share(
             sum(bool(c.runs) and c.passed_runs == len(c.runs) for c in cases), total
@@ -77,10 +75,30 @@ def summarize(cases: Sequence[CaseLike], ks: Sequence[int] | None = None) -> dic
     }
 
 
-def _run_figures(runs: list[RunLike], evaluated: list[RunLike]) -> dict[str, Any]:
-    verdicts = Counter(r.verdict_key or "MISSING" for r in evaluated)
-    calls = [r.tool_call_count for r in evaluated if r.tool_call_count is not None]
-    durations = [r.duration_ms for r in evaluated if r.duration_ms is not None]
+def _run_figures(cases: Sequence[CaseLike]) -> dict[str, Any]:
+    """The figures over every run, read once run by run: a case's runs may be held
+    compactly (`results.Runs`), so no list of every run of the report is made."""
+    verdicts: Counter[str] = Counter()
+    calls: list[int] = []
+    durations: list[float] = []
+    total = passed = 0
+    for case in cases:
+        runs = case.runs
+        if isinstance(runs, Runs):
+            figures: Iterable[tuple[str, str | None, Any, Any]] = runs.figures()
+        else:
+            figures = ((r.status, r.verdict_key, r.tool_call_count, r.duration_ms) for r in runs)
+        for status, verdict_key, tool_calls, duration in figures:
+            total += 1
+            if status == PASS:
+                passed += 1
+            elif status != FAIL:
+                continue
+            verdicts[verdict_key or "MISSING"] += 1
+            if tool_calls is not None:
+                calls.append(tool_calls)
+            if duration is not None:
+                durations.append(duration)
     return {
         "verdict_distribution": dict(sorted(verdicts.items())),
         "avg_tool_calls": average(calls),
@@ -88,11 +106,7 @@ def _run_figures(runs: list[RunLike], evaluated: list[RunLike]) -> dict[str, Any
         "p50_duration_ms": percentile(durations, 50),
         "p95_duration_ms": percentile(durations, 95),
         "p95_tool_calls": percentile(calls, 95),
-        "runs": {
-            "total": len(runs),
-            "evaluated": len(evaluated),
-            "passed": sum(r.status == PASS for r in runs),
-        },
+        "runs": {"total": total, "evaluated": sum(verdicts.values()), "passed": passed},
     }
 
 

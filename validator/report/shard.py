@@ -242,8 +242,23 @@ def digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def shard_chunks(document: dict[str, Any]) -> Iterator[str]:
-    """The shard file's text, in pieces."""
+def shard_chunks(document: dict[str, Any], cases: Iterable[CaseResult] = ()) -> Iterator[str]:
+    """The shard file's text, in pieces: the text `json.dumps(document, separators=(",",
+    ":"))` gives, with its "cases" made from `cases` one case at a time (the document holds
+    CASES_HERE in their place), so the runs of every case are never plain data all at once."""
     encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    yield from encoder.iterencode(document)
-    yield "\n"
+    yield "{"
+    for index, (key, value) in enumerate(document.items()):
+        yield ("," if index else "") + encoder.encode(key) + ":"
+        if value is CASES_HERE:
+            yield "["
+            for number, case in enumerate(cases):
+                yield ("," if number else "") + encoder.encode(case_data(case))
+            yield "]"
+        else:
+            yield from encoder.iterencode(value)
+    yield "}\n"
+
+
+# The place of the "cases" in the document given to `shard_chunks`.
+CASES_HERE: Any = object()
