@@ -245,3 +245,26 @@ def test_lint_lints_the_config_and_the_fixtures_it_names(ws: Workspace) -> None:
     _config(ws, "cases: cases\n")
     result = run_cli("lint", "--format", "json", cwd=ws.root)
     assert json.loads(result.out)["problems"] == [], "no fixtures named: none checked"
+
+
+def test_a_flag_replacing_a_missing_config_path_lets_the_run_go_on(ws: Workspace) -> None:
+    # The config names folders that do not exist here (a checkout beside other data): a
+    # command given --fixtures / --cases never reads those keys, so they stop nothing; run
+    # without the flags, and lint, still say where they are wrong.
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    _config(ws, "cases: elsewhere/cases\nfixtures: ../../data/traces\n")
+    stopped = _run(ws)
+    assert stopped.code == 2
+    assert "validator.yaml:2:11: error: fixtures:" in stopped.err
+    assert "validator.yaml:1:8: error: cases:" in stopped.err
+    half = _run(ws, "--fixtures", str(ws.fixtures))
+    assert half.code == 2
+    assert "validator.yaml:1:8: error: cases:" in half.err
+    assert "fixtures:" not in half.err
+    both = _run(ws, "--fixtures", str(ws.fixtures), "--cases", str(ws.cases))
+    assert both.code == 0, both.out + both.err
+    assert ws.case_result()["status"] == "pass"
+    linted = run_cli("lint", cwd=ws.root)
+    assert linted.code == 1  # lint's exit code for errors found
+    assert "validator.yaml:2:11: error: fixtures:" in linted.out + linted.err

@@ -866,7 +866,7 @@ def cmd_schema(args: Any) -> int:
 
 
 def cmd_run(args: Any) -> int:
-    from .commands.layout import read_config, resolve
+    from .commands.layout import config_errors, read_config, resolve
     from .commands.run import RunOptions, command_line, execute_run
 
     fail_on, fail_vacuous = args.fail_on
@@ -881,8 +881,9 @@ def cmd_run(args: Any) -> int:
             f"{flag} is a capture option", "add --capture, or run `python -m validator capture`"
         )
     config = read_config(args)
-    if config is not None and config.errors:
-        raise ProblemsFound(config.errors)  # nothing is evaluated with a broken config
+    errors = config_errors(args, config)
+    if errors:
+        raise ProblemsFound(errors)  # nothing is evaluated with a broken config
     layout = resolve(args, config)
     failures = _capture_first(args) if args.capture else ()
     if args.max_regression and not args.baseline:

@@ -36,7 +36,7 @@ from ..model import Binding, Case, Clause, Condition, Spec, Suite
 from ..problems import ProblemsFound, UsageError, did_you_mean, show
 from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult, RunResult
 from . import EXIT_FAILED, EXIT_OK
-from .layout import read_config, resolve
+from .layout import config_errors, read_config, resolve
 from .run import RunOptions, find_traces, load_checked, no_run_reason
 
 VALUE_WIDTH = 160  # characters of one value shown (--json has it whole)
@@ -155,8 +155,9 @@ class CaseReport:
 
 def cmd_explain(args: Any) -> int:
     config = read_config(args)
-    if config is not None and config.errors:
-        raise ProblemsFound(config.errors)
+    errors = config_errors(args, config)
+    if errors:
+        raise ProblemsFound(errors)
     layout = resolve(args, config)
     options = RunOptions(
         cases=layout.cases,

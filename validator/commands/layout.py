@@ -16,6 +16,7 @@ from typing import Any
 from ..inputs import DEFAULT_PACKS
 from ..loading.config import Config, find_config, load_config
 from ..model import TraceSettings
+from ..problems import Problem
 
 
 @dataclass
@@ -33,6 +34,15 @@ def read_config(args: Any) -> Config | None:
     """The suite config the command was given (--config) or found (./validator.yaml)."""
     path = find_config(getattr(args, "config", None))
     return load_config(path) if path is not None else None
+
+
+def config_errors(args: Any, config: Config | None) -> list[Problem]:
+    """The config's errors that stop a command given `args`: a path key the command line
+    replaces (`--cases`, `--fixtures`) is not read, so its folder need not exist."""
+    if config is None:
+        return []
+    given = [key for key in ("cases", "fixtures") if getattr(args, key, None) is not None]
+    return config.errors_besides(given)
 
 
 def resolve(args: Any, config: Config | None) -> Layout:

@@ -11,6 +11,7 @@ on checking the rest of the suite while `run` refuses to start.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -49,6 +50,9 @@ class Config:
     # Every template `target:` has that could be read, for the placeholder check (which
     # needs the specs' case keys), even when another part of the target is wrong.
     target_templates: tuple[Placed, ...] = ()
+    # The path keys (cases, fixtures) whose folder or file does not exist: their problems,
+    # which a command given that path by a flag does not raise (it never reads the key).
+    missing: dict[str, Problem] = field(default_factory=dict)
 
     @property
     def has_target(self) -> bool:
@@ -58,6 +62,13 @@ class Config:
     @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == ERROR]
+
+    def errors_besides(self, overridden: Iterable[str]) -> list[Problem]:
+        """The errors, less those of path keys a command-line flag replaces (`--fixtures`
+        given: a `fixtures:` that does not exist is not read, so it stops nothing; lint
+        still reports it)."""
+        moot = {id(self.missing[key]) for key in overridden if key in self.missing}
+        return [p for p in self.errors if id(p) not in moot]
 
 
 def find_config(explicit: str | None) -> Path | None:
@@ -152,6 +163,7 @@ class _Reader:
                 f" (looked for {display_path(resolved)}; paths are relative to the"
                 " config file's folder)",
             )
+            self._missing(path)
             return None
         if not resolved.exists():
             self.problem(
@@ -161,8 +173,14 @@ class _Reader:
                 f" {display_path(resolved)}; paths are relative to the config file's"
                 " folder)",
             )
+            self._missing(path)
             return None
         return resolved
+
+    def _missing(self, path: PathKey) -> None:
+        """Remember the problem just made as that of a missing top-level path key."""
+        if len(path) == 1 and isinstance(path[0], str):
+            self.config.missing[path[0]] = self.config.problems[-1]
 
     def _packs(self) -> None:
         packs = self.data.get("packs")
