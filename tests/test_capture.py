@@ -649,3 +649,18 @@ def test_retry_after_is_read_as_seconds_or_an_http_date() -> None:
     assert retry_after("-5", now) == 0.0
     assert retry_after("soon", now) is None  # unreadable: the backoff applies
     assert retry_after(None, now) is None
+
+
+def test_a_missing_cases_path_the_flag_replaces_does_not_stop_capture(
+    agent: Agent, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As for run: `cases:` names a folder not on this machine, and --cases gives the real one.
+    config = suite(tmp_path, http_target(agent))
+    text = config.read_text("utf-8").replace(f"cases: {CASES}", "cases: not-here/cases")
+    config.write_text(text, "utf-8")
+    code, _, err = cli(capsys, "capture")
+    assert code == 2
+    assert 'validator.yaml:1:8: error: cases: "not-here/cases" does not exist' in err
+    code, out, _ = cli(capsys, "capture", "--cases", str(CASES))
+    assert code == 0, out
+    assert "capture: 6 run(s) of 6 case(s): 6 captured, 0 kept" in out

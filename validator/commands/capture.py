@@ -44,12 +44,12 @@ from ..loading.config import Config
 from ..loading.suite import load_suite
 from ..loading.target import Target
 from ..model import Case, Suite, TraceSettings
-from ..problems import ERROR, WARNING, ProblemsFound, UsageError
+from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
 from ..report import write_file
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from ..version import __version__
 from . import EXIT_FAILED, EXIT_OK
-from .layout import read_config, resolve
+from .layout import config_errors, read_config, resolve
 from .run import ProgressBar, Selection, _interactive, select_cases
 
 LOG_NAME = "capture.json"
@@ -72,6 +72,9 @@ class CaptureOptions:
     quiet: bool = False
     max_trace_bytes: int = DEFAULT_MAX_TRACE_BYTES
     warn: bool = True  # print the suite's warnings (run --capture: run prints them)
+    # The config's errors that stop a capture: all but those of a path a flag replaces
+    # (None: all of them).
+    errors: tuple[Problem, ...] | None = None
 
 
 @dataclass
@@ -147,13 +150,14 @@ def capture_options(args: Any, command: str, warn: bool = True) -> CaptureOption
         quiet=args.quiet,
         max_trace_bytes=args.max_trace_bytes,
         warn=warn,
+        errors=tuple(config_errors(args, config)),
     )
 
 
 def execute_capture(options: CaptureOptions) -> Outcome:
     """Capture every missing run. Raises UsageError or ProblemsFound (exit 2) before any
     request when the config, the suite or the environment is not right."""
-    target = _target(options.config)
+    target = _target(options.config, options.errors)
     suite, defaults = _suite(options)
     chosen = select_cases(suite, Selection(options.case_patterns, options.tags))
     _check_fixtures(options)
@@ -197,9 +201,10 @@ def execute_capture(options: CaptureOptions) -> Outcome:
     return Outcome(records, log, code)
 
 
-def _target(config: Config) -> Target:
-    if config.errors:
-        raise ProblemsFound(config.errors)
+def _target(config: Config, given: tuple[Problem, ...] | None) -> Target:
+    errors = config.errors if given is None else list(given)
+    if errors:
+        raise ProblemsFound(errors)
     if config.target is None:
         raise UsageError(
             f"{config.file} has no target: capture does not know which agent to ask",
