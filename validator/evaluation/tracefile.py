@@ -66,7 +66,8 @@ def fields_case_id(fields: TraceFields, trace: Any) -> tuple[str | None, str | N
 
 
 class TemplateError(ValueError):
-    """A `traces.case_id` template that cannot be read; `column` is 1-based in the text."""
+    """A template that cannot be read (`traces.case_id`, the config's `target:`); `column`
+    is 1-based in the text."""
 
     def __init__(self, text: str, column: int, message: str) -> None:
         super().__init__(message)
@@ -75,7 +76,9 @@ class TemplateError(ValueError):
         self.message = message
 
     def caret_lines(self, indent: str = "  ") -> list[str]:
-        return [indent + self.text, indent + " " * (self.column - 1) + "^"]
+        # One line, one column a character: the caret stays under the character it names.
+        shown = self.text.replace("\n", " ").replace("\t", " ")
+        return [indent + shown, indent + " " * (self.column - 1) + "^"]
 
 
 # A template part: literal text, a file placeholder's name, or a compiled JSONPath.

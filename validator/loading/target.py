@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..evaluation.query import QueryError, compile_query
+from ..evaluation.tracefile import TemplateError
 from ..problems import ERROR, WARNING, Problem, did_you_mean, has_errors, show
 from .yamlfile import YamlDocument
 
@@ -38,20 +39,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 TEXT, ENV, KEY = "text", "env", "key"
 PathKey = tuple[str | int, ...]
-
-
-class TemplateSyntaxError(ValueError):
-    """A template that cannot be read; `column` is 1-based in the text."""
-
-    def __init__(self, text: str, column: int, message: str) -> None:
-        super().__init__(message)
-        self.text = text
-        self.column = column
-        self.message = message
-
-    def caret_lines(self, indent: str = "  ") -> list[str]:
-        shown = self.text.replace("\n", " ").replace("\t", " ")
-        return [indent + shown, indent + " " * (self.column - 1) + "^"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +79,7 @@ class Template:
 
 
 def parse_template(text: str) -> Template:
-    """Read a template. Raises TemplateSyntaxError at the first mistake."""
+    """Read a template. Raises TemplateError at the first mistake."""
     parts: list[tuple[str, str]] = []
     columns: list[int] = []
     literal: list[str] = []
@@ -111,7 +98,7 @@ def parse_template(text: str) -> Template:
             i += 2
             continue
         if char == "}":
-            raise TemplateSyntaxError(
+            raise TemplateError(
                 text, i + 1, "a '}' that closes no placeholder: write '}}' for a literal '}'"
             )
         env = text.startswith("${", i) and not text.startswith("${{", i)
@@ -123,7 +110,7 @@ def parse_template(text: str) -> Template:
         end = text.find("}", start)
         name = text[start:end] if end >= 0 else ""
         if end < 0 or not _NAME.fullmatch(name):
-            raise TemplateSyntaxError(text, i + 1, _bad_placeholder(text, i, env, end))
+            raise TemplateError(text, i + 1, _bad_placeholder(text, i, env, end))
         flush()
         parts.append((ENV if env else KEY, name))
         columns.append(i + 1)
@@ -189,7 +176,7 @@ def _templates_in(node: Any, path: PathKey) -> Iterator[Placed]:
 
 def compile_body(value: Any, path: PathKey, errors: list[tuple[Placed, Any]]) -> Any:
     """The body with each string (and key) a Template; each mistake is appended to
-    `errors` as (where, TemplateSyntaxError), its text kept as it is."""
+    `errors` as (where, TemplateError), its text kept as it is."""
     if isinstance(value, str):
         return _compiled(value, Placed(path, _plain(value)), errors)
     if isinstance(value, list):
@@ -212,7 +199,7 @@ def _plain(text: str) -> Template:
 def _compiled(text: str, where: Placed, errors: list[tuple[Placed, Any]]) -> Template:
     try:
         return parse_template(text)
-    except TemplateSyntaxError as exc:
+    except TemplateError as exc:
         errors.append((where, exc))
         return _plain(text)
 
@@ -279,13 +266,13 @@ class _TargetReader:
     def template(self, path: PathKey, text: str) -> Template | None:
         try:
             made = parse_template(text)
-        except TemplateSyntaxError as exc:
+        except TemplateError as exc:
             self._syntax(Placed(path, _plain(text)), exc)
             return None
         self.placed.append(Placed(path, made))
         return made
 
-    def _syntax(self, where: Placed, exc: TemplateSyntaxError) -> None:
+    def _syntax(self, where: Placed, exc: TemplateError) -> None:
         name = _dotted(where.path)
         what = " (a key)" if where.is_key else ""
         self.problem(
@@ -478,7 +465,7 @@ def placeholder_problems(
                 continue
             hint = did_you_mean(name, known) or f"; placeholders: {', '.join(known)}"
             at = doc.key_at(placed.path) if placed.is_key else doc.value_at(placed.path)
-            caret = TemplateSyntaxError(placed.template.text, column, "")
+            caret = TemplateError(placed.template.text, column, "")
             problems.append(
                 Problem(
                     doc.file,
