@@ -397,11 +397,8 @@ class Runs(Sequence[RunResult]):
             self._whole[index] = run
             found = (_WHOLE, 0, 0, 0.0)
         kind, number, calls, duration = found
-        if kind != _WHOLE and self._kinds.table[kind][_LABEL] == _OWN_FIXTURE:
-            number = len(self._texts)
-            self._texts.append(run.fixture or "")
         self._kind.append(kind)
-        self._number.append(number)
+        self._number.append(self._numbered(kind, number, run))
         self._calls.append(calls)
         self._duration.append(duration)
 
@@ -419,12 +416,17 @@ class Runs(Sequence[RunResult]):
         if found is None:
             return
         kind, number, calls, duration = found
-        if self._kinds.table[kind][_LABEL] == _OWN_FIXTURE:
-            number = len(self._texts)
-            self._texts.append(run.fixture or "")
         del self._whole[0]
-        self._kind[0], self._number[0] = kind, number
+        self._kind[0], self._number[0] = kind, self._numbered(kind, number, run)
         self._calls[0], self._duration[0] = calls, duration
+
+    def _numbered(self, kind: int, number: int, run: RunResult) -> int:
+        """The number column's value: the run's own, or, when its kind holds no fixture,
+        the index of its fixture kept in `_texts`."""
+        if kind == _WHOLE or self._kinds.table[kind][_LABEL] != _OWN_FIXTURE:
+            return number
+        self._texts.append(run.fixture or "")
+        return len(self._texts) - 1
 
     @property
     def representative(self) -> RunResult | None:
