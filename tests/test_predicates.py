@@ -249,17 +249,17 @@ def test_no_predicate_raises_on_any_json_value(
     assert isinstance(outcome.passed, bool) and isinstance(outcome.message, str)
 
 
-def test_spec_schema_and_readme_name_every_predicate() -> None:
-    """Editors show the schema's description as help, and the README documents each one."""
+def test_spec_schema_and_docs_name_every_predicate() -> None:
+    """Editors show the schema's description as help, and the docs document each one."""
     from conftest import REPO
 
     from validator.loading.schema import load_schema
 
     described = load_schema("spec")["$defs"]["predicate"]["description"]
-    readme = (REPO / "README.md").read_text("utf-8")
+    page = (REPO / "docs" / "writing-specs.md").read_text("utf-8")
     for name in PREDICATES:
         assert name in described, f"add '{name}' to the predicate description in spec.schema.json"
-        assert f"| `{name}` |" in readme, f"document '{name}' in the README's predicate table"
+        assert f"| `{name}` |" in page, f"document '{name}' in docs/writing-specs.md's table"
 
 
 @settings(max_examples=500, deadline=None)

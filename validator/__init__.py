@@ -9,7 +9,7 @@ Library use (one process or many)::
     runs = evaluate_partition(suite, traces)         # a batch (e.g. a Dask or Ray partition)
     report = report_from_runs(suite, runs)           # all partitions' runs -> report.json's dict
 
-See README.md, "Library API". The names are defined in `validator.api` and imported from
+See docs/library-api.md. The names are defined in `validator.api` and imported from
 there on first use, so `python -m validator --help` does not load the library.
 """
 

@@ -1,4 +1,4 @@
-"""The library API (see README, "Library API"): load a suite once, evaluate traces anywhere,
+"""The library API (see docs/library-api.md): load a suite once, evaluate traces anywhere,
 build the report from all their runs.
 
     from validator import load_suite, evaluate_trace, evaluate_partition, report_from_runs

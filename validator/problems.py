@@ -2,7 +2,7 @@
 
 Every user-facing complaint about a case, spec or trace file is a `Problem`. Loaders and
 validators produce them; the command line only formats them. Codes are stable (tests and
-users' tooling rely on them) and each is documented in the README.
+users' tooling rely on them) and each is documented in docs/lint-codes.md.
 """
 
 from __future__ import annotations

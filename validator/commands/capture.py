@@ -209,7 +209,7 @@ def _target(config: Config, given: tuple[Problem, ...] | None) -> Target:
         raise UsageError(
             f"{config.file} has no target: capture does not know which agent to ask",
             "add `target:` with `url: https://...` (and its headers and body) or `command:"
-            " [...]`; the README's 'Capture traces from your agent' has an example",
+            " [...]`; docs/capture.md has an example",
         )
     return config.target
 

@@ -25,7 +25,7 @@ from ..display import one_line
 from ..model import Template
 from ..problems import closest, show
 
-# name -> what it holds, for the README's table (scripts/update_readme.py renders it).
+# name -> what it holds, for the docs' table (scripts/update_docs.py renders it).
 PLACEHOLDERS: dict[str, str] = {
     "found": "what made the check fail: the value found, the forbidden keywords found, the"
     " shared text",

@@ -1,10 +1,12 @@
-"""Rewrite the README's generated tables from the registries they describe.
+"""Rewrite the documentation's generated tables from the registries they describe.
 
-    python scripts/update_readme.py          # rewrite README.md in place
-    python scripts/update_readme.py --check  # exit 1 when README.md is out of date
+    python scripts/update_docs.py          # rewrite the pages under docs/ in place
+    python scripts/update_docs.py --check  # exit 1 when a page is out of date
 
-Each table sits between `<!-- NAME: ... -->` and `<!-- /NAME -->`; tests/test_docs.py runs
-the check, so a registry change without a README change fails CI.
+Each table sits in a page of docs/ between `<!-- NAME: ... -->` and `<!-- /NAME -->` (a
+block may appear in any page, and in several); every table of TABLES must appear in at least
+one page. tests/test_docs.py runs the check, so a registry change without a docs change fails
+CI.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
 
 
 def predicate_table() -> str:
@@ -81,7 +84,7 @@ def fields_table() -> str:
     yaml = YAML(typ="safe", pure=True)
     lines = ["| check | trace fields it reads | read only to decide whether it applies |"]
     lines.append("|---|---|---|")
-    for path in sorted((README.parent / "specs" / "diagnosis").glob("*.yaml")):
+    for path in sorted((REPO / "specs" / "diagnosis").glob("*.yaml")):
         spec = yaml.load(path.read_text("utf-8"))
         reads = _queries(spec)
         checked = list(dict.fromkeys(e for e, guard in reads if not guard))
@@ -101,25 +104,48 @@ TABLES: dict[str, Callable[[], str]] = {
 }
 
 
+def _block(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(<!-- {name}:[^\n]*-->\n)(.*?)(<!-- /{name} -->)", re.DOTALL)
+
+
 def render(text: str) -> str:
+    """The page with every generated block it holds made afresh."""
     for name, make in TABLES.items():
-        pattern = re.compile(rf"(<!-- {name}:[^\n]*-->\n)(.*?)(<!-- /{name} -->)", re.DOTALL)
-        if not pattern.search(text):
-            raise SystemExit(f"README.md has no <!-- {name}: ... --> block")
-        text = pattern.sub(lambda m, make=make: m.group(1) + make() + m.group(3), text)
+        pattern = _block(name)
+        if pattern.search(text):
+            text = pattern.sub(lambda m, make=make: m.group(1) + make() + m.group(3), text)
     return text
 
 
+def pages() -> list[Path]:
+    return sorted(DOCS.rglob("*.md"))
+
+
+def missing_blocks() -> list[str]:
+    """The tables no page holds (each must be shown somewhere)."""
+    texts = [page.read_text("utf-8") for page in pages()]
+    return [name for name in TABLES if not any(_block(name).search(t) for t in texts)]
+
+
 def main(argv: list[str]) -> int:
-    sys.path.insert(0, str(README.parent))
-    current = README.read_text("utf-8")
-    wanted = render(current)
-    if "--check" in argv:
-        if wanted != current:
-            print("README.md is out of date: run python scripts/update_readme.py")
-            return 1
-        return 0
-    README.write_text(wanted, "utf-8")
+    sys.path.insert(0, str(REPO))
+    missing = missing_blocks()
+    if missing:
+        print(f"no page under docs/ has a <!-- NAME: ... --> block for: {', '.join(missing)}")
+        return 1
+    stale = []
+    for page in pages():
+        current = page.read_text("utf-8")
+        wanted = render(current)
+        if wanted == current:
+            continue
+        if "--check" in argv:
+            stale.append(str(page.relative_to(REPO)))
+        else:
+            page.write_text(wanted, "utf-8")
+    if stale:
+        print(f"out of date: {', '.join(stale)}: run python scripts/update_docs.py")
+        return 1
     return 0
 
 
