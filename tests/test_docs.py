@@ -1,30 +1,111 @@
-"""The README's tables are made from the registries they describe, and kept in step."""
+"""The documentation: generated tables kept in step with the registries, a short README for
+the people who write cases, and a docs site whose pages and links hold together."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+README = REPO / "README.md"
+SETUP = [
+    "python3 -m venv .venv && . .venv/bin/activate && pip install . && python -m validator run",
+    "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest",
+]
 
 
-def test_readme_tables_are_generated_from_the_registries() -> None:
+def test_the_docs_tables_are_generated_from_the_registries() -> None:
     result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "update_readme.py"), "--check"],
+        [sys.executable, str(REPO / "scripts" / "update_docs.py"), "--check"],
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_every_registered_code_and_predicate_has_a_readme_row() -> None:
+def test_every_registered_code_and_predicate_has_a_docs_row() -> None:
     from validator.codes import CODES
     from validator.evaluation.predicates import PREDICATES
 
-    readme = (REPO / "README.md").read_text("utf-8")
-    for name in [*CODES, *PREDICATES]:
-        assert f"| `{name}`" in readme, name
+    codes = (DOCS / "lint-codes.md").read_text("utf-8")
+    for name in CODES:
+        assert f"| `{name}`" in codes, name
+    specs = (DOCS / "writing-specs.md").read_text("utf-8")
+    for name in PREDICATES:
+        assert f"| `{name}`" in specs, name
+
+
+def test_the_readme_is_short_and_starts_with_the_two_setup_commands() -> None:
+    text = README.read_text("utf-8")
+    assert len(text.splitlines()) <= 250
+    first_screen = "\n".join(text.splitlines()[:30])
+    for command in SETUP:
+        assert command in first_screen, command
+    assert 'python -m pytest -m "not slow"' in text
+
+
+def test_ci_runs_what_the_readme_runs_and_builds_the_docs() -> None:
+    ci = (REPO / ".ci" / "run").read_text("utf-8")
+    assert "pip install --quiet '.[test,docs]'" in ci
+    assert "\npython -m pytest\n" in ci
+    assert "mkdocs build --strict" in ci
+
+
+def _links(text: str) -> list[str]:
+    return re.findall(r"\]\(([^)\s]+)\)", text)
+
+
+def test_every_relative_link_of_the_readme_and_contributing_leads_to_a_file() -> None:
+    for page in (README, REPO / "CONTRIBUTING.md", REPO / "bench" / "RESULTS.md"):
+        for target in _links(page.read_text("utf-8")):
+            if target.startswith(("http://", "https://", "#")):
+                continue
+            path = target.split("#", 1)[0]
+            assert (page.parent / path).exists(), f"{page.name}: {target}"
+
+
+def test_no_link_points_into_the_readme_sections_that_moved() -> None:
+    """Every README section except the short guide moved to docs/: nothing links to one."""
+    anchors = {
+        re.sub(r"[^\w\s-]", "", h.strip().lower()).replace(" ", "-")
+        for h in re.findall(r"^#+ (.*)$", README.read_text("utf-8"), flags=re.M)
+    }
+    for path in [*REPO.glob("*.md"), *DOCS.glob("*.md"), *REPO.glob("validator/**/*.py")]:
+        for anchor in re.findall(r"README\.md#([\w-]+)", path.read_text("utf-8")):
+            assert anchor in anchors, f"{path.relative_to(REPO)}: README.md#{anchor}"
+
+
+def test_the_user_docs_speak_to_users() -> None:
+    """Users never read about the work's own bookkeeping in the README or the docs site."""
+    for page in [README, *sorted(DOCS.glob("*.md"))]:
+        text = page.read_text("utf-8")
+        for word in ("issue", "session", "MISSED"):
+            found = re.search(rf"\b{word}", text, flags=0 if word.isupper() else re.I)
+            assert not found, f"{page.relative_to(REPO)}: {word!r} at {found and found.start()}"
+
+
+def _nav_files(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [f for value in node.values() for f in _nav_files(value)]
+    if isinstance(node, list):
+        return [f for value in node for f in _nav_files(value)]
+    return []
+
+
+def test_every_docs_page_is_in_the_site_nav() -> None:
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text("utf-8"))
+    assert config["docs_dir"] == "docs"
+    assert config["theme"]["name"] == "material"
+    nav = _nav_files(config["nav"])
+    pages = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+    assert sorted(nav) == pages
 
 
 def test_the_shipped_case_schema_is_the_one_the_standard_specs_make(tmp_path: Path) -> None:
