@@ -60,9 +60,11 @@ def test_the_built_wheel_and_sdist_hold_them(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     [wheel] = tmp_path.glob("*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
     assert "validator/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
     [sdist] = tmp_path.glob("*.tar.gz")
-    members = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
+    with tarfile.open(sdist) as archive:
+        members = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
     assert {"LICENSE", "mkdocs.yml", "docs/index.md", "validator/py.typed"} <= members
