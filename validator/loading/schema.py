@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
-from .schemacheck import compile_schema, is_integer
+from .schemacheck import compile_schema, is_integer, schema_regex
 from .yamlfile import PathKey, YamlDocument
 
 SCHEMA_NAMES = ("case", "spec", "trace", "report", "config")  # what `schema` prints
@@ -39,8 +39,18 @@ def build_validator(schema: dict[str, Any]) -> Any:
     # YAML tells 2 from 2.0; JSON Schema's "integer" would accept 2.0. The compiled fast check
     # must agree on every type, so both take "integer" from the same function.
     checker = base.TYPE_CHECKER.redefine("integer", lambda _checker, value: is_integer(value))
-    cls = jsonschema.validators.extend(base, type_checker=checker)
+    # `pattern` with ECMAScript's `$`, as editors read the schemas (see schema_regex).
+    cls = jsonschema.validators.extend(
+        base, validators={"pattern": _ecma_pattern}, type_checker=checker
+    )
     return cls(schema)
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, _schema: Any) -> Any:
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not schema_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 @cache
