@@ -3,7 +3,7 @@
     python bench/report_html.py                 # 2,000 cases, one trace each (bench/corpus.py), 5 loads
     python bench/report_html.py --n 5000 --repeat 3
     python bench/report_html.py --keep DIR      # also leave the corpus and the reports in DIR
-    python bench/report_html.py --n 60 --screenshot docs/report-html.png   # the README's picture
+    python bench/report_html.py --n 60 --screenshot docs/report-html.png   # the picture in docs/REPORT-HTML.md
 
 It writes a deterministic corpus (the `cases` shape of bench/corpus.py: ~20 KB traces, about
 one in six failing), runs `python -m validator run --format json,html` on it (and, for the

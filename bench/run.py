@@ -203,7 +203,7 @@ def reference_cmd(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str
 
 
 # Targets of the speed issue: the validator no slower than the reference (1.0x), with a
-# floor of 1.1x when the README says why a figure lands between.
+# floor of 1.1x when docs/PERFORMANCE.md says why a figure lands between.
 TARGET, FLOOR_RATIO = 1.0, 1.1
 MIN_CORES, SPIN_CORES = 1.7, 1.9  # effective cores of --jobs 2, when a CPU-bound loop gets 1.9
 
@@ -420,7 +420,7 @@ def main() -> int:
 
 
 def summary(results: list[dict]) -> str:
-    """The targets: ratios <= 1.0 met, up to 1.1 within the floor (the README says why),
+    """The targets: ratios <= 1.0 met, up to 1.1 within the floor (docs/PERFORMANCE.md says why),
     beyond it missed; peak memory of the scale run <= 1.2x; effective cores >= 1.7 (when
     the machine let a CPU-bound loop get 1.9); identical reports for any --jobs."""
     missed, floor = [], []
