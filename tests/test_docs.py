@@ -3,11 +3,14 @@ the people who write cases, and a docs site whose pages and links hold together.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,6 +109,23 @@ def test_every_docs_page_is_in_the_site_nav() -> None:
     nav = _nav_files(config["nav"])
     pages = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
     assert sorted(nav) == pages
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None, reason="pip install '.[docs]' for mkdocs"
+)
+def test_the_docs_site_builds_strictly(tmp_path: Path) -> None:
+    """What CI runs: a broken link or anchor, or a page left out of the nav, fails it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "writing-cases" / "index.html").is_file()
 
 
 def test_the_shipped_case_schema_is_the_one_the_standard_specs_make(tmp_path: Path) -> None:
