@@ -41,7 +41,7 @@ from ..capture.transport import (
 from ..display import one_line
 from ..inputs import _Globs, display_path, find_case_files, spec_folders
 from ..loading.config import Config
-from ..loading.suite import load_suite
+from ..loading.suite import load_suite_and_problems
 from ..loading.target import Target
 from ..model import Case, Suite, TraceSettings
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
@@ -50,7 +50,8 @@ from ..traces import DEFAULT_MAX_TRACE_BYTES
 from ..version import __version__
 from . import EXIT_FAILED, EXIT_OK
 from .layout import config_errors, read_config, resolve
-from .run import ProgressBar, Selection, _interactive, select_cases
+from .progress import ProgressBar, interactive
+from .run import Selection, select_cases
 
 LOG_NAME = "capture.json"
 CAPTURED, KEPT, FAILED, INTERRUPTED = "captured", "kept", "failed", "interrupted"
@@ -217,7 +218,7 @@ def _target(config: Config, given: tuple[Problem, ...] | None) -> Target:
 def _suite(options: CaptureOptions) -> tuple[Suite, dict[str, Any]]:
     """The suite (printing its warnings; its errors raise), and the inputs' defaults."""
     folders = spec_folders(options.specs, options.packs)
-    loaded = load_suite(find_case_files(options.cases), folders, options.config)
+    loaded = load_suite_and_problems(find_case_files(options.cases), folders, options.config)
     for problem in loaded.problems if options.warn else ():
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
@@ -406,7 +407,7 @@ class _Capture:
 
 
 def _bar(total: int, quiet: bool) -> ProgressBar | None:
-    if quiet or total == 0 or not _interactive(sys.stderr):
+    if quiet or total == 0 or not interactive(sys.stderr):
         return None
     return ProgressBar(total, sys.stderr, label="capturing", unit="runs")
 

@@ -30,7 +30,7 @@ from ..inputs import (
 )
 from ..loading.config import Config
 from ..loading.specs import spec_file_problems
-from ..loading.suite import load_suite
+from ..loading.suite import load_suite_and_problems
 from ..loading.yamlfile import load_yaml
 from ..model import TraceSettings
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
@@ -188,7 +188,7 @@ def lint(
 ) -> tuple[list[Problem], int]:
     """Every problem in the inputs, the suite config and, with `fixtures`, the trace plan
     (sorted), and the number of files checked."""
-    loaded = load_suite(inputs.cases, inputs.folders, config)
+    loaded = load_suite_and_problems(inputs.cases, inputs.folders, config)
     problems = set(loaded.problems)
     files = inputs.files
     if config is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import sys
@@ -10,9 +9,8 @@ import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..display import one_line
 from ..evaluation.runner import evaluate_all, group_results, usable_cores
@@ -30,20 +28,18 @@ from ..inputs import (
 )
 from ..loading.config import Config
 from ..loading.quarantine import Quarantine
-from ..loading.suite import load_suite
+from ..loading.suite import load_suite_and_problems
 from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
 from ..report import (
     DEFAULT_FORMATS,
     REPORTERS,
     ExtraFile,
-    append_step_summary,
     write_reports,
 )
 from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
-from ..report.gate import exit_decision
-from ..report.regression import MetricLimit
+from ..report.gate import Gate, exit_decision
 from ..report.shard import Shard
 from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
@@ -51,8 +47,10 @@ from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating
 from .extras import collect_extras
 from .locate import FileSources
+from .progress import interactive, make_progress
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
+from .summary import print_summary, step_summary
 
 
 @dataclass
@@ -66,10 +64,8 @@ class RunOptions:
     quiet: bool = False
     formats: tuple[str, ...] = DEFAULT_FORMATS
     baseline: Path | None = None
-    fail_on: str = "any"
-    fail_vacuous: bool = False  # --fail-on ...,vacuous
-    fail_severity: str = "error"  # --fail-severity
-    min_pass_rate: Fraction | None = None
+    # Every option that decides the exit code (its allow_unmatched is the traces settings').
+    gate: Gate = field(default_factory=Gate)
     case_patterns: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     follow_symlinks: bool = False
@@ -77,9 +73,6 @@ class RunOptions:
     packs: tuple[str, ...] = DEFAULT_PACKS
     traces: TraceSettings = field(default_factory=TraceSettings)
     ks: tuple[int, ...] | None = None  # --k
-    min_run_pass_rate: Fraction | None = None
-    quarantine: Path | None = None
-    max_regression: tuple[MetricLimit, ...] = ()
     annotations: bool | None = None  # None: when GITHUB_ACTIONS=true
     shard: Shard | None = None  # --shard I/N: this shard's cases only, and a shard file
     # run --capture: the runs whose capture failed, (case id, fixture, why): each is a run
@@ -97,7 +90,7 @@ def load_checked(
     """The suite; warnings are printed, and any error raises ProblemsFound. `processes`:
     how many read the case files (None: the usable cores), as many as will evaluate."""
     count = min(processes or usable_cores(), usable_cores())
-    loaded = load_suite(case_paths, folders, config, count)
+    loaded = load_suite_and_problems(case_paths, folders, config, count)
     for problem in loaded.problems:
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
@@ -179,68 +172,6 @@ def _each_matches(suite: Suite, selection: Selection) -> None:
             raise UsageError(f"--tag '{tag}' matches no case{hint}")
 
 
-PROGRESS_MIN_TRACES = 200
-
-
-class ProgressBar:
-    """`evaluating [#####-----] 412/1000` on one terminal line, redrawn at most 10 times a
-    second and erased when done."""
-
-    def __init__(
-        self,
-        total: int,
-        stream: TextIO,
-        width: int = 30,
-        label: str = "evaluating",
-        unit: str = "traces",
-    ) -> None:
-        self.label = label
-        self.unit = unit
-        self.total = max(total, 1)
-        self.stream = stream
-        self.width = width
-        self.last = 0.0
-        self.shown = 0
-
-    def __call__(self, done: int) -> None:
-        now = time.monotonic()
-        if done < self.total and now - self.last < 0.1:
-            return
-        self.last = now
-        fraction = min(done / self.total, 1.0)
-        filled = int(self.width * fraction)
-        line = (
-            f"{self.label} [{'#' * filled}{'-' * (self.width - filled)}]"
-            f" {done}/{self.total} {self.unit} {fraction * 100:3.0f}%"
-        )
-        self.stream.write("\r" + line)
-        self.stream.flush()
-        self.shown = len(line)
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * self.shown + "\r")
-            self.stream.flush()
-
-
-def _interactive(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # closed, or not a real stream
-        return False
-
-
-def make_progress(
-    total: int | None, quiet: bool, stream: TextIO | None = None
-) -> ProgressBar | None:
-    """A progress bar when the stream (stderr) is a terminal and the run has over ~200
-    traces; None otherwise, so logs and pipes stay clean."""
-    stream = stream or sys.stderr
-    if quiet or total is None or total <= PROGRESS_MIN_TRACES or not _interactive(stream):
-        return None
-    return ProgressBar(total, stream)
-
-
 @dataclass
 class Traces:
     """Where a run's traces come from: the plan of the fixtures folder (or file)."""
@@ -282,7 +213,7 @@ def find_traces(
     root = None if options.follow_symlinks or plan.single else fixtures
     warn_strays(plan, full, root, options.max_trace_bytes)
     # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
-    wanted = _interactive(sys.stderr) and not options.quiet
+    wanted = interactive(sys.stderr) and not options.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
 
 
@@ -372,18 +303,21 @@ def _baseline(
         return None
     baseline = read_baseline(options.baseline, selection)
     held = frozenset(quarantine.entries) if quarantine else frozenset()
-    return replace(baseline, limits=options.max_regression, quarantined=held)
+    return replace(baseline, limits=options.gate.max_regression, quarantined=held)
 
 
 def execute_run(options: RunOptions) -> int:
+    # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
+    gate = replace(options.gate, allow_unmatched=bool(options.traces.allow_unmatched))
+    options = replace(options, gate=gate)
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
-    quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
+    quarantine = gating.read_quarantine(Path(gate.quarantine)) if gate.quarantine else None
     baseline = _baseline(options, selection, quarantine)
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders, options.config, options.jobs)
-    full.fail_severity = options.fail_severity
+    full.fail_severity = gate.fail_severity
     gating.warn_unknown(quarantine, full.cases)
     chosen = select_cases(full, selection)
     suite = shard_suite(chosen, options.shard)  # `chosen` without --shard
@@ -409,7 +343,7 @@ def execute_run(options: RunOptions) -> int:
             traces.plan,
             left_out.left_out | elsewhere,
             no_run_reason(options, traces),
-            options.min_run_pass_rate,
+            gate.min_run_pass_rate,
         )
     finally:
         if bar is not None:
@@ -443,12 +377,9 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     # As many processes write the formats as evaluated the traces.
     processes = min(options.jobs or usable_cores(), usable_cores())
     written = write_reports(report, options.out, list(options.formats), extra, processes)
-    _step_summary(report, written)
-    allow = options.traces.allow_unmatched
-    code, reasons = exit_decision(
-        report, options.fail_on, options.min_pass_rate, allow, options.fail_vacuous
-    )
-    _print_summary(report, written, options.quiet, allow)
+    step_summary(report, written)
+    code, reasons = exit_decision(report, options.gate)
+    print_summary(report, written, options.quiet, options.gate.allow_unmatched)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
@@ -478,8 +409,13 @@ def _inputs(
         inputs["selection"] = selection.as_dict()
     if baseline is not None:
         inputs["baseline"] = baseline.source
-    if options.quarantine is not None:
-        inputs["quarantine"] = display_path(options.quarantine)
+    if options.gate.quarantine is not None:
+        inputs["quarantine"] = display_path(Path(options.gate.quarantine))
+    gate = options.gate.to_json(changed_only=True)
+    gate.pop("quarantine", None)  # shown as the file above
+    gate.pop("allow_unmatched", None)  # shown in the traces settings above
+    if gate:
+        inputs["gate"] = gate
     if options.command is not None:
         inputs["command"] = options.command
     return inputs
@@ -580,67 +516,3 @@ def _changed_settings(settings: TraceSettings) -> dict[str, Any]:
         if value != getattr(default, name):
             out[name] = list(value) if isinstance(value, tuple) else value
     return out
-
-
-def _step_summary(report: Report, written: list[Path]) -> None:
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
-    if step_summary and not append_step_summary(report, Path(step_summary), written):
-        print(
-            f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({step_summary})",
-            file=sys.stderr,
-        )
-
-
-def _print_comparison(report: Report) -> None:
-    comp = report.head.get("comparison")
-    if not comp:
-        return
-    change = comp["delta"]["pass_rate"]
-    print(
-        f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
-        f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
-        f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
-    )
-    for item in comp["regressions"]:
-        print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
-
-
-def _print_summary(
-    report: Report, written: list[Path], quiet: bool, allow_unmatched: bool = False
-) -> None:
-    s = report.summary
-    unused = report.head.get("unused_files") or []
-    if not quiet:
-        for case in report.rows:
-            if case["status"] != "pass":
-                held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
-                line = f"{case['case_id']}: {case['reason']}{held}"
-                print(f"{case['status'].upper():8} {one_line(line)}")
-        for trace in report.unmatched:
-            print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
-        for item in unused:
-            print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
-    line = (
-        f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
-        f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
-    )
-    if report.unmatched:
-        allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
-        line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
-    if unused:
-        line += f"; {_unused_line(unused)}"
-    print(line)
-    if not quiet:
-        _print_comparison(report)
-        print("reports: " + ", ".join(one_line(display_path(p)) for p in written))
-
-
-def _unused_line(unused: list[dict[str, str]], limit: int = 5) -> str:
-    """`2 file(s) not used: a (why), b (why)`, the first few; the report lists them all."""
-    shown = ", ".join(one_line(f"{u['file']} ({u['reason']})") for u in unused[:limit])
-    more = (
-        f" and {len(unused) - limit} more (see unused_files in report.json)"
-        if len(unused) > limit
-        else ""
-    )
-    return f"{len(unused)} file(s) not used: {shown}{more}"

@@ -1,0 +1,78 @@
+"""What `run` and `merge` print when their report set is written: the cases that did not
+pass, the traces and files not used, the summary line, the comparison with the baseline; and
+the report appended to GitHub Actions' step summary."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..display import one_line
+from ..inputs import display_path
+from ..report import append_step_summary
+from ..report.document import Report
+
+
+def step_summary(report: Report, written: list[Path]) -> None:
+    target = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
+    if target and not append_step_summary(report, Path(target), written):
+        print(
+            f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({target})",
+            file=sys.stderr,
+        )
+
+
+def print_comparison(report: Report) -> None:
+    comp = report.head.get("comparison")
+    if not comp:
+        return
+    change = comp["delta"]["pass_rate"]
+    print(
+        f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
+        f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
+        f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
+    )
+    for item in comp["regressions"]:
+        print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
+
+
+def print_summary(
+    report: Report, written: list[Path], quiet: bool, allow_unmatched: bool = False
+) -> None:
+    s = report.summary
+    unused = report.head.get("unused_files") or []
+    if not quiet:
+        for case in report.rows:
+            if case["status"] != "pass":
+                held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
+                line = f"{case['case_id']}: {case['reason']}{held}"
+                print(f"{case['status'].upper():8} {one_line(line)}")
+        for trace in report.unmatched:
+            print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
+        for item in unused:
+            print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
+    line = (
+        f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
+        f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
+    )
+    if report.unmatched:
+        allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
+        line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
+    if unused:
+        line += f"; {unused_line(unused)}"
+    print(line)
+    if not quiet:
+        print_comparison(report)
+        print("reports: " + ", ".join(one_line(display_path(p)) for p in written))
+
+
+def unused_line(unused: list[dict[str, str]], limit: int = 5) -> str:
+    """`2 file(s) not used: a (why), b (why)`, the first few; the report lists them all."""
+    shown = ", ".join(one_line(f"{u['file']} ({u['reason']})") for u in unused[:limit])
+    more = (
+        f" and {len(unused) - limit} more (see unused_files in report.json)"
+        if len(unused) > limit
+        else ""
+    )
+    return f"{len(unused)} file(s) not used: {shown}{more}"
