@@ -68,36 +68,34 @@ def add_gate_arguments(run: argparse.ArgumentParser) -> None:
         action=_FailOn,
         default="any",
         metavar="MODE",
-        help=f"when to exit 1: {', '.join(FAIL_ON)} (default any: a case not passing;"
-        " regression: only a regression since --baseline; flaky: also a flaky case);"
-        f" add ',{VACUOUS}' to fail also on a run whose every check was skipped",
+        help=f"when to exit 1: {', '.join(FAIL_ON)} (default: any);"
+        f" add ,{VACUOUS} to fail on runs with every check skipped",
     )
     run.set_defaults(fail_vacuous=False)
     run.add_argument(
         "--fail-severity",
         choices=SEVERITIES[:2],
         default="error",
-        help="the least severity whose failed checks fail a case (default: error)",
+        help="least severity of a failed check that fails a case",
     )
     run.add_argument(
         "--min-pass-rate",
         type=parse_rate,
         default=None,
         metavar="F",
-        help="exit 1 when the pass rate is below F (0.9 or 90%%), whatever --fail-on says",
+        help="exit 1 when the pass rate is below F (0.9 or 90%%)",
     )
     run.add_argument(
         "--min-run-pass-rate",
         type=parse_rate,
         default=None,
         metavar="F",
-        help="a case passes when this share of its runs pass (0.8 or 80%%) unless it sets"
-        " min_passes or min_pass_rate (default: every run)",
+        help="share of a case's runs that must pass (default: all)",
     )
     run.add_argument(
         "--quarantine",
         metavar="FILE",
-        help="YAML list of {id, reason}: cases reported but never failing the run",
+        help="YAML list of {id, reason}: cases that never fail",
     )
     run.add_argument(
         "--max-regression",
@@ -105,8 +103,8 @@ def add_gate_arguments(run: argparse.ArgumentParser) -> None:
         type=parse_limit_arg,
         default=[],
         metavar="METRIC:LIMIT",
-        help="exit 1 when a summary figure worsened past LIMIT since --baseline, e.g."
-        " pass_rate:-0.02 or avg_duration_ms:+20%%; repeatable",
+        help="exit 1 when a figure worsened past LIMIT since --baseline"
+        " (pass_rate:-0.02); repeatable",
     )
 
 

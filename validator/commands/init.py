@@ -7,6 +7,7 @@ that already exist are never overwritten: if any would be, nothing is written.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,7 @@ FILES = {
 }
 
 
-def cmd_init(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     """Write the starter suite into DIR. Raises UsageError when a file exists already."""
     root = Path(args.dir)
     if root.exists() and not root.is_dir():
@@ -146,3 +147,12 @@ def cmd_init(args: Any) -> int:
     go = "" if where == "." else f"cd {where} && "
     print(f"next: {go}python -m validator lint && python -m validator run")
     return EXIT_OK
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Write a starter suite into DIR: validator.yaml (a comment per key),"
+        " cases/example.yaml and fixtures/example.json, which pass `lint` and `run`."
+        " Existing files are never overwritten."
+    )
+    parser.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")

@@ -37,7 +37,7 @@ from ..report.shard import (
 )
 from ..results import ERROR, NOT_RUN, CaseResult, RunResult, Runs
 from ..version import __version__
-from . import gating
+from . import gating, options
 from .run import Selection
 from .summary import print_summary, step_summary
 
@@ -499,3 +499,54 @@ def _baseline(first: dict[str, Any], options: dict[str, Any], gate: Gate) -> Bas
         gate.max_regression,
         frozenset(quarantine),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+MERGE_EPILOG = """\
+examples:
+  %(prog)s shard-1 shard-2 shard-3 --out reports
+  %(prog)s shards/*/report.json --out reports
+
+each REPORT is a folder written by `run --shard I/N`, its report.json, or its
+report.shard.json. The shards must be of one run: the same N, the same cases and specs, the
+same flags (formats, gates, --baseline, --quarantine, --k); every shard 1..N must be given
+once, unless --allow-partial (the missing shards' cases are then not_run). Every run is
+judged again from its recorded checks with the shards' gate: a shard file whose statuses
+its checks do not give, or that lacks cases of its shard, is refused as damaged. The reports
+are those `run` without --shard writes (the same bytes, apart from generated_at), in the
+formats the shards were asked for, and the exit code applies the shards' gates.
+
+exit codes: 0 every case passed (or the --fail-on gate holds); 1 as for run (a case failed,
+            a gate did not hold, a shard missing with --allow-partial); 2 a REPORT that is
+            not a shard report, of another version, damaged, a shard missing, given twice
+            or of another run (nothing written)
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Combine shard reports (run --shard I/N) into the report set and exit code an"
+        " unsharded run of the same inputs gives."
+    )
+    parser.epilog = MERGE_EPILOG
+    parser.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        help="a shard's output folder, report.json or report.shard.json; one per shard",
+    )
+    parser.add_argument(
+        "--out",
+        default="reports",
+        metavar="DIR",
+        help="where the merged reports are written (default: reports/)",
+    )
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="merge even when shards are missing: their cases are reported not_run",
+    )
+    options.annotations_option(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")

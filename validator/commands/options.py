@@ -86,16 +86,14 @@ def positive_int(text: str) -> int:
     return value
 
 
-def config_parent() -> argparse.ArgumentParser:
+def config_option(parser: argparse.ArgumentParser) -> None:
     """--config, which every command that reads a suite takes (a wrapper script can pass it
     to each of them)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
+    parser.add_argument(
         "--config",
         metavar="FILE",
-        help="the suite config (default: ./validator.yaml when it exists); flags override it",
+        help="suite config file (default: ./validator.yaml)",
     )
-    return common
 
 
 # The suite's paths, as every command that reads a suite takes them (the help text says what
@@ -137,7 +135,7 @@ def selection(parser: argparse.ArgumentParser, verb: str, tag_more: str = "") ->
         action="append",
         default=[],
         metavar="ID",
-        help=f"{verb} only this case; a glob like 'mysql-*' is allowed; repeatable",
+        help=f"{verb} only this case (a glob like 'mysql-*'); repeatable",
     )
     parser.add_argument(
         "--tag",
@@ -180,13 +178,17 @@ def capture_arguments(parser: argparse.ArgumentParser, with_selection: bool) -> 
         default=None,
         metavar="K",
         help="capture K runs of each case, FIXTURES/<id>/run-1.json ... run-K.json"
-        " (default: 1, FIXTURES/<id>.json)" + ("" if with_selection else "; with --capture"),
+        " (default: 1, FIXTURES/<id>.json)"
+        if with_selection
+        else "with --capture: K runs of each case (default: 1)",
     )
     parser.add_argument(
         "--overwrite",
         action="store_true",
         help="capture every run again, replacing saved traces (default: keep them and"
-        " capture only the missing runs)" + ("" if with_selection else "; with --capture"),
+        " capture only the missing runs)"
+        if with_selection
+        else "with --capture: capture saved runs again too",
     )
 
 

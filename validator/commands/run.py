@@ -1,11 +1,11 @@
-"""`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files."""
+"""`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files;
+its flags (`build_parser`) and its entry from the command line (`main`)."""
 
 from __future__ import annotations
 
-import re
+import argparse
 import shlex
 import sys
-import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
@@ -44,8 +44,9 @@ from ..report.shard import Shard
 from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
-from . import gating
+from . import gating, options
 from .extras import collect_extras
+from .layout import SuiteFlags, config_errors, read_config, resolve
 from .locate import FileSources
 from .progress import interactive, make_progress
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
@@ -466,47 +467,6 @@ def _option_of(name: str, options: Sequence[str]) -> str | None:
     return matches[0] if len(matches) == 1 else name
 
 
-_GENERATED = re.compile(rb'"generated_at"\s*:\s*"([^"\\]{1,40})"')
-
-
-def no_report_line(out: Path) -> str:
-    """The last line of a run that could not be done: no report was written, and the
-    reports already in `out` (if any) are an earlier run's, with when they were made (the
-    `generated_at` of its report.json, else the files' modification time), so nobody reads
-    them as this run's."""
-    shown = one_line(display_path(out))
-    try:
-        found = [out / r.filename for r in REPORTERS.values() if (out / r.filename).is_file()]
-    except OSError:
-        found = []
-    if not found:
-        return f"no report was written (and the folder {shown} holds none from an earlier run)"
-    names = ", ".join(p.name for p in found)
-    return (
-        f"no report was written; {shown} still holds the reports of an earlier run"
-        f" ({names}, {_made(found)}), not of this one"
-    )
-
-
-def _made(files: list[Path]) -> str:
-    """When the reports were made: report.json's generated_at, read from its first bytes
-    (the head comes first), else the newest modification time."""
-    for path in files:
-        if path.name == REPORTERS["json"].filename:
-            try:
-                with path.open("rb") as handle:
-                    match = _GENERATED.search(handle.read(65536))
-            except OSError:
-                match = None
-            if match is not None:
-                return f"generated {one_line(match.group(1).decode('utf-8', 'replace'))}"
-    try:
-        newest = max(p.stat().st_mtime for p in files)
-    except (OSError, ValueError):
-        return "of unknown time"
-    return f"last modified {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(newest))}"
-
-
 def _changed_settings(settings: TraceSettings) -> dict[str, Any]:
     """The `traces:` settings that differ from the defaults, as the config writes them."""
     default = TraceSettings()
@@ -516,3 +476,154 @@ def _changed_settings(settings: TraceSettings) -> dict[str, Any]:
         if value != getattr(default, name):
             out[name] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+
+RUN_EPILOG = """\
+examples:
+  %(prog)s --cases my-cases --fixtures traces/ --out out/ --jobs 4
+  %(prog)s --case 'mysql-*' --tag smoke --format json,md,junit,html
+  %(prog)s --baseline main/report.json --fail-on regression
+  %(prog)s --shard 2/4 --out shard-2      (then: merge shard-*)
+
+exit codes: 0 every case passed (or the gate holds); 1 a case failed, was not run or
+errored, or a gate did not hold (quarantined cases never count); 2 usage error or invalid
+case/spec file (nothing evaluated); 130/143 interrupted: no report written.
+Repeated runs, gates, sharding and every flag in detail: docs/cli.md and docs/CI.md.
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    """run's flags; the gate's are `gating.add_gate_arguments`'."""
+    parser.description = "Evaluate each case's saved trace(s) and write the reports."
+    parser.epilog = RUN_EPILOG
+    parser.usage = "%(prog)s [options]"
+    options.config_option(parser)
+    options.path_option(parser, "--cases", "case folder or file (default: cases/)")
+    options.path_option(
+        parser, "--specs", "spec folder adding to the standard specs; repeatable"
+    )
+    options.path_option(
+        parser, "--fixtures", "folder of traces, or one file such as a .jsonl export"
+    )
+    parser.add_argument(
+        "--out", default="reports", metavar="DIR", help="where reports go (default: reports/)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=options.positive_int,
+        default=None,
+        metavar="N",
+        help="processes evaluating traces (default: usable cores)",
+    )
+    options.max_trace_bytes(parser, "refuse larger trace files (default: 64 MiB)")
+    parser.add_argument(
+        "--format",
+        dest="formats",
+        type=options.parse_formats,
+        default=DEFAULT_FORMATS,
+        metavar="LIST",
+        help=f"formats: {','.join(REPORTERS)} (default: {','.join(DEFAULT_FORMATS)})",
+    )
+    options.selection(parser, "evaluate")
+    parser.add_argument(
+        "--baseline", metavar="PATH", help="an earlier report.json to compare with"
+    )
+    gating.add_gate_arguments(parser)
+    parser.add_argument(
+        "--k",
+        dest="ks",
+        type=gating.parse_ks,
+        default=None,
+        metavar="LIST",
+        help="the k of pass^k and pass@k in the summary, e.g. 1,3,5",
+    )
+    options.annotations_option(parser)
+    parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read traces through links leading outside the fixtures",
+    )
+    parser.add_argument(
+        "--allow-unmatched",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="traces that match no case do not fail the run",
+    )
+    parser.add_argument(
+        "--shard",
+        type=options.parse_shard,
+        default=None,
+        metavar="I/N",
+        help="evaluate shard I of N of the cases, for `merge`",
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the summary line"
+    )
+    parser.add_argument(
+        "--capture",
+        action="store_true",
+        help="capture missing traces from the config's target first",
+    )
+    options.capture_arguments(parser, with_selection=False)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`run` from its parsed command line."""
+    if args.fail_on == "regression" and not args.baseline:
+        raise UsageError(
+            "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
+            " to know what regressed"
+        )
+    if not args.capture and (args.repeat is not None or args.overwrite):
+        flag = "--repeat" if args.repeat is not None else "--overwrite"
+        raise UsageError(
+            f"{flag} is a capture option", "add --capture, or run `python -m validator capture`"
+        )
+    flags = SuiteFlags.of(args)
+    config = read_config(flags)
+    errors = config_errors(flags, config)
+    if errors:
+        raise ProblemsFound(errors)  # nothing is evaluated with a broken config
+    layout = resolve(flags, config)
+    failures = _capture_first(args) if args.capture else ()
+    if args.max_regression and not args.baseline:
+        raise UsageError(
+            "--max-regression needs --baseline PATH (the report.json of an earlier run)"
+            " to compare the figures with"
+        )
+    run = RunOptions(
+        cases=layout.cases,
+        specs=layout.specs,
+        fixtures=layout.fixtures,
+        out=Path(args.out),
+        jobs=args.jobs,  # None: the usable cores (evaluate_all caps an explicit N, with a note)
+        max_trace_bytes=args.max_trace_bytes,
+        quiet=args.quiet,
+        formats=args.formats,
+        baseline=Path(args.baseline) if args.baseline else None,
+        gate=gating.gate_of(args),
+        case_patterns=list(args.case_patterns),
+        tags=list(args.tags),
+        follow_symlinks=args.follow_symlinks,
+        config=config,
+        packs=layout.packs,
+        traces=layout.traces,
+        ks=args.ks,
+        annotations=args.annotations,
+        shard=args.shard,
+        capture_failures=failures,
+        command=command_line(args.argv, args.program, args.long_options),
+    )
+    return execute_run(run)
+
+
+def _capture_first(args: argparse.Namespace) -> tuple[tuple[str, str, str], ...]:
+    """run --capture: the capture (its errors raise: exit 2, nothing evaluated), and the
+    runs that failed to capture."""
+    from .capture import capture_options, execute_capture
+
+    return execute_capture(capture_options(args, "run --capture", warn=False)).failures()

@@ -1,16 +1,19 @@
 """What `run` and `merge` print when their report set is written: the cases that did not
 pass, the traces and files not used, the summary line, the comparison with the baseline; and
-the report appended to GitHub Actions' step summary."""
+the report appended to GitHub Actions' step summary; and, when a run could not be done,
+that no report was written and what the output folder still holds."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
+import time
 from pathlib import Path
 
 from ..display import one_line
 from ..inputs import display_path
-from ..report import append_step_summary
+from ..report import REPORTERS, append_step_summary
 from ..report.document import Report
 
 
@@ -76,3 +79,44 @@ def unused_line(unused: list[dict[str, str]], limit: int = 5) -> str:
         else ""
     )
     return f"{len(unused)} file(s) not used: {shown}{more}"
+
+
+_GENERATED = re.compile(rb'"generated_at"\s*:\s*"([^"\\]{1,40})"')
+
+
+def no_report_line(out: Path) -> str:
+    """The last line of a run that could not be done: no report was written, and the
+    reports already in `out` (if any) are an earlier run's, with when they were made (the
+    `generated_at` of its report.json, else the files' modification time), so nobody reads
+    them as this run's."""
+    shown = one_line(display_path(out))
+    try:
+        found = [out / r.filename for r in REPORTERS.values() if (out / r.filename).is_file()]
+    except OSError:
+        found = []
+    if not found:
+        return f"no report was written (and the folder {shown} holds none from an earlier run)"
+    names = ", ".join(p.name for p in found)
+    return (
+        f"no report was written; {shown} still holds the reports of an earlier run"
+        f" ({names}, {_made(found)}), not of this one"
+    )
+
+
+def _made(files: list[Path]) -> str:
+    """When the reports were made: report.json's generated_at, read from its first bytes
+    (the head comes first), else the newest modification time."""
+    for path in files:
+        if path.name == REPORTERS["json"].filename:
+            try:
+                with path.open("rb") as handle:
+                    match = _GENERATED.search(handle.read(65536))
+            except OSError:
+                match = None
+            if match is not None:
+                return f"generated {one_line(match.group(1).decode('utf-8', 'replace'))}"
+    try:
+        newest = max(p.stat().st_mtime for p in files)
+    except (OSError, ValueError):
+        return "of unknown time"
+    return f"last modified {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(newest))}"

@@ -196,8 +196,8 @@ def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[s
                 f" {float(min_pass_rate) * 100:.1f}%"
                 + (f" ({left_out} quarantined case(s) left out)" if left_out else "")
             )
-    for gate in (report.head.get("comparison") or {}).get("gates") or []:
-        if not gate["passed"]:
+    for held in (report.head.get("comparison") or {}).get("gates") or []:
+        if not held["passed"]:
             failed = True
-            reasons.append(f"--max-regression {gate['metric']}:{gate['limit']}: {gate['message']}")
+            reasons.append(f"--max-regression {held['metric']}:{held['limit']}: {held['message']}")
     return (1 if failed else 0), reasons
