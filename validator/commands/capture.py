@@ -52,7 +52,7 @@ from ..version import __version__
 from . import EXIT_FAILED, EXIT_OK, options
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .progress import ProgressBar, interactive
-from .run import Selection, select_cases
+from .selection import Selection, select_cases
 
 LOG_NAME = "capture.json"
 CAPTURED, KEPT, FAILED, INTERRUPTED = "captured", "kept", "failed", "interrupted"

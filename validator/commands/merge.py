@@ -38,7 +38,7 @@ from ..report.shard import (
 from ..results import ERROR, NOT_RUN, CaseResult, RunResult, Runs
 from ..version import __version__
 from . import gating, options
-from .run import Selection
+from .selection import Selection
 from .summary import print_summary, step_summary
 
 # A shard of 100,000 cases with a baseline is a few hundred MB; far more is not a shard file.
