@@ -126,9 +126,7 @@ def main(args: argparse.Namespace) -> int:
     return execute_capture(capture_options(args, "capture")).code
 
 
-def capture_options(
-    args: argparse.Namespace, command: str, warn: bool = True
-) -> CaptureOptions:
+def capture_options(args: argparse.Namespace, command: str, warn: bool = True) -> CaptureOptions:
     """The options of `capture` (or of `run --capture`: `warn` False, run prints the
     suite's warnings) from the command line and the suite config, which must exist."""
     flags = SuiteFlags.of(args)
@@ -137,7 +135,7 @@ def capture_options(
     if config is None:
         raise UsageError(
             f"{command} needs a suite config with a target: there is no validator.yaml here",
-            "write one (python -m validator init makes a starter) with a `target:` naming"
+            f"write one ({options.program()} init makes a starter) with a `target:` naming"
             " your agent, or pass --config FILE",
         )
     return CaptureOptions(
@@ -480,7 +478,9 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
     options.config_option(parser)
     options.path_option(parser, "--cases", "case folder or file (default: the config's)")
     options.path_option(
-        parser, "--specs", "spec folder, as for run (their inputs are case keys a template may name)"
+        parser,
+        "--specs",
+        "spec folder, as for run (their inputs are case keys a template may name)",
     )
     options.path_option(
         parser,

@@ -34,10 +34,11 @@ from ..inputs import find_case_files, spec_folders
 from ..loading.yamlfile import PathKey, YamlDocument, load_yaml
 from ..model import Binding, Case, Clause, Condition, Spec, Suite
 from ..problems import ProblemsFound, UsageError, did_you_mean, show
-from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult, RunResult
+from ..results import FAIL, PASS, CheckResult, ClauseResult, RunResult
 from . import EXIT_FAILED, EXIT_OK, options
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .run import RunOptions, find_traces, load_checked, no_run_reason
+from .summary import Terminal
 
 VALUE_WIDTH = 160  # characters of one value shown (--json has it whole)
 VALUES_SHOWN = 10  # values listed per query; the rest are counted
@@ -166,7 +167,7 @@ def main(args: argparse.Namespace) -> int:
         fixtures=layout.fixtures,
         out=Path("reports"),
         max_trace_bytes=args.max_trace_bytes,
-        quiet=True,
+        terminal=Terminal(quiet=True),
         follow_symlinks=args.follow_symlinks,
         config=config,
         packs=layout.packs,
@@ -176,7 +177,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(dataclasses.asdict(report), ensure_ascii=False, indent=2, default=str))
     else:
-        paint = Paint(options.use_color(args.color, sys.stdout))
+        paint = options.Paint(options.use_color(args.color, sys.stdout))
         for line in render(report, paint):
             print(line)
     return EXIT_OK if report.status == PASS else EXIT_FAILED
@@ -406,23 +407,7 @@ class Origins:
 # Text
 
 
-_COLOURS = {PASS: "32", FAIL: "31", SKIPPED: "33", "error": "31", "not_run": "33"}
-
-
-@dataclass
-class Paint:
-    on: bool
-
-    def status(self, status: str) -> str:
-        word = status.upper().replace("_", " ")
-        code = _COLOURS.get(status)
-        return f"\x1b[{code};1m{word}\x1b[0m" if self.on and code else word
-
-    def dim(self, text: str) -> str:
-        return f"\x1b[2m{text}\x1b[0m" if self.on else text
-
-
-def render(report: CaseReport, paint: Paint) -> list[str]:
+def render(report: CaseReport, paint: options.Paint) -> list[str]:
     """The explanation as lines for a QA engineer: headings, indentation, plain values."""
     lines = [
         f"case {one_line(report.case)} ({one_line(report.file)}): {paint.status(report.status)}"
@@ -438,7 +423,7 @@ def render(report: CaseReport, paint: Paint) -> list[str]:
     return lines
 
 
-def _render_run(run: RunReport, number: int, total: int, paint: Paint) -> list[str]:
+def _render_run(run: RunReport, number: int, total: int, paint: options.Paint) -> list[str]:
     lines = [
         f"run {number} of {total}: {one_line(run.trace or '(no file)')}: {paint.status(run.status)}"
     ]
@@ -458,7 +443,7 @@ def _render_run(run: RunReport, number: int, total: int, paint: Paint) -> list[s
     return lines
 
 
-def _render_check(check: CheckReport, paint: Paint) -> list[str]:
+def _render_check(check: CheckReport, paint: options.Paint) -> list[str]:
     severity = "" if check.severity == "error" else f" ({check.severity})"
     if check.status == FAIL and not check.blocking:
         severity = f" ({check.severity}: does not fail the case)"
@@ -481,7 +466,7 @@ def _render_check(check: CheckReport, paint: Paint) -> list[str]:
     return lines
 
 
-def _render_clause(clause: ClauseReport, paint: Paint) -> list[str]:
+def _render_clause(clause: ClauseReport, paint: options.Paint) -> list[str]:
     lines = [f"    clause {one_line(clause.name)}: {paint.status(clause.status)}"]
     for guard in clause.guards:
         lines.extend(_render_guard(guard, "the clause", "      "))
@@ -582,7 +567,9 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         parser, "--cases", "case folder or file (default: the config's cases, else cases/)"
     )
     options.path_option(
-        parser, "--specs", "spec folder, as given to run; repeatable (default: specs/ when it exists)"
+        parser,
+        "--specs",
+        "spec folder, as given to run; repeatable (default: specs/ when it exists)",
     )
     options.path_option(
         parser,

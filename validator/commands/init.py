@@ -15,6 +15,7 @@ from typing import Any
 from ..inputs import display_path
 from ..problems import UsageError
 from . import EXIT_OK
+from .options import program
 
 CONFIG = """\
 # The suite config of trace-validator: `python -m validator run` and `lint` read it when they
@@ -134,7 +135,7 @@ def main(args: argparse.Namespace) -> int:
         shown = ", ".join(display_path(root / name) for name in taken)
         raise UsageError(
             f"not overwriting {shown}: nothing was written",
-            "run init in an empty folder (python -m validator init DIR), or remove them",
+            f"run init in an empty folder ({program()} init DIR), or remove them",
         )
     for name, text in FILES.items():
         path = root / name
@@ -145,7 +146,7 @@ def main(args: argparse.Namespace) -> int:
     for name in FILES:
         print(f"wrote {display_path(root / name)}")
     go = "" if where == "." else f"cd {where} && "
-    print(f"next: {go}python -m validator lint && python -m validator run")
+    print(f"next: {go}{program()} lint && {program()} run")
     return EXIT_OK
 
 

@@ -39,7 +39,7 @@ from ..results import ERROR, NOT_RUN, CaseResult, RunResult, Runs
 from ..version import __version__
 from . import gating, options
 from .selection import Selection
-from .summary import print_summary, step_summary
+from .summary import Terminal, print_summary, step_summary, terminal_of
 
 # A shard of 100,000 cases with a baseline is a few hundred MB; far more is not a shard file.
 MAX_SHARD_BYTES = 4 * 1024 * 1024 * 1024
@@ -63,8 +63,8 @@ def main(args: argparse.Namespace) -> int:
         [Path(p) for p in args.reports],
         Path(args.out),
         allow_partial=args.allow_partial,
-        quiet=args.quiet,
         annotations=args.annotations,
+        terminal=terminal_of(args),
     )
 
 
@@ -73,9 +73,10 @@ def execute_merge(
     out: Path,
     *,
     allow_partial: bool = False,
-    quiet: bool = False,
     annotations: bool | None = None,
+    terminal: Terminal | None = None,
 ) -> int:
+    terminal = terminal or Terminal()
     shards = [read_shard(p) for p in paths]
     check_one_run(shards)
     gate = recorded_gate(shards[0])
@@ -85,10 +86,10 @@ def execute_merge(
     written = write_reports(report, out, list(options["formats"]))
     step_summary(report, written)
     code, reasons = exit_decision(report, gate)
-    if not quiet:
+    if not terminal.quiet:
         given = len(shards)
         print(f"merged {given} shard report(s) of {shards[0].shard.count}")
-    print_summary(report, written, quiet, gate.allow_unmatched)
+    print_summary(report, written, terminal, gate.allow_unmatched)
     gating.print_annotations(report, annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
@@ -550,3 +551,5 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
     )
     options.annotations_option(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    options.verbose_option(parser)
+    options.color_option(parser, "the statuses")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
@@ -168,6 +169,34 @@ def use_color(choice: str, stream: TextIO) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def verbose_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print every case with a line per check under it",
+    )
+
+
+_COLOURS = {"pass": "32", "fail": "31", "skipped": "33", "error": "31", "not_run": "33"}
+
+
+@dataclass(frozen=True)
+class Paint:
+    """Status words in colour on a terminal (see `use_color`), plain otherwise."""
+
+    on: bool = False
+
+    def status(self, status: str, width: int = 0) -> str:
+        word = status.upper().replace("_", " ") if width == 0 else status.upper()
+        code = _COLOURS.get(status)
+        padding = " " * max(width - len(word), 0)
+        return (f"\x1b[{code};1m{word}\x1b[0m" if self.on and code else word) + padding
+
+    def dim(self, text: str) -> str:
+        return f"\x1b[2m{text}\x1b[0m" if self.on else text
 
 
 def capture_arguments(parser: argparse.ArgumentParser, with_selection: bool) -> None:

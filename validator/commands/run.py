@@ -51,7 +51,7 @@ from .progress import interactive, make_progress
 from .selection import Selection, known, select_cases
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
-from .summary import print_summary, step_summary
+from .summary import Terminal, print_summary, step_summary, terminal_of
 
 
 @dataclass
@@ -62,7 +62,7 @@ class RunOptions:
     out: Path
     jobs: int | None = 1  # processes; None: the usable cores (see evaluate_all)
     max_trace_bytes: int = DEFAULT_MAX_TRACE_BYTES
-    quiet: bool = False
+    terminal: Terminal = field(default_factory=Terminal)  # -q, -v, --color
     formats: tuple[str, ...] = DEFAULT_FORMATS
     baseline: Path | None = None
     # Every option that decides the exit code (its allow_unmatched is the traces settings').
@@ -151,7 +151,7 @@ def find_traces(
     root = None if options.follow_symlinks or plan.single else fixtures
     warn_strays(plan, full, root, options.max_trace_bytes)
     # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
-    wanted = interactive(sys.stderr) and not options.quiet
+    wanted = interactive(sys.stderr) and not options.terminal.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
 
 
@@ -262,7 +262,7 @@ def execute_run(options: RunOptions) -> int:
     elsewhere = set(chosen.cases) - set(suite.cases)  # the other shards' cases
     traces = find_traces(options, suite, full, elsewhere)
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
-    bar = make_progress(traces.total, options.quiet)
+    bar = make_progress(traces.total, options.terminal.quiet)
     try:
         runs = evaluate_all(
             suite,
@@ -317,7 +317,7 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     written = write_reports(report, options.out, list(options.formats), extra, processes)
     step_summary(report, written)
     code, reasons = exit_decision(report, options.gate)
-    print_summary(report, written, options.quiet, options.gate.allow_unmatched)
+    print_summary(report, written, options.terminal, options.gate.allow_unmatched)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
@@ -371,8 +371,12 @@ OUTPUT_OPTIONS = (
     "--shard",
     "--annotations",
     "--no-annotations",
+    "--color",
+    "-v",
+    "--verbose",
 )
-_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations")  # the ones that take no value
+# The ones that take no value.
+_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations", "-v", "--verbose")
 
 
 def command_line(
@@ -440,9 +444,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
     parser.usage = "%(prog)s [options]"
     options.config_option(parser)
     options.path_option(parser, "--cases", "case folder or file (default: cases/)")
-    options.path_option(
-        parser, "--specs", "spec folder adding to the standard specs; repeatable"
-    )
+    options.path_option(parser, "--specs", "spec folder adding to the standard specs; repeatable")
     options.path_option(
         parser, "--fixtures", "folder of traces, or one file such as a .jsonl export"
     )
@@ -466,9 +468,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         help=f"formats: {','.join(REPORTERS)} (default: {','.join(DEFAULT_FORMATS)})",
     )
     options.selection(parser, "evaluate")
-    parser.add_argument(
-        "--baseline", metavar="PATH", help="an earlier report.json to compare with"
-    )
+    parser.add_argument("--baseline", metavar="PATH", help="an earlier report.json to compare with")
     gating.add_gate_arguments(parser)
     parser.add_argument(
         "--k",
@@ -497,9 +497,9 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         metavar="I/N",
         help="evaluate shard I of N of the cases, for `merge`",
     )
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print only the summary line"
-    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    options.verbose_option(parser)
+    options.color_option(parser, "the statuses")
     parser.add_argument(
         "--capture",
         action="store_true",
@@ -518,7 +518,7 @@ def main(args: argparse.Namespace) -> int:
     if not args.capture and (args.repeat is not None or args.overwrite):
         flag = "--repeat" if args.repeat is not None else "--overwrite"
         raise UsageError(
-            f"{flag} is a capture option", "add --capture, or run `python -m validator capture`"
+            f"{flag} is a capture option", f"add --capture, or run `{options.program()} capture`"
         )
     flags = SuiteFlags.of(args)
     config = read_config(flags)
@@ -539,7 +539,7 @@ def main(args: argparse.Namespace) -> int:
         out=Path(args.out),
         jobs=args.jobs,  # None: the usable cores (evaluate_all caps an explicit N, with a note)
         max_trace_bytes=args.max_trace_bytes,
-        quiet=args.quiet,
+        terminal=terminal_of(args),
         formats=args.formats,
         baseline=Path(args.baseline) if args.baseline else None,
         gate=gating.gate_of(args),

@@ -5,16 +5,19 @@ that no report was written and what the output folder still holds."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..display import one_line
 from ..inputs import display_path
 from ..report import REPORTERS, append_step_summary
 from ..report.document import Report
+from .options import Paint, use_color
 
 
 def step_summary(report: Report, written: list[Path]) -> None:
@@ -40,17 +43,37 @@ def print_comparison(report: Report) -> None:
         print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
 
 
+@dataclass(frozen=True)
+class Terminal:
+    """What a command prints as it finishes: -q only the summary line; -v every case with
+    a line per check; --color the status words."""
+
+    quiet: bool = False
+    verbose: bool = False
+    paint: Paint = field(default_factory=Paint)
+
+
+def terminal_of(args: argparse.Namespace) -> Terminal:
+    """-q, -v and --color of a parsed command line (stdout is what they print on)."""
+    return Terminal(args.quiet, args.verbose, Paint(use_color(args.color, sys.stdout)))
+
+
 def print_summary(
-    report: Report, written: list[Path], quiet: bool, allow_unmatched: bool = False
+    report: Report, written: list[Path], terminal: Terminal, allow_unmatched: bool = False
 ) -> None:
     s = report.summary
     unused = report.head.get("unused_files") or []
+    quiet, paint = terminal.quiet, terminal.paint
     if not quiet:
         for case in report.rows:
-            if case["status"] != "pass":
+            if case["status"] != "pass" or terminal.verbose:
                 held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
-                line = f"{case['case_id']}: {case['reason']}{held}"
-                print(f"{case['status'].upper():8} {one_line(line)}")
+                line = f"{case['case_id']}: {case['reason'] or 'passed'}{held}"
+                print(f"{paint.status(case['status'], 8)} {one_line(line)}")
+            if terminal.verbose:
+                for check in case.get("checks") or []:
+                    word = paint.status(check["status"], 7)
+                    print(f"    {word} {one_line(check['check'] + ': ' + check['message'])}")
         for trace in report.unmatched:
             print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
         for item in unused:
