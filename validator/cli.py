@@ -34,7 +34,6 @@ from .version import __version__
 class Command:
     name: str
     summary: str  # one line, for `--help`
-    arguments: str = ""  # its arguments, as the overview in `--help` shows them
     # The command writes a report set into --out: when it cannot finish, it says that no
     # report was written and what --out still holds.
     writes_reports: bool = False
@@ -49,42 +48,36 @@ COMMANDS = (
     Command(
         "run", "evaluate saved traces against the cases and write reports", writes_reports=True
     ),
-    Command("merge", "combine the reports of `run --shard I/N` into one report set", "A B ..."),
-    Command("lint", "check case and spec files for mistakes, with line and column", "[PATH]"),
-    Command("schema", "print a JSON Schema (for editors and other tools)", "WHICH"),
+    Command("merge", "combine the reports of `run --shard I/N` into one report set"),
+    Command("lint", "check case and spec files for mistakes, with line and column"),
+    Command("schema", "print a JSON Schema (for editors and other tools)"),
     Command(
         "query",
         "print what a JSONPath finds in saved traces (to write specs by trying)",
-        "JSONPATH F...",
     ),
     Command(
         "explain",
         "show how one case's checks were decided on its trace(s), step by step",
-        "CASE_ID",
     ),
     Command("capture", "ask the agent (the config's target) for a trace per case and run"),
-    Command("init", "write a starter suite: validator.yaml, a case and its trace", "[DIR]"),
+    Command("init", "write a starter suite: validator.yaml, a case and its trace"),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 ALL = "*"  # build_parser(ALL): every command's flags (for the CLI reference in the docs)
 
 
 def description(prog: str) -> str:
-    lines = [
-        "Validate saved LLM-agent diagnosis traces against YAML cases, offline and"
-        " deterministically.",
-        "",
-    ]
-    for command in COMMANDS:
-        lines.append(f"  {prog} {command.name} {command.arguments}".rstrip())
-        lines.append(f"      {command.summary}")
-    lines += [
-        "",
-        "A suite's layout can be written once in validator.yaml (read from the working folder,",
-        "or given with --config FILE); command-line flags override it.",
-        f"`{prog} COMMAND --help` shows a command's flags.",
-    ]
-    return "\n".join(lines) + "\n"
+    return (
+        "Validate saved LLM-agent traces against YAML cases, offline and deterministically.\n"
+        "\n"
+        f"  {prog} init          write a starter suite (validator.yaml, a case, a trace)\n"
+        f"  {prog} lint          check the case and spec files\n"
+        f"  {prog} run           evaluate the traces, write reports/\n"
+        f"  {prog} COMMAND -h    a command's flags\n"
+        "\n"
+        "A suite's layout can be written once in validator.yaml (read from the working folder,\n"
+        "or given with --config FILE); command-line flags override it.\n"
+    )
 
 
 def module_of(command: Command) -> ModuleType:
@@ -115,6 +108,28 @@ def build_parser(
             module_of(command).build_parser(sub_parser)
             built[command.name] = sub_parser
     return parser, built
+
+
+def reference(prog: str = "python -m validator", width: int = 100) -> str:
+    """The command line reference in Markdown: `--help` of the tool and of each command, as
+    argparse prints it `width` columns wide (docs/cli.md includes it; a test keeps it in
+    step with the parsers)."""
+    import os
+
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(width)  # argparse reads the width from here
+    try:
+        parser, built = build_parser(ALL, prog)
+        parts = ["```text", parser.format_help().rstrip(), "```"]
+        for command in COMMANDS:
+            parts += ["", f"### {command.name}", "", "```text"]
+            parts += [built[command.name].format_help().rstrip(), "```"]
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+    return "\n".join(parts) + "\n"
 
 
 def _chosen(argv: list[str]) -> str:
