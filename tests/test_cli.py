@@ -181,3 +181,27 @@ def test_the_gate_goes_to_json_and_back() -> None:
     for bad in ({"fail_on": "sometimes"}, {"min_pass_rate": "3/2"}, {"extra": 1}, []):
         with pytest.raises(ValueError):
             Gate.from_json(bad)
+
+
+def test_the_report_schema_describes_the_recorded_gate(tmp_path: Path) -> None:
+    from dataclasses import fields
+
+    import jsonschema
+
+    from validator.loading.schema import load_schema
+    from validator.report.gate import FAIL_ON
+    from validator.results import SEVERITIES
+
+    schema = load_schema("report")
+    gate = schema["properties"]["inputs"]["properties"]["gate"]["properties"]
+    shown_elsewhere = {"quarantine", "allow_unmatched"}
+    assert set(gate) == {f.name for f in fields(Gate)} - shown_elsewhere
+    assert gate["fail_on"]["enum"] == list(FAIL_ON)
+    assert gate["fail_severity"]["enum"] == list(SEVERITIES[:2])
+    flags = ["--fail-on", "never,vacuous", "--fail-severity", "warning", "--min-pass-rate", "90%"]
+    flags += ["--min-run-pass-rate", "0.5"]
+    result = run_cli("run", *flags, "--out", str(tmp_path), cwd=REPO)
+    assert result.code == 0, result.err
+    report = json.loads((tmp_path / "report.json").read_text("utf-8"))
+    jsonschema.validate(report, schema)
+    assert report["inputs"]["gate"]["min_run_pass_rate"] == "1/2"

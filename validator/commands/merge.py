@@ -6,6 +6,12 @@ the same code `run` uses (`build_report`, the baseline comparison, the gate) fro
 shards' results records, with the places SARIF and annotations need and the HTML extras the
 shards recorded. Gates and formats come from the shards (they were run with the flags), so
 CI gates on the merged exit code exactly as on an unsharded run.
+
+Merge trusts no recorded verdict: every run is judged again from its recorded checks and
+their severities with the shards' gate (`RunResult.judged`), and a shard file whose statuses
+disagree, or that lacks cases of its shard, is refused as damaged (exit 2, naming the case),
+whatever --allow-partial says (that flag is about shards not given). Missing shards are found
+as runs of numbers between the given ones, never by listing 1..N.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..display import one_line
 from ..inputs import display_path
@@ -58,22 +59,29 @@ def terminal_of(args: argparse.Namespace) -> Terminal:
     return Terminal(args.quiet, args.verbose, Paint(use_color(args.color, sys.stdout)))
 
 
+def print_case(case: dict[str, Any], terminal: Terminal) -> None:
+    """A case's line when it did not pass (every case's with -v), and with -v a line per
+    check of it (of its representative run)."""
+    paint = terminal.paint
+    if case["status"] != "pass" or terminal.verbose:
+        held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
+        line = f"{case['case_id']}: {case['reason'] or 'passed'}{held}"
+        print(f"{paint.status(case['status'], 8)} {one_line(line)}")
+    if terminal.verbose:
+        for check in case.get("checks") or []:
+            word = paint.status(check["status"], 7)
+            print(f"    {word} {one_line(check['check'] + ': ' + check['message'])}")
+
+
 def print_summary(
     report: Report, written: list[Path], terminal: Terminal, allow_unmatched: bool = False
 ) -> None:
     s = report.summary
     unused = report.head.get("unused_files") or []
-    quiet, paint = terminal.quiet, terminal.paint
+    quiet = terminal.quiet
     if not quiet:
         for case in report.rows:
-            if case["status"] != "pass" or terminal.verbose:
-                held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
-                line = f"{case['case_id']}: {case['reason'] or 'passed'}{held}"
-                print(f"{paint.status(case['status'], 8)} {one_line(line)}")
-            if terminal.verbose:
-                for check in case.get("checks") or []:
-                    word = paint.status(check["status"], 7)
-                    print(f"    {word} {one_line(check['check'] + ': ' + check['message'])}")
+            print_case(case, terminal)
         for trace in report.unmatched:
             print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
         for item in unused:

@@ -6,6 +6,7 @@ evaluated and reported, and never fails the run, whatever its status, flakiness 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
@@ -26,8 +27,8 @@ class Gate:
     place. Each field is set by the run flag of the same name (`--fail-on` sets `fail_on` and
     `fail_vacuous`), recorded in the shard file and in report.json's `inputs.gate` (the
     fields that differ from the defaults), and read back by `merge`. Adding a gate flag:
-    a field here, its flag in `commands/gating.add_gate_arguments`, its rule in
-    `exit_decision`."""
+    a field here (and its reader in `_READERS`), its flag in
+    `commands/gating.add_gate_arguments`, its rule in `exit_decision`."""
 
     fail_on: str = "any"  # one of FAIL_ON
     fail_vacuous: bool = False  # --fail-on ...,vacuous
@@ -63,37 +64,59 @@ class Gate:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown gate options: {', '.join(unknown)}")
-        return cls(**{name: _gate_value(name, value) for name, value in data.items()})
+        return cls(**{name: _READERS[name](name, value) for name, value in data.items()})
 
 
-def _gate_value(name: str, value: Any) -> Any:
-    """One field of `Gate.from_json`, checked and typed."""
-    if name in ("fail_vacuous", "allow_unmatched"):
-        if not isinstance(value, bool):
-            raise ValueError(f"gate option {name} is not true or false")
-        return value
-    if name in ("min_pass_rate", "min_run_pass_rate"):
-        if value is None:
-            return None
-        try:
-            rate = Fraction(str(value))
-        except (TypeError, ValueError, ZeroDivisionError):
-            raise ValueError(f"gate option {name} is not a fraction") from None
-        if not 0 <= rate <= 1:
-            raise ValueError(f"gate option {name} is outside 0..1")
-        return rate
-    if name == "max_regression":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError("gate option max_regression is not a list of METRIC:LIMIT")
-        return tuple(parse_limit(text) for text in value)
-    if name == "quarantine":
-        if value is not None and not isinstance(value, str):
-            raise ValueError("gate option quarantine is not a file name")
-        return value
-    choices = FAIL_ON if name == "fail_on" else SEVERITIES[:2]
-    if value not in choices:
-        raise ValueError(f"gate option {name} is not one of {', '.join(choices)}")
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"gate option {name} is not true or false")
     return value
+
+
+def _rate(name: str, value: Any) -> Fraction | None:
+    if value is None:
+        return None
+    try:
+        rate = Fraction(str(value))
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise ValueError(f"gate option {name} is not a fraction") from None
+    if not 0 <= rate <= 1:
+        raise ValueError(f"gate option {name} is outside 0..1")
+    return rate
+
+
+def _limits(name: str, value: Any) -> tuple[MetricLimit, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"gate option {name} is not a list of METRIC:LIMIT")
+    return tuple(parse_limit(text) for text in value)
+
+
+def _file(name: str, value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"gate option {name} is not a file name")
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[str, Any], str]:
+    def read(name: str, value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"gate option {name} is not one of {', '.join(choices)}")
+        return str(value)
+
+    return read
+
+
+# How `Gate.from_json` reads each field back (and checks it): one entry per field.
+_READERS: dict[str, Callable[[str, Any], Any]] = {
+    "fail_on": _choice(FAIL_ON),
+    "fail_vacuous": _flag,
+    "fail_severity": _choice(SEVERITIES[:2]),
+    "min_pass_rate": _rate,
+    "min_run_pass_rate": _rate,
+    "max_regression": _limits,
+    "quarantine": _file,
+    "allow_unmatched": _flag,
+}
 
 
 def parse_fail_on(text: str) -> tuple[str, bool]:
