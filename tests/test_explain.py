@@ -167,7 +167,7 @@ def test_colour_only_when_asked_or_on_a_terminal_without_no_color(
     coloured = run_cli("explain", "--color", "always", "mysql-slow-query", cwd=REPO)
     assert "\x1b[32;1mPASS\x1b[0m" in coloured.out
     monkeypatch.setenv("NO_COLOR", "1")
-    from validator.commands.explain import _colour_wanted
+    from validator.commands.options import use_color as _colour_wanted
 
     class Terminal:
         def isatty(self) -> bool:

@@ -13,7 +13,7 @@ from conftest import GOOD_CASE, REPO, Workspace, run_cli
 from validator.evaluation.runner import map_in_processes
 from validator.inputs import find_case_files, spec_folders
 from validator.loading import suite as suite_module
-from validator.loading.suite import load_suite
+from validator.loading.suite import load_suite_and_problems
 
 
 def _many_cases(ws: Workspace, count: int = 330) -> None:
@@ -29,7 +29,7 @@ def _many_cases(ws: Workspace, count: int = 330) -> None:
 
 
 def _load(ws: Workspace, processes: int) -> suite_module.LoadResult:
-    return load_suite(find_case_files(ws.cases), spec_folders(None), None, processes)
+    return load_suite_and_problems(find_case_files(ws.cases), spec_folders(None), None, processes)
 
 
 def test_problems_and_ids_are_the_same_for_any_count_of_processes(ws: Workspace) -> None:

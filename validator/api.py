@@ -17,7 +17,7 @@ from .evaluation.evaluator import Evaluator, evaluate_trace
 from .evaluation.runner import Compactor, group_results
 from .inputs import DEFAULT_PACKS, find_case_files, spec_folders
 from .loading.schema import load_schema
-from .loading.suite import load_suite as _load_suite
+from .loading.suite import load_suite_and_problems
 from .loading.suite import read_specs as _load_specs
 from .model import Suite, default_plan
 from .problems import ERROR, ProblemsFound
@@ -47,7 +47,7 @@ def load_suite(
     (`()`: none). The suite is plain, picklable data.
     """
     given = [Path(s) for s in ([specs] if isinstance(specs, (str, Path)) else specs or [])]
-    loaded = _load_suite(find_case_files(Path(cases)), spec_folders(given, packs))
+    loaded = load_suite_and_problems(find_case_files(Path(cases)), spec_folders(given, packs))
     if loaded.suite is None:
         raise ProblemsFound([p for p in loaded.problems if p.severity == ERROR])
     return loaded.suite

@@ -26,6 +26,11 @@ STATUSES = (PASS, FAIL, NOT_RUN, ERROR)
 SEVERITIES = ("error", "warning", "info")
 
 
+def is_blocking(severity: str, fail_severity: str) -> bool:
+    """Whether a failed check of `severity` fails its run under --fail-severity."""
+    return SEVERITIES.index(severity) <= SEVERITIES.index(fail_severity)
+
+
 @dataclass(slots=True)
 class ClauseResult:
     name: str
@@ -107,6 +112,32 @@ class RunResult:
     @property
     def evaluated(self) -> bool:
         return self.status in (PASS, FAIL)
+
+    def judged(self, fail_severity: str) -> str:
+        """The status this run's record supports under --fail-severity: an evaluated run
+        (no error reason) fails when a check of a blocking severity failed, and passes
+        otherwise; a run that could not be evaluated keeps its status (error, not_run).
+        `merge` compares it with the recorded status. Raises ValueError on a check whose
+        severity is not one of SEVERITIES, or whose recorded `blocking` its severity does
+        not give."""
+        if self.error_reason is not None and self.status in (ERROR, NOT_RUN):
+            return self.status
+        if self.error_reason is not None:
+            return ERROR  # an evaluated run has no error reason
+        failed = False
+        for check in self.checks:
+            if check.severity not in SEVERITIES:
+                raise ValueError(f"check {check.check} has an unknown severity")
+            blocking = is_blocking(check.severity, fail_severity)
+            if check.blocking != blocking:
+                raise ValueError(
+                    f"check {check.check} ({check.severity}) is recorded as"
+                    f" {'' if check.blocking else 'not '}failing its run, which"
+                    f" --fail-severity {fail_severity} does not give"
+                )
+            if check.status == FAIL and blocking:
+                failed = True
+        return FAIL if failed else PASS
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ capture does only the runs still missing.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import queue
@@ -41,16 +42,17 @@ from ..capture.transport import (
 from ..display import one_line
 from ..inputs import _Globs, display_path, find_case_files, spec_folders
 from ..loading.config import Config
-from ..loading.suite import load_suite
+from ..loading.suite import load_suite_and_problems
 from ..loading.target import Target
 from ..model import Case, Suite, TraceSettings
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
 from ..report import write_file
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from ..version import __version__
-from . import EXIT_FAILED, EXIT_OK
-from .layout import config_errors, read_config, resolve
-from .run import ProgressBar, Selection, _interactive, select_cases
+from . import EXIT_FAILED, EXIT_OK, options
+from .layout import SuiteFlags, config_errors, read_config, resolve
+from .progress import ProgressBar, interactive
+from .selection import Selection, select_cases
 
 LOG_NAME = "capture.json"
 CAPTURED, KEPT, FAILED, INTERRUPTED = "captured", "kept", "failed", "interrupted"
@@ -120,19 +122,20 @@ class Outcome:
         )
 
 
-def cmd_capture(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     return execute_capture(capture_options(args, "capture")).code
 
 
-def capture_options(args: Any, command: str, warn: bool = True) -> CaptureOptions:
+def capture_options(args: argparse.Namespace, command: str, warn: bool = True) -> CaptureOptions:
     """The options of `capture` (or of `run --capture`: `warn` False, run prints the
     suite's warnings) from the command line and the suite config, which must exist."""
-    config = read_config(args)
-    layout = resolve(args, config)
+    flags = SuiteFlags.of(args)
+    config = read_config(flags)
+    layout = resolve(flags, config)
     if config is None:
         raise UsageError(
             f"{command} needs a suite config with a target: there is no validator.yaml here",
-            "write one (python -m validator init makes a starter) with a `target:` naming"
+            f"write one ({options.program()} init makes a starter) with a `target:` naming"
             " your agent, or pass --config FILE",
         )
     return CaptureOptions(
@@ -150,7 +153,7 @@ def capture_options(args: Any, command: str, warn: bool = True) -> CaptureOption
         quiet=args.quiet,
         max_trace_bytes=args.max_trace_bytes,
         warn=warn,
-        errors=tuple(config_errors(args, config)),
+        errors=tuple(config_errors(flags, config)),
     )
 
 
@@ -217,7 +220,7 @@ def _target(config: Config, given: tuple[Problem, ...] | None) -> Target:
 def _suite(options: CaptureOptions) -> tuple[Suite, dict[str, Any]]:
     """The suite (printing its warnings; its errors raise), and the inputs' defaults."""
     folders = spec_folders(options.specs, options.packs)
-    loaded = load_suite(find_case_files(options.cases), folders, options.config)
+    loaded = load_suite_and_problems(find_case_files(options.cases), folders, options.config)
     for problem in loaded.problems if options.warn else ():
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
@@ -406,7 +409,7 @@ class _Capture:
 
 
 def _bar(total: int, quiet: bool) -> ProgressBar | None:
-    if quiet or total == 0 or not _interactive(sys.stderr):
+    if quiet or total == 0 or not interactive(sys.stderr):
         return None
     return ProgressBar(total, sys.stderr, label="capturing", unit="runs")
 
@@ -446,3 +449,56 @@ def _print_summary(records: list[Record], log: Path, quiet: bool) -> None:
         f" {counts[KEPT]} kept (saved before), {counts[FAILED]} failed; log:"
         f" {one_line(display_path(log))}"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+CAPTURE_EPILOG = """\
+examples:
+  DIAG_API_TOKEN=... %(prog)s
+  %(prog)s --repeat 5 --tag smoke
+  run --capture --repeat 3 --format json,junit     (capture, then run)
+
+exit codes: 0 every run captured (or saved before); 1 some captures failed;
+            2 bad config or usage (nothing sent); 130/143 interrupted: the traces
+            saved are whole and kept, none is partial
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Send one request per selected case and run to the suite config's target (an HTTP"
+        " endpoint or a command) and save each trace atomically where run finds it:"
+        " FIXTURES/<id>.json, or FIXTURES/<id>/run-1.json ... run-K.json with --repeat K."
+        " Saved traces are kept (a second capture does only the missing runs) unless"
+        " --overwrite. Writes a log, OUT/capture.json."
+    )
+    parser.epilog = CAPTURE_EPILOG
+    options.config_option(parser)
+    options.path_option(parser, "--cases", "case folder or file (default: the config's)")
+    options.path_option(
+        parser,
+        "--specs",
+        "spec folder, as for run (their inputs are case keys a template may name)",
+    )
+    options.path_option(
+        parser,
+        "--fixtures",
+        "the folder traces are saved in (default: the config's fixtures, else fixtures/)",
+        metavar="DIR",
+    )
+    parser.add_argument(
+        "--out",
+        default="reports",
+        metavar="DIR",
+        help="where the log capture.json is written (default: reports/)",
+    )
+    options.selection(parser, "capture")
+    options.max_trace_bytes(
+        parser, "an answer larger than this fails its run, unread past N (default: 64 MiB)"
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the summary line (no progress bar)"
+    )
+    options.capture_arguments(parser, with_selection=True)

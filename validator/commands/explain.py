@@ -15,9 +15,9 @@ unknown case id, a usage error, or an invalid case, spec or config file.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
-import os
 import sys
 import textwrap
 from collections.abc import Callable
@@ -34,10 +34,11 @@ from ..inputs import find_case_files, spec_folders
 from ..loading.yamlfile import PathKey, YamlDocument, load_yaml
 from ..model import Binding, Case, Clause, Condition, Spec, Suite
 from ..problems import ProblemsFound, UsageError, did_you_mean, show
-from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult, RunResult
-from . import EXIT_FAILED, EXIT_OK
-from .layout import config_errors, read_config, resolve
+from ..results import FAIL, PASS, CheckResult, ClauseResult, RunResult
+from . import EXIT_FAILED, EXIT_OK, options
+from .layout import SuiteFlags, config_errors, read_config, resolve
 from .run import RunOptions, find_traces, load_checked, no_run_reason
+from .summary import Terminal
 
 VALUE_WIDTH = 160  # characters of one value shown (--json has it whole)
 VALUES_SHOWN = 10  # values listed per query; the rest are counted
@@ -153,29 +154,30 @@ class CaseReport:
 # The command
 
 
-def cmd_explain(args: Any) -> int:
-    config = read_config(args)
-    errors = config_errors(args, config)
+def main(args: argparse.Namespace) -> int:
+    flags = SuiteFlags.of(args)
+    config = read_config(flags)
+    errors = config_errors(flags, config)
     if errors:
         raise ProblemsFound(errors)
-    layout = resolve(args, config)
-    options = RunOptions(
+    layout = resolve(flags, config)
+    run = RunOptions(
         cases=layout.cases,
         specs=layout.specs,
         fixtures=layout.fixtures,
         out=Path("reports"),
         max_trace_bytes=args.max_trace_bytes,
-        quiet=True,
+        terminal=Terminal(quiet=True),
         follow_symlinks=args.follow_symlinks,
         config=config,
         packs=layout.packs,
         traces=layout.traces,
     )
-    report = explain_case(options, args.case_id)
+    report = explain_case(run, args.case_id)
     if args.json:
         print(json.dumps(dataclasses.asdict(report), ensure_ascii=False, indent=2, default=str))
     else:
-        paint = Paint(_colour_wanted(args.color, sys.stdout))
+        paint = options.Paint(options.use_color(args.color, sys.stdout))
         for line in render(report, paint):
             print(line)
     return EXIT_OK if report.status == PASS else EXIT_FAILED
@@ -405,36 +407,7 @@ class Origins:
 # Text
 
 
-_COLOURS = {PASS: "32", FAIL: "31", SKIPPED: "33", "error": "31", "not_run": "33"}
-
-
-def _colour_wanted(choice: str, stream: Any) -> bool:
-    """--color: always, never, or auto: on a terminal, unless NO_COLOR is set (no-color.org)
-    or TERM is dumb."""
-    if choice != "auto":
-        return choice == "always"
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return False
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-@dataclass
-class Paint:
-    on: bool
-
-    def status(self, status: str) -> str:
-        word = status.upper().replace("_", " ")
-        code = _COLOURS.get(status)
-        return f"\x1b[{code};1m{word}\x1b[0m" if self.on and code else word
-
-    def dim(self, text: str) -> str:
-        return f"\x1b[2m{text}\x1b[0m" if self.on else text
-
-
-def render(report: CaseReport, paint: Paint) -> list[str]:
+def render(report: CaseReport, paint: options.Paint) -> list[str]:
     """The explanation as lines for a QA engineer: headings, indentation, plain values."""
     lines = [
         f"case {one_line(report.case)} ({one_line(report.file)}): {paint.status(report.status)}"
@@ -450,7 +423,7 @@ def render(report: CaseReport, paint: Paint) -> list[str]:
     return lines
 
 
-def _render_run(run: RunReport, number: int, total: int, paint: Paint) -> list[str]:
+def _render_run(run: RunReport, number: int, total: int, paint: options.Paint) -> list[str]:
     lines = [
         f"run {number} of {total}: {one_line(run.trace or '(no file)')}: {paint.status(run.status)}"
     ]
@@ -470,7 +443,7 @@ def _render_run(run: RunReport, number: int, total: int, paint: Paint) -> list[s
     return lines
 
 
-def _render_check(check: CheckReport, paint: Paint) -> list[str]:
+def _render_check(check: CheckReport, paint: options.Paint) -> list[str]:
     severity = "" if check.severity == "error" else f" ({check.severity})"
     if check.status == FAIL and not check.blocking:
         severity = f" ({check.severity}: does not fail the case)"
@@ -493,7 +466,7 @@ def _render_check(check: CheckReport, paint: Paint) -> list[str]:
     return lines
 
 
-def _render_clause(clause: ClauseReport, paint: Paint) -> list[str]:
+def _render_clause(clause: ClauseReport, paint: options.Paint) -> list[str]:
     lines = [f"    clause {one_line(clause.name)}: {paint.status(clause.status)}"]
     for guard in clause.guards:
         lines.extend(_render_guard(guard, "the clause", "      "))
@@ -559,3 +532,55 @@ def _render_found(found: dict[str, Any], indent: str) -> list[str]:
     if len(values) > VALUES_SHOWN:
         lines.append(f"{indent}  ... and {len(values) - VALUES_SHOWN} more")
     return lines
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+EXPLAIN_EPILOG = """\
+examples:
+  %(prog)s mysql-slow-query
+  %(prog)s agno --config examples/otel-genai
+  %(prog)s redis-memory-eviction --fixtures runs/ --json
+
+for each run of the case: every applied check, its guards (and why they held or not),
+each parameter's resolved value and where it came from (the spec file, the case file's
+line and column, a default), the values each query found, and the predicate's verdict and
+message; the same evaluation as run, which it does not change.
+
+exit codes: 0 the case passed, as run would say (every run, or its min_passes); 1 it did
+            not (a run failed or errored), or it has no trace; 2 unknown case id, usage
+            error, or an invalid case, spec or config file
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Evaluate one case as run does and show, for each of its runs, each applied check:"
+        " its guards, its resolved parameters with their origin, the values its queries"
+        " found, and the predicate's verdict and message."
+    )
+    parser.epilog = EXPLAIN_EPILOG
+    options.config_option(parser)
+    parser.add_argument("case_id", metavar="CASE_ID", help="the id of the case to explain")
+    options.path_option(
+        parser, "--cases", "case folder or file (default: the config's cases, else cases/)"
+    )
+    options.path_option(
+        parser,
+        "--specs",
+        "spec folder, as given to run; repeatable (default: specs/ when it exists)",
+    )
+    options.path_option(
+        parser,
+        "--fixtures",
+        "folder of traces, or one file (default: the config's fixtures, else fixtures/)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead")
+    options.color_option(parser, "the verdicts")
+    parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read traces through links leading outside the fixtures folder, as run does",
+    )
+    options.max_trace_bytes(parser)

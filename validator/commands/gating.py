@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from ..loading.quarantine import Quarantine, load_quarantine
 from ..loading.yamlfile import load_yaml
 from ..problems import WARNING, Problem, ProblemsFound
 from ..report.document import Report
+from ..report.gate import FAIL_ON, VACUOUS, Gate, parse_fail_on
 from ..report.regression import MetricLimit, parse_limit
-from ..results import CaseResult
+from ..results import SEVERITIES, CaseResult
+from .options import parse_rate
 
 # GitHub shows at most 10 error annotations of a step and 50 of a job; more is noise.
 MAX_ANNOTATIONS = 50
@@ -43,6 +46,79 @@ def parse_limit_arg(text: str) -> MetricLimit:
         return parse_limit(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _FailOn(argparse.Action):
+    """--fail-on MODE[,vacuous]: sets the gate's fail_on and fail_vacuous."""
+
+    def __call__(
+        self, parser: Any, namespace: argparse.Namespace, values: Any, option: Any = None
+    ) -> None:
+        try:
+            mode, vacuous = parse_fail_on(str(values))
+        except ValueError as exc:
+            parser.error(f"argument --fail-on: {exc}")
+        namespace.fail_on, namespace.fail_vacuous = mode, vacuous
+
+
+def add_gate_arguments(run: argparse.ArgumentParser) -> None:
+    """The flags of `Gate`, each with the dest of its field (`gate_of` reads them by name)."""
+    run.add_argument(
+        "--fail-on",
+        action=_FailOn,
+        default="any",
+        metavar="MODE",
+        help=f"when to exit 1: {', '.join(FAIL_ON)} (default: any);"
+        f" add ,{VACUOUS} to fail on runs with every check skipped",
+    )
+    run.set_defaults(fail_vacuous=False)
+    run.add_argument(
+        "--fail-severity",
+        choices=SEVERITIES[:2],
+        default="error",
+        help="least severity of a failed check that fails a case",
+    )
+    run.add_argument(
+        "--min-pass-rate",
+        type=parse_rate,
+        default=None,
+        metavar="F",
+        help="exit 1 when the pass rate is below F (0.9 or 90%%)",
+    )
+    run.add_argument(
+        "--min-run-pass-rate",
+        type=parse_rate,
+        default=None,
+        metavar="F",
+        help="share of a case's runs that must pass (default: all)",
+    )
+    run.add_argument(
+        "--quarantine",
+        metavar="FILE",
+        help="YAML list of {id, reason}: cases that never fail",
+    )
+    run.add_argument(
+        "--max-regression",
+        action="append",
+        type=parse_limit_arg,
+        default=[],
+        metavar="METRIC:LIMIT",
+        help="exit 1 when a figure worsened past LIMIT since --baseline"
+        " (pass_rate:-0.02); repeatable",
+    )
+
+
+def gate_of(args: argparse.Namespace, **settled: Any) -> Gate:
+    """The gate the flags ask for; `settled`: fields decided elsewhere (allow_unmatched
+    from the flag and the config together)."""
+    values: dict[str, Any] = {}
+    for f in fields(Gate):
+        if f.name in settled:
+            values[f.name] = settled[f.name]
+        elif hasattr(args, f.name):
+            value = getattr(args, f.name)
+            values[f.name] = tuple(value) if isinstance(value, list) else value
+    return Gate(**values)
 
 
 def print_problems(problems: Iterable[Problem]) -> None:

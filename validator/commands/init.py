@@ -7,6 +7,7 @@ that already exist are never overwritten: if any would be, nothing is written.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from ..inputs import display_path
 from ..problems import UsageError
 from . import EXIT_OK
+from .options import program
 
 CONFIG = """\
 # The suite config of trace-validator: `python -m validator run` and `lint` read it when they
@@ -123,7 +125,7 @@ FILES = {
 }
 
 
-def cmd_init(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     """Write the starter suite into DIR. Raises UsageError when a file exists already."""
     root = Path(args.dir)
     if root.exists() and not root.is_dir():
@@ -133,7 +135,7 @@ def cmd_init(args: Any) -> int:
         shown = ", ".join(display_path(root / name) for name in taken)
         raise UsageError(
             f"not overwriting {shown}: nothing was written",
-            "run init in an empty folder (python -m validator init DIR), or remove them",
+            f"run init in an empty folder ({program()} init DIR), or remove them",
         )
     for name, text in FILES.items():
         path = root / name
@@ -144,5 +146,14 @@ def cmd_init(args: Any) -> int:
     for name in FILES:
         print(f"wrote {display_path(root / name)}")
     go = "" if where == "." else f"cd {where} && "
-    print(f"next: {go}python -m validator lint && python -m validator run")
+    print(f"next: {go}{program()} lint && {program()} run")
     return EXIT_OK
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Write a starter suite into DIR: validator.yaml (a comment per key),"
+        " cases/example.yaml and fixtures/example.json, which pass `lint` and `run`."
+        " Existing files are never overwritten."
+    )
+    parser.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")

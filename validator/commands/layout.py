@@ -8,10 +8,10 @@ suite runs the same from wherever `--config` is given), as are the paths written
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..inputs import DEFAULT_PACKS
 from ..loading.config import Config, find_config, load_config
@@ -30,37 +30,60 @@ class Layout:
     traces: TraceSettings
 
 
-def read_config(args: Any) -> Config | None:
+@dataclass(frozen=True)
+class SuiteFlags:
+    """The flags that say where a suite is (None: not given; a command without one of
+    them leaves it None): --config, --cases, --specs, --fixtures, --allow-unmatched."""
+
+    config: str | None = None
+    cases: str | None = None
+    specs: tuple[str, ...] | None = None
+    fixtures: str | None = None
+    allow_unmatched: bool | None = None
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> SuiteFlags:
+        """The flags of a parsed command line (the command's own; the others None)."""
+        specs = getattr(args, "specs", None)
+        return cls(
+            getattr(args, "config", None),
+            getattr(args, "cases", None),
+            tuple(specs) if specs is not None else None,
+            getattr(args, "fixtures", None),
+            getattr(args, "allow_unmatched", None),
+        )
+
+
+def read_config(flags: SuiteFlags) -> Config | None:
     """The suite config the command was given (--config) or found (./validator.yaml)."""
-    path = find_config(getattr(args, "config", None))
+    path = find_config(flags.config)
     return load_config(path) if path is not None else None
 
 
-def config_errors(args: Any, config: Config | None) -> list[Problem]:
-    """The config's errors that stop a command given `args`: a path key the command line
+def config_errors(flags: SuiteFlags, config: Config | None) -> list[Problem]:
+    """The config's errors that stop a command given `flags`: a path key the command line
     replaces (`--cases`, `--fixtures`) is not read, so its folder need not exist."""
     if config is None:
         return []
-    given = [key for key in ("cases", "fixtures") if getattr(args, key, None) is not None]
+    given = [key for key in ("cases", "fixtures") if getattr(flags, key) is not None]
     return config.errors_besides(given)
 
 
-def resolve(args: Any, config: Config | None) -> Layout:
-    """The layout from `args` (argparse: cases, specs, fixtures, allow_unmatched; any of
-    them None when not given) over `config`."""
+def resolve(flags: SuiteFlags, config: Config | None) -> Layout:
+    """The layout from the flags over `config`, over the defaults."""
     base = config.folder if config is not None else Path()
-    cases = _first(getattr(args, "cases", None), config.cases if config else None, base / "cases")
-    fixtures_flag = getattr(args, "fixtures", None)
+    cases = _first(flags.cases, config.cases if config else None, base / "cases")
+    fixtures_flag = flags.fixtures
     configured = config.fixtures if config else None
     fixtures = _first(fixtures_flag, configured, base / "fixtures")
     traces = config.traces if config is not None else TraceSettings()
-    allow = getattr(args, "allow_unmatched", None)
+    allow = flags.allow_unmatched
     if allow is not None:
         traces = dataclasses.replace(traces, allow_unmatched=allow)
     return Layout(
         config=config,
         cases=cases,
-        specs=_specs(getattr(args, "specs", None), config, base),
+        specs=_specs(flags.specs, config, base),
         fixtures=fixtures,
         fixtures_named=bool(fixtures_flag) or (config is not None and config.fixtures is not None),
         packs=(config.packs if config is not None and config.packs is not None else DEFAULT_PACKS),
@@ -74,7 +97,7 @@ def _first(flag: str | None, configured: Path | None, default: Path) -> Path:
     return configured if configured is not None else default
 
 
-def _specs(flag: list[str] | None, config: Config | None, base: Path) -> list[Path] | None:
+def _specs(flag: tuple[str, ...] | None, config: Config | None, base: Path) -> list[Path] | None:
     if flag:
         return [Path(s) for s in flag]
     if config is None:

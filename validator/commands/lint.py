@@ -12,11 +12,11 @@ enclosing folder named `specs` or `cases` decides; otherwise the content does (a
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..display import github_command, one_line
 from ..inputs import (
@@ -30,12 +30,12 @@ from ..inputs import (
 )
 from ..loading.config import Config
 from ..loading.specs import spec_file_problems
-from ..loading.suite import load_suite
+from ..loading.suite import load_suite_and_problems
 from ..loading.yamlfile import load_yaml
 from ..model import TraceSettings
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
-from . import EXIT_FAILED, EXIT_OK
-from .layout import Layout, read_config, resolve
+from . import EXIT_FAILED, EXIT_OK, options
+from .layout import Layout, SuiteFlags, read_config, resolve
 from .lintfixtures import fixture_problems
 
 DEFAULT_PATHS = ("cases", "specs")
@@ -55,11 +55,12 @@ class Inputs:
     seen: set[Path] = field(default_factory=set)  # resolved paths already filed
 
 
-def cmd_lint(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     """Lint the PATHs (default: cases/ and specs/, or the suite config's), print the
     problems, return the exit code."""
-    config = read_config(args)
-    layout = resolve(args, config)
+    flags = SuiteFlags.of(args)
+    config = read_config(flags)
+    layout = resolve(flags, config)
     paths = [Path(p) for p in args.paths]
     if not paths and config is not None:
         # The config's own cases and spec folders; one it names wrongly is reported on it.
@@ -75,7 +76,7 @@ def cmd_lint(args: Any) -> int:
     return EXIT_OK
 
 
-def _fixtures(args: Any, layout: Layout) -> Path | None:
+def _fixtures(args: argparse.Namespace, layout: Layout) -> Path | None:
     """The traces to check: --fixtures, else those the suite config names (if it does)."""
     fixtures = Path(args.fixtures) if args.fixtures else None
     if fixtures is None and layout.config is not None and layout.fixtures_named:
@@ -188,7 +189,7 @@ def lint(
 ) -> tuple[list[Problem], int]:
     """Every problem in the inputs, the suite config and, with `fixtures`, the trace plan
     (sorted), and the number of files checked."""
-    loaded = load_suite(inputs.cases, inputs.folders, config)
+    loaded = load_suite_and_problems(inputs.cases, inputs.folders, config)
     problems = set(loaded.problems)
     files = inputs.files
     if config is not None:
@@ -234,6 +235,9 @@ def count_line(problems: list[Problem], files: int) -> str:
     )
 
 
+FORMATS = ("text", "json", "github")  # lint --format
+
+
 def render(problems: list[Problem], files: int, fmt: str = "text") -> str:
     """The whole output of lint in one format: text, json or github."""
     if fmt == "json":
@@ -262,4 +266,67 @@ def github_annotation(problem: Problem) -> str:
     )
 
 
-__all__ = ["SPEC_MARKERS", "cmd_lint", "collect_inputs", "is_spec", "lint", "render"]
+# --------------------------------------------------------------------------------------------
+# The command line
+
+LINT_EPILOG = """\
+examples:
+  %(prog)s
+  %(prog)s cases/mysql-slow-query.yaml
+  %(prog)s --specs my-specs --fixtures fixtures --strict
+  %(prog)s --format github     (annotations in GitHub Actions)
+
+with a suite config (validator.yaml, or --config), lint checks it too, and its
+cases and spec folders by default; when it names fixtures, they are checked too.
+
+spec or case: a file under a --specs folder is a spec; otherwise the nearest
+folder named specs/ or cases/ decides; otherwise a file with query, predicate,
+clauses or fields is a spec, and any other file a case.
+
+exit codes: 0 no errors (warnings allowed); 1 errors found (or warnings with
+            --strict); 2 usage error (a PATH that matches no file, a missing folder)
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Check case and spec files like a compiler: every problem with file, line, column"
+        " and a fix."
+    )
+    parser.epilog = LINT_EPILOG
+    options.config_option(parser)
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="case/spec files or folders (default: cases/ and specs/, whichever exist)",
+    )
+    options.path_option(
+        parser,
+        "--specs",
+        "spec folder, as given to run: its specs are checked, and cases may name them in"
+        " 'checks'; repeatable (default: specs/ when it exists)",
+    )
+    options.path_option(
+        parser,
+        "--fixtures",
+        "saved traces (folder or file): also report cases without a trace and traces"
+        " without a case (warnings), matched as run matches them (default: the config's"
+        " fixtures, when it names them)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="output format (default: text)",
+    )
+    parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="with --fixtures: read traces through links leading outside the fixtures folder,"
+        " as run --follow-symlinks does",
+    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+
+
+__all__ = ["SPEC_MARKERS", "collect_inputs", "is_spec", "lint", "main", "render"]

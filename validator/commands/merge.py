@@ -6,26 +6,31 @@ the same code `run` uses (`build_report`, the baseline comparison, the gate) fro
 shards' results records, with the places SARIF and annotations need and the HTML extras the
 shards recorded. Gates and formats come from the shards (they were run with the flags), so
 CI gates on the merged exit code exactly as on an unsharded run.
+
+Merge trusts no recorded verdict: every run is judged again from its recorded checks and
+their severities with the shards' gate (`RunResult.judged`), and a shard file whose statuses
+disagree, or that lacks cases of its shard, is refused as damaged (exit 2, naming the case),
+whatever --allow-partial says (that flag is about shards not given). Missing shards are found
+as runs of numbers between the given ones, never by listing 1..N.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
 import sys
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..inputs import display_path, run_order
 from ..problems import UsageError
 from ..report import write_reports
 from ..report.baseline import Baseline
 from ..report.document import Report, build_report
-from ..report.gate import exit_decision
-from ..report.regression import parse_limit
+from ..report.gate import Gate, exit_decision
 from ..report.shard import (
     SHARD_FILE,
     SHARD_FORMAT,
@@ -36,10 +41,11 @@ from ..report.shard import (
     run_from,
     shard_of,
 )
-from ..results import NOT_RUN, CaseResult, RunResult, Runs
+from ..results import ERROR, NOT_RUN, CaseResult, RunResult, Runs
 from ..version import __version__
-from . import gating
-from .run import Selection, _print_summary, _step_summary
+from . import gating, options
+from .selection import Selection
+from .summary import Terminal, print_summary, step_summary, terminal_of
 
 # A shard of 100,000 cases with a baseline is a few hundred MB; far more is not a shard file.
 MAX_SHARD_BYTES = 4 * 1024 * 1024 * 1024
@@ -58,13 +64,13 @@ class ShardInput:
         return f"{self.path} (shard {self.shard.text})"
 
 
-def cmd_merge(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     return execute_merge(
         [Path(p) for p in args.reports],
         Path(args.out),
         allow_partial=args.allow_partial,
-        quiet=args.quiet,
         annotations=args.annotations,
+        terminal=terminal_of(args),
     )
 
 
@@ -73,36 +79,41 @@ def execute_merge(
     out: Path,
     *,
     allow_partial: bool = False,
-    quiet: bool = False,
     annotations: bool | None = None,
+    terminal: Terminal | None = None,
 ) -> int:
+    terminal = terminal or Terminal()
     shards = [read_shard(p) for p in paths]
     check_one_run(shards)
+    gate = recorded_gate(shards[0])
     missing = missing_shards(shards, allow_partial)
     options = shards[0].data["options"]
-    report = merged_report(shards, missing)
+    report = merged_report(shards, gate)
     written = write_reports(report, out, list(options["formats"]))
-    _step_summary(report, written)
-    allow = bool(options["allow_unmatched"])
-    rate = options["min_pass_rate"]
-    code, reasons = exit_decision(
-        report,
-        options["fail_on"],
-        Fraction(rate) if rate is not None else None,
-        allow,
-        bool(options["fail_vacuous"]),
-    )
-    if not quiet:
+    step_summary(report, written)
+    code, reasons = exit_decision(report, gate)
+    if not terminal.quiet:
         given = len(shards)
         print(f"merged {given} shard report(s) of {shards[0].shard.count}")
-    _print_summary(report, written, quiet, allow)
+    print_summary(report, written, terminal, gate.allow_unmatched)
     gating.print_annotations(report, annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
     if missing:
         code = 1
-        print(f"exit 1: shard(s) {_shard_list(missing, shards[0].shard.count)} not merged")
+        print(f"exit 1: shard(s) {_ranges(missing, shards[0].shard.count)} not merged")
     return code
+
+
+def recorded_gate(shard: ShardInput) -> Gate:
+    """The gate the shards were run with (they agree: `check_one_run`)."""
+    try:
+        return Gate.from_json(shard.data["options"]["gate"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(
+            f"{shard.name} is damaged: its gate options cannot be read ({exc})",
+            "run that shard again",
+        ) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,8 +222,9 @@ def _shard_of(data: dict[str, Any], shown: str) -> Shard:
 # Checking that the shards are of one run
 
 
-def _shard_list(indexes: list[int], count: int) -> str:
-    return ", ".join(f"{i}/{count}" for i in indexes)
+def _ranges(gaps: list[tuple[int, int]], count: int) -> str:
+    """`2/9, 4/9-7/9`: shards named by the runs of missing numbers, never one by one."""
+    return ", ".join(f"{a}/{count}" if a == b else f"{a}/{count}-{b}/{count}" for a, b in gaps)
 
 
 def check_one_run(shards: list[ShardInput]) -> None:
@@ -274,12 +286,12 @@ def _same_options(first: ShardInput, other: ShardInput) -> None:
     for key in sorted(set(a) | set(b)):
         if a.get(key) == b.get(key):
             continue
-        if key == "inputs":
-            inner = sorted(k for k in set(a[key]) | set(b[key]) if a[key].get(k) != b[key].get(k))
-            what = f"inputs.{inner[0]}" if inner else key
-            left, right = a[key].get(inner[0]), b[key].get(inner[0])
-        else:
-            what, left, right = key, a.get(key), b.get(key)
+        what, left, right = key, a.get(key), b.get(key)
+        if key in ("inputs", "gate") and isinstance(left, dict) and isinstance(right, dict):
+            inner = sorted(k for k in set(left) | set(right) if left.get(k) != right.get(k))
+            if inner:  # a gate option by its own name, an input as inputs.NAME
+                what = inner[0] if key == "gate" else f"inputs.{inner[0]}"
+                left, right = left.get(inner[0]), right.get(inner[0])
         raise UsageError(
             f"{first.name} and {other.name} were run with different {what}: {_short(left)}"
             f" and {_short(right)}",
@@ -305,33 +317,60 @@ def _cases_in_place(shards: list[ShardInput]) -> None:
                     "run that shard again",
                 )
             owner[str(case_id)] = item
+    _none_left_out(shards, owner)
 
 
-def missing_shards(shards: list[ShardInput], allow_partial: bool) -> list[int]:
+def _none_left_out(shards: list[ShardInput], present: dict[str, ShardInput]) -> None:
+    """Every case of the suite that hashes to a given shard is in that shard's file: a case
+    cut out of a file would otherwise be reported as if its shard had not been merged."""
+    given = {s.shard.index: s for s in shards}
     count = shards[0].shard.count
-    given = {s.shard.index for s in shards}
-    missing = [i for i in range(1, count + 1) if i not in given]
-    if missing and not allow_partial:
+    lacking: dict[int, list[str]] = {}
+    for case in shards[0].data["suite"]["cases"]:
+        index = shard_of(str(case["id"]), count)
+        if index in given and case["id"] not in present:
+            lacking.setdefault(index, []).append(str(case["id"]))
+    for index, ids in sorted(lacking.items()):
         raise UsageError(
-            f"shard(s) {_shard_list(missing, count)} missing: {len(given)} of {count} given",
+            f"{given[index].name} is damaged: it lacks case(s) {_few(ids)} of its shard",
+            "run that shard again (--allow-partial is for shards not given, not damaged ones)",
+        )
+
+
+def missing_shards(shards: list[ShardInput], allow_partial: bool) -> list[tuple[int, int]]:
+    """The shards not given, as runs of numbers (first, last): found from the given ones,
+    so a merge of 2 shards of 10,000 never lists 9,998 numbers."""
+    count = shards[0].shard.count
+    given = sorted({s.shard.index for s in shards})
+    gaps: list[tuple[int, int]] = []
+    after = 0
+    for index in [*given, count + 1]:
+        if index > after + 1:
+            gaps.append((after + 1, index - 1))
+        after = index
+    if gaps and not allow_partial:
+        raise UsageError(
+            f"shard(s) {_ranges(gaps, count)} missing: {len(given)} of {count} given",
             "pass every shard's report (or --allow-partial: their cases are then not_run)",
         )
-    for index in missing:
-        print(
-            f"warning: shard {index}/{count} is missing: its cases are reported not_run"
-            + (", and traces that match no case (shard 1 lists them) are left out" * (index == 1)),
-            file=sys.stderr,
+    for first, last in gaps:
+        which = (
+            f"shard {first}/{count} is missing: its cases are"
+            if first == last
+            else f"shards {first}/{count} to {last}/{count} are missing: their cases are"
         )
-    return missing
+        left_out = ", and traces that match no case (shard 1 lists them) are left out"
+        print(f"warning: {which} reported not_run{left_out * (first == 1)}", file=sys.stderr)
+    return gaps
 
 
 # --------------------------------------------------------------------------------------------
 # The report
 
 
-def merged_report(shards: list[ShardInput], missing: list[int]) -> Report:
+def merged_report(shards: list[ShardInput], gate: Gate) -> Report:
     try:
-        return _merged(shards, missing)
+        return _merged(shards, gate)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise UsageError(
             f"a shard report is damaged ({type(exc).__name__}: {exc}): it does not hold what"
@@ -340,17 +379,19 @@ def merged_report(shards: list[ShardInput], missing: list[int]) -> Report:
         ) from None
 
 
-def _merged(shards: list[ShardInput], missing: list[int]) -> Report:
+def _merged(shards: list[ShardInput], gate: Gate) -> Report:
     shards = sorted(shards, key=lambda s: s.shard.index)
     first = shards[0].data
     options = first["options"]
-    cases = _cases(shards)
+    cases = _cases(shards, gate)
     unmatched: list[RunResult] = []
     if shards[0].shard.index == 1:
         unmatched = [run_from(r) for r in shards[0].data["unmatched"]]
+        for run in unmatched:
+            _rejudge(shards[0], run.case_id, run, gate)
     unused = _unused(shards)
     inputs = options["inputs"]
-    baseline = _baseline(first, options)
+    baseline = _baseline(first, options, gate)
     quarantine = options["quarantine"]
     ks = options["ks"]
     report = build_report(
@@ -368,17 +409,59 @@ def _merged(shards: list[ShardInput], missing: list[int]) -> Report:
     return report
 
 
-def _cases(shards: list[ShardInput]) -> list[CaseResult]:
-    """Every case of the run, in report order; a missing shard's cases not_run."""
+def _cases(shards: list[ShardInput], gate: Gate) -> list[CaseResult]:
+    """Every case of the run, in report order, each run judged again with the gate; a
+    missing shard's cases not_run."""
     count = shards[0].shard.count
     results: dict[str, CaseResult] = {}
     for item in shards:
         for case in item.data["cases"]:
-            results[case["case_id"]] = case_from(case)
+            result = results[case["case_id"]] = case_from(case)
+            _case_rejudged(item, result, gate)
     return [
         results.get(c["id"]) or _not_merged(c, shard_of(c["id"], count), count)
         for c in shards[0].data["suite"]["cases"]
     ]
+
+
+def _case_rejudged(item: ShardInput, case: CaseResult, gate: Gate) -> None:
+    """Raises UsageError when the case's record does not support its status: a run whose
+    status its checks and their severities do not give under the gate's --fail-severity, a
+    case status set over its runs other than not_run or error (the only ones a run sets)."""
+    if case.status_override not in (None, NOT_RUN, ERROR) or (
+        case.status_override is not None and case.reason_override is None
+    ):
+        _damaged(item, case.case_id, f"its status {case.status_override!r} has no run behind it")
+    if case.required_passes is not None and (
+        type(case.required_passes) is not int or case.required_passes < 1
+    ):
+        _damaged(item, case.case_id, f"it requires {case.required_passes!r} passing runs")
+    for run in case.runs:
+        if run.case_id != case.case_id:
+            _damaged(item, case.case_id, f"it holds a run of case {run.case_id!r}")
+        _rejudge(item, case.case_id, run, gate)
+
+
+def _rejudge(item: ShardInput, case_id: str, run: RunResult, gate: Gate) -> None:
+    try:
+        status = run.judged(gate.fail_severity)
+    except ValueError as exc:
+        _damaged(item, case_id, str(exc))
+    if status != run.status:
+        where = f"run {run.fixture}" if run.fixture else "a run"
+        _damaged(
+            item,
+            case_id,
+            f"{where} is recorded as {run.status!r}, but its checks give {status!r} with"
+            f" --fail-severity {gate.fail_severity}",
+        )
+
+
+def _damaged(item: ShardInput, case_id: str, why: str) -> NoReturn:
+    raise UsageError(
+        f"{item.name} is damaged: case '{case_id}': {why}",
+        "run that shard again (merge judges every run from its recorded checks)",
+    )
 
 
 def _extras(shards: list[ShardInput], cases: list[CaseResult]) -> dict[str, Any]:
@@ -409,7 +492,7 @@ def _unused(shards: list[ShardInput]) -> list[tuple[str, str]]:
     return sorted(seen, key=lambda u: run_order(u[0]))
 
 
-def _baseline(first: dict[str, Any], options: dict[str, Any]) -> Baseline | None:
+def _baseline(first: dict[str, Any], options: dict[str, Any], gate: Gate) -> Baseline | None:
     recorded = first["baseline"]
     if recorded is None:
         return None
@@ -420,6 +503,59 @@ def _baseline(first: dict[str, Any], options: dict[str, Any]) -> Baseline | None
         recorded["document"],
         recorded["source"],
         keep.keeps if keep else None,
-        tuple(parse_limit(text) for text in options["max_regression"]),
+        gate.max_regression,
         frozenset(quarantine),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+MERGE_EPILOG = """\
+examples:
+  %(prog)s shard-1 shard-2 shard-3 --out reports
+  %(prog)s shards/*/report.json --out reports
+
+each REPORT is a folder written by `run --shard I/N`, its report.json, or its
+report.shard.json. The shards must be of one run: the same N, the same cases and specs, the
+same flags (formats, gates, --baseline, --quarantine, --k); every shard 1..N must be given
+once, unless --allow-partial (the missing shards' cases are then not_run). Every run is
+judged again from its recorded checks with the shards' gate: a shard file whose statuses
+its checks do not give, or that lacks cases of its shard, is refused as damaged. The reports
+are those `run` without --shard writes (the same bytes, apart from generated_at), in the
+formats the shards were asked for, and the exit code applies the shards' gates.
+
+exit codes: 0 every case passed (or the --fail-on gate holds); 1 as for run (a case failed,
+            a gate did not hold, a shard missing with --allow-partial); 2 a REPORT that is
+            not a shard report, of another version, damaged, a shard missing, given twice
+            or of another run (nothing written)
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Combine shard reports (run --shard I/N) into the report set and exit code an"
+        " unsharded run of the same inputs gives."
+    )
+    parser.epilog = MERGE_EPILOG
+    parser.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        help="a shard's output folder, report.json or report.shard.json; one per shard",
+    )
+    parser.add_argument(
+        "--out",
+        default="reports",
+        metavar="DIR",
+        help="where the merged reports are written (default: reports/)",
+    )
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="merge even when shards are missing: their cases are reported not_run",
+    )
+    options.annotations_option(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    options.verbose_option(parser)
+    options.color_option(parser, "the statuses")

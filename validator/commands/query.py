@@ -12,6 +12,7 @@ config) is wrong, or no trace could be read.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -29,8 +30,8 @@ from ..loading.specs import view_steps
 from ..model import TraceSettings
 from ..problems import ProblemsFound, did_you_mean, kind_of, show
 from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, read_trace_file
-from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from .layout import read_config
+from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, options
+from .layout import SuiteFlags, read_config
 from .locate import static_steps
 
 VALUE_WIDTH = 200  # characters of a value shown on a line (the --json output has it whole)
@@ -119,14 +120,14 @@ class QueryOptions:
     max_trace_bytes: int = DEFAULT_MAX_TRACE_BYTES
 
 
-def cmd_query(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     try:
         compile_for_query(args.jsonpath)  # before the config: the query is what is tried
     except BadQuery as exc:
         for line in exc.lines():
             print(line, file=sys.stderr)
         return EXIT_USAGE
-    config = read_config(args)
+    config = read_config(SuiteFlags.of(args))
     # Only the `traces:` section matters here: a cases or fixtures folder that does not
     # exist (config-path) is run's concern, any other error makes the settings a guess.
     errors = [p for p in config.errors if p.code != "config-path"] if config else []
@@ -319,3 +320,44 @@ def json_document(query: Query, blocks: list[Block]) -> dict[str, Any]:
         if b.error is None
     ]
     return {"query": query.expression, "matches": matches, "traces": traces, "errors": errors}
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+QUERY_EPILOG = """\
+examples:
+  %(prog)s '$.toolInvocations[*].toolName' fixtures/mysql-slow-query.json
+  %(prog)s '$.view.tool_calls[*].name' fixtures/*.json
+  %(prog)s --config examples/tau2-bench '$.view.final_answer' results.json
+  %(prog)s --json '$.finalAnswer' export.jsonl | jq '.matches[].value'
+
+each trace is read as run reads it: a JSON Lines file or a file split by the config's
+traces.split gives one block per trace (file:LINE, file#N); $.view is made by the
+configured adapter (traces.view) or the detected one.
+
+exit codes: 0 something matched; 1 nothing matched in any trace; 2 a bad JSONPath (or
+            config), or no trace could be read
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Evaluate a JSONPath on saved traces as checks do, and print each match with its"
+        " concrete path and value. The suite config's traces: settings (split, format,"
+        " view) are honoured, so $.view works as in run."
+    )
+    parser.epilog = QUERY_EPILOG
+    options.config_option(parser)
+    parser.add_argument(
+        "jsonpath", metavar="JSONPATH", help="the query, e.g. '$.view.tool_calls[*].name'"
+    )
+    parser.add_argument(
+        "traces", nargs="+", metavar="TRACE", help="trace files (.json, .jsonl, ...)"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document: matches as {trace, path, value}",
+    )
+    options.max_trace_bytes(parser)

@@ -1,18 +1,15 @@
-"""`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files."""
+"""`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files;
+its flags (`build_parser`) and its entry from the command line (`main`)."""
 
 from __future__ import annotations
 
-import os
-import re
+import argparse
 import shlex
 import sys
-import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from fnmatch import fnmatchcase
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..display import one_line
 from ..evaluation.runner import evaluate_all, group_results, usable_cores
@@ -30,29 +27,31 @@ from ..inputs import (
 )
 from ..loading.config import Config
 from ..loading.quarantine import Quarantine
-from ..loading.suite import load_suite
+from ..loading.suite import load_suite_and_problems
 from ..model import Suite, TraceSettings
-from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
+from ..problems import ERROR, WARNING, ProblemsFound, UsageError
 from ..report import (
     DEFAULT_FORMATS,
     REPORTERS,
     ExtraFile,
-    append_step_summary,
     write_reports,
 )
 from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
-from ..report.gate import exit_decision
-from ..report.regression import MetricLimit
+from ..report.gate import Gate, exit_decision
 from ..report.shard import Shard
 from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
-from . import gating
+from . import gating, options
 from .extras import collect_extras
+from .layout import SuiteFlags, config_errors, read_config, resolve
 from .locate import FileSources
+from .progress import interactive, make_progress
+from .selection import Selection, known, select_cases
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
+from .summary import Terminal, print_summary, step_summary, terminal_of
 
 
 @dataclass
@@ -63,13 +62,11 @@ class RunOptions:
     out: Path
     jobs: int | None = 1  # processes; None: the usable cores (see evaluate_all)
     max_trace_bytes: int = DEFAULT_MAX_TRACE_BYTES
-    quiet: bool = False
+    terminal: Terminal = field(default_factory=Terminal)  # -q, -v, --color
     formats: tuple[str, ...] = DEFAULT_FORMATS
     baseline: Path | None = None
-    fail_on: str = "any"
-    fail_vacuous: bool = False  # --fail-on ...,vacuous
-    fail_severity: str = "error"  # --fail-severity
-    min_pass_rate: Fraction | None = None
+    # Every option that decides the exit code (its allow_unmatched is the traces settings').
+    gate: Gate = field(default_factory=Gate)
     case_patterns: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     follow_symlinks: bool = False
@@ -77,9 +74,6 @@ class RunOptions:
     packs: tuple[str, ...] = DEFAULT_PACKS
     traces: TraceSettings = field(default_factory=TraceSettings)
     ks: tuple[int, ...] | None = None  # --k
-    min_run_pass_rate: Fraction | None = None
-    quarantine: Path | None = None
-    max_regression: tuple[MetricLimit, ...] = ()
     annotations: bool | None = None  # None: when GITHUB_ACTIONS=true
     shard: Shard | None = None  # --shard I/N: this shard's cases only, and a shard file
     # run --capture: the runs whose capture failed, (case id, fixture, why): each is a run
@@ -97,7 +91,7 @@ def load_checked(
     """The suite; warnings are printed, and any error raises ProblemsFound. `processes`:
     how many read the case files (None: the usable cores), as many as will evaluate."""
     count = min(processes or usable_cores(), usable_cores())
-    loaded = load_suite(case_paths, folders, config, count)
+    loaded = load_suite_and_problems(case_paths, folders, config, count)
     for problem in loaded.problems:
         if problem.severity == WARNING:
             print(problem.format(), file=sys.stderr)
@@ -114,131 +108,6 @@ def read_baseline(path: Path, keep: Selection) -> Baseline:
     shown = display_path(path)
     document = load_baseline(path, shown)
     return Baseline(document, shown, keep.keeps if keep else None)
-
-
-@dataclass(frozen=True)
-class Selection:
-    """--case patterns (fnmatch globs) and --tag names. Within a flag any entry may match;
-    with both flags a case must match a --case pattern and carry a --tag."""
-
-    patterns: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.patterns or self.tags)
-
-    def matches(self, case_id: str, tags: Iterable[str]) -> bool:
-        if self.patterns and not any(fnmatchcase(case_id, p) for p in self.patterns):
-            return False
-        return not self.tags or bool(set(self.tags) & set(tags))
-
-    def keeps(self, case: dict[str, Any]) -> bool:
-        """For a case of a baseline report."""
-        tags = case.get("tags")
-        tags = tags if isinstance(tags, list) else []
-        return self.matches(case["case_id"], [t for t in tags if isinstance(t, str)])
-
-    def as_dict(self) -> dict[str, list[str]]:
-        return {"cases": list(self.patterns), "tags": list(self.tags)}
-
-
-def _known(names: list[str], limit: int = 8) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
-def select_cases(suite: Suite, selection: Selection) -> Suite:
-    """The suite restricted to the selected cases. Raises UsageError naming any --case or
-    --tag that matches nothing (with the closest id or tag), or a selection left empty."""
-    if not selection:
-        return suite
-    _each_matches(suite, selection)
-    chosen = {c for c, case in suite.cases.items() if selection.matches(c, case.tags)}
-    if not chosen:
-        parts = (
-            " or ".join(f"--case '{p}'" for p in selection.patterns),
-            " or ".join(f"--tag '{t}'" for t in selection.tags),
-        )
-        asked = " and ".join(part for part in parts if part)
-        raise UsageError(f"no case matches {asked}: each matches some case, but none matches all")
-    return suite.restricted(chosen)
-
-
-def _each_matches(suite: Suite, selection: Selection) -> None:
-    ids = list(suite.cases)
-    for pattern in selection.patterns:
-        if not any(fnmatchcase(case_id, pattern) for case_id in ids):
-            hint = did_you_mean(pattern, ids) or f"; case ids: {_known(ids)}"
-            raise UsageError(f"--case '{pattern}' matches no case{hint}")
-    all_tags = sorted({t for case in suite.cases.values() for t in case.tags})
-    for tag in selection.tags:
-        if tag not in all_tags:
-            hint = did_you_mean(tag, all_tags) or (
-                f"; tags in use: {_known(all_tags)}" if all_tags else "; no case has tags"
-            )
-            raise UsageError(f"--tag '{tag}' matches no case{hint}")
-
-
-PROGRESS_MIN_TRACES = 200
-
-
-class ProgressBar:
-    """`evaluating [#####-----] 412/1000` on one terminal line, redrawn at most 10 times a
-    second and erased when done."""
-
-    def __init__(
-        self,
-        total: int,
-        stream: TextIO,
-        width: int = 30,
-        label: str = "evaluating",
-        unit: str = "traces",
-    ) -> None:
-        self.label = label
-        self.unit = unit
-        self.total = max(total, 1)
-        self.stream = stream
-        self.width = width
-        self.last = 0.0
-        self.shown = 0
-
-    def __call__(self, done: int) -> None:
-        now = time.monotonic()
-        if done < self.total and now - self.last < 0.1:
-            return
-        self.last = now
-        fraction = min(done / self.total, 1.0)
-        filled = int(self.width * fraction)
-        line = (
-            f"{self.label} [{'#' * filled}{'-' * (self.width - filled)}]"
-            f" {done}/{self.total} {self.unit} {fraction * 100:3.0f}%"
-        )
-        self.stream.write("\r" + line)
-        self.stream.flush()
-        self.shown = len(line)
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * self.shown + "\r")
-            self.stream.flush()
-
-
-def _interactive(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # closed, or not a real stream
-        return False
-
-
-def make_progress(
-    total: int | None, quiet: bool, stream: TextIO | None = None
-) -> ProgressBar | None:
-    """A progress bar when the stream (stderr) is a terminal and the run has over ~200
-    traces; None otherwise, so logs and pipes stay clean."""
-    stream = stream or sys.stderr
-    if quiet or total is None or total <= PROGRESS_MIN_TRACES or not _interactive(stream):
-        return None
-    return ProgressBar(total, stream)
 
 
 @dataclass
@@ -282,7 +151,7 @@ def find_traces(
     root = None if options.follow_symlinks or plan.single else fixtures
     warn_strays(plan, full, root, options.max_trace_bytes)
     # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
-    wanted = _interactive(sys.stderr) and not options.quiet
+    wanted = interactive(sys.stderr) and not options.terminal.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
 
 
@@ -331,7 +200,7 @@ class LeftOut:
 
     def unused(self) -> list[tuple[str, str]]:
         return [
-            (file, f"its traces are of cases not selected (--case/--tag): {_known(cases)}")
+            (file, f"its traces are of cases not selected (--case/--tag): {known(cases)}")
             for file, cases in self.skipped.items()
             if file not in self.used
         ]
@@ -372,25 +241,28 @@ def _baseline(
         return None
     baseline = read_baseline(options.baseline, selection)
     held = frozenset(quarantine.entries) if quarantine else frozenset()
-    return replace(baseline, limits=options.max_regression, quarantined=held)
+    return replace(baseline, limits=options.gate.max_regression, quarantined=held)
 
 
 def execute_run(options: RunOptions) -> int:
+    # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
+    gate = replace(options.gate, allow_unmatched=bool(options.traces.allow_unmatched))
+    options = replace(options, gate=gate)
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
-    quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
+    quarantine = gating.read_quarantine(Path(gate.quarantine)) if gate.quarantine else None
     baseline = _baseline(options, selection, quarantine)
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
     full = load_checked(find_case_files(options.cases), folders, options.config, options.jobs)
-    full.fail_severity = options.fail_severity
+    full.fail_severity = gate.fail_severity
     gating.warn_unknown(quarantine, full.cases)
     chosen = select_cases(full, selection)
     suite = shard_suite(chosen, options.shard)  # `chosen` without --shard
     elsewhere = set(chosen.cases) - set(suite.cases)  # the other shards' cases
     traces = find_traces(options, suite, full, elsewhere)
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
-    bar = make_progress(traces.total, options.quiet)
+    bar = make_progress(traces.total, options.terminal.quiet)
     try:
         runs = evaluate_all(
             suite,
@@ -409,7 +281,7 @@ def execute_run(options: RunOptions) -> int:
             traces.plan,
             left_out.left_out | elsewhere,
             no_run_reason(options, traces),
-            options.min_run_pass_rate,
+            gate.min_run_pass_rate,
         )
     finally:
         if bar is not None:
@@ -443,12 +315,9 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     # As many processes write the formats as evaluated the traces.
     processes = min(options.jobs or usable_cores(), usable_cores())
     written = write_reports(report, options.out, list(options.formats), extra, processes)
-    _step_summary(report, written)
-    allow = options.traces.allow_unmatched
-    code, reasons = exit_decision(
-        report, options.fail_on, options.min_pass_rate, allow, options.fail_vacuous
-    )
-    _print_summary(report, written, options.quiet, allow)
+    step_summary(report, written)
+    code, reasons = exit_decision(report, options.gate)
+    print_summary(report, written, options.terminal, options.gate.allow_unmatched)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
@@ -478,8 +347,13 @@ def _inputs(
         inputs["selection"] = selection.as_dict()
     if baseline is not None:
         inputs["baseline"] = baseline.source
-    if options.quarantine is not None:
-        inputs["quarantine"] = display_path(options.quarantine)
+    if options.gate.quarantine is not None:
+        inputs["quarantine"] = display_path(Path(options.gate.quarantine))
+    gate = options.gate.to_json(changed_only=True)
+    gate.pop("quarantine", None)  # shown as the file above
+    gate.pop("allow_unmatched", None)  # shown in the traces settings above
+    if gate:
+        inputs["gate"] = gate
     if options.command is not None:
         inputs["command"] = options.command
     return inputs
@@ -497,8 +371,12 @@ OUTPUT_OPTIONS = (
     "--shard",
     "--annotations",
     "--no-annotations",
+    "--color",
+    "-v",
+    "--verbose",
 )
-_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations")  # the ones that take no value
+# The ones that take no value.
+_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations", "-v", "--verbose")
 
 
 def command_line(
@@ -530,47 +408,6 @@ def _option_of(name: str, options: Sequence[str]) -> str | None:
     return matches[0] if len(matches) == 1 else name
 
 
-_GENERATED = re.compile(rb'"generated_at"\s*:\s*"([^"\\]{1,40})"')
-
-
-def no_report_line(out: Path) -> str:
-    """The last line of a run that could not be done: no report was written, and the
-    reports already in `out` (if any) are an earlier run's, with when they were made (the
-    `generated_at` of its report.json, else the files' modification time), so nobody reads
-    them as this run's."""
-    shown = one_line(display_path(out))
-    try:
-        found = [out / r.filename for r in REPORTERS.values() if (out / r.filename).is_file()]
-    except OSError:
-        found = []
-    if not found:
-        return f"no report was written (and the folder {shown} holds none from an earlier run)"
-    names = ", ".join(p.name for p in found)
-    return (
-        f"no report was written; {shown} still holds the reports of an earlier run"
-        f" ({names}, {_made(found)}), not of this one"
-    )
-
-
-def _made(files: list[Path]) -> str:
-    """When the reports were made: report.json's generated_at, read from its first bytes
-    (the head comes first), else the newest modification time."""
-    for path in files:
-        if path.name == REPORTERS["json"].filename:
-            try:
-                with path.open("rb") as handle:
-                    match = _GENERATED.search(handle.read(65536))
-            except OSError:
-                match = None
-            if match is not None:
-                return f"generated {one_line(match.group(1).decode('utf-8', 'replace'))}"
-    try:
-        newest = max(p.stat().st_mtime for p in files)
-    except (OSError, ValueError):
-        return "of unknown time"
-    return f"last modified {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(newest))}"
-
-
 def _changed_settings(settings: TraceSettings) -> dict[str, Any]:
     """The `traces:` settings that differ from the defaults, as the config writes them."""
     default = TraceSettings()
@@ -582,65 +419,148 @@ def _changed_settings(settings: TraceSettings) -> dict[str, Any]:
     return out
 
 
-def _step_summary(report: Report, written: list[Path]) -> None:
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
-    if step_summary and not append_step_summary(report, Path(step_summary), written):
-        print(
-            f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({step_summary})",
-            file=sys.stderr,
+# --------------------------------------------------------------------------------------------
+# The command line
+
+
+RUN_EPILOG = """\
+examples:
+  %(prog)s --cases my-cases --fixtures traces/ --out out/ --jobs 4
+  %(prog)s --case 'mysql-*' --tag smoke --format json,md,junit,html
+  %(prog)s --baseline main/report.json --fail-on regression
+  %(prog)s --shard 2/4 --out shard-2      (then: merge shard-*)
+
+exit codes: 0 every case passed (or the gate holds); 1 a case failed, was not run or
+errored, or a gate did not hold (quarantined cases never count); 2 usage error or invalid
+case/spec file (nothing evaluated); 130/143 interrupted: no report written.
+Repeated runs, gates, sharding and every flag in detail: docs/cli.md and docs/CI.md.
+"""
+
+
+def build_parser(parser: argparse.ArgumentParser) -> None:
+    """run's flags; the gate's are `gating.add_gate_arguments`'."""
+    parser.description = "Evaluate each case's saved trace(s) and write the reports."
+    parser.epilog = RUN_EPILOG
+    parser.usage = "%(prog)s [options]"
+    options.config_option(parser)
+    options.path_option(parser, "--cases", "case folder or file (default: cases/)")
+    options.path_option(parser, "--specs", "spec folder adding to the standard specs; repeatable")
+    options.path_option(
+        parser, "--fixtures", "folder of traces, or one file such as a .jsonl export"
+    )
+    parser.add_argument(
+        "--out", default="reports", metavar="DIR", help="where reports go (default: reports/)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=options.positive_int,
+        default=None,
+        metavar="N",
+        help="processes evaluating traces (default: usable cores)",
+    )
+    options.max_trace_bytes(parser, "refuse larger trace files (default: 64 MiB)")
+    parser.add_argument(
+        "--format",
+        dest="formats",
+        type=options.parse_formats,
+        default=DEFAULT_FORMATS,
+        metavar="LIST",
+        help=f"formats: {','.join(REPORTERS)} (default: {','.join(DEFAULT_FORMATS)})",
+    )
+    options.selection(parser, "evaluate")
+    parser.add_argument("--baseline", metavar="PATH", help="an earlier report.json to compare with")
+    gating.add_gate_arguments(parser)
+    parser.add_argument(
+        "--k",
+        dest="ks",
+        type=gating.parse_ks,
+        default=None,
+        metavar="LIST",
+        help="the k of pass^k and pass@k in the summary, e.g. 1,3,5",
+    )
+    options.annotations_option(parser)
+    parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read traces through links leading outside the fixtures",
+    )
+    parser.add_argument(
+        "--allow-unmatched",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="traces that match no case do not fail the run",
+    )
+    parser.add_argument(
+        "--shard",
+        type=options.parse_shard,
+        default=None,
+        metavar="I/N",
+        help="evaluate shard I of N of the cases, for `merge`",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    options.verbose_option(parser)
+    options.color_option(parser, "the statuses")
+    parser.add_argument(
+        "--capture",
+        action="store_true",
+        help="capture missing traces from the config's target first",
+    )
+    options.capture_arguments(parser, with_selection=False)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`run` from its parsed command line."""
+    if args.fail_on == "regression" and not args.baseline:
+        raise UsageError(
+            "--fail-on regression needs --baseline PATH (the report.json of an earlier run)"
+            " to know what regressed"
         )
-
-
-def _print_comparison(report: Report) -> None:
-    comp = report.head.get("comparison")
-    if not comp:
-        return
-    change = comp["delta"]["pass_rate"]
-    print(
-        f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
-        f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
-        f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
+    if not args.capture and (args.repeat is not None or args.overwrite):
+        flag = "--repeat" if args.repeat is not None else "--overwrite"
+        raise UsageError(
+            f"{flag} is a capture option", f"add --capture, or run `{options.program()} capture`"
+        )
+    flags = SuiteFlags.of(args)
+    config = read_config(flags)
+    errors = config_errors(flags, config)
+    if errors:
+        raise ProblemsFound(errors)  # nothing is evaluated with a broken config
+    layout = resolve(flags, config)
+    failures = _capture_first(args) if args.capture else ()
+    if args.max_regression and not args.baseline:
+        raise UsageError(
+            "--max-regression needs --baseline PATH (the report.json of an earlier run)"
+            " to compare the figures with"
+        )
+    run = RunOptions(
+        cases=layout.cases,
+        specs=layout.specs,
+        fixtures=layout.fixtures,
+        out=Path(args.out),
+        jobs=args.jobs,  # None: the usable cores (evaluate_all caps an explicit N, with a note)
+        max_trace_bytes=args.max_trace_bytes,
+        terminal=terminal_of(args),
+        formats=args.formats,
+        baseline=Path(args.baseline) if args.baseline else None,
+        gate=gating.gate_of(args),
+        case_patterns=list(args.case_patterns),
+        tags=list(args.tags),
+        follow_symlinks=args.follow_symlinks,
+        config=config,
+        packs=layout.packs,
+        traces=layout.traces,
+        ks=args.ks,
+        annotations=args.annotations,
+        shard=args.shard,
+        capture_failures=failures,
+        command=command_line(args.argv, args.program, args.long_options),
     )
-    for item in comp["regressions"]:
-        print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
+    return execute_run(run)
 
 
-def _print_summary(
-    report: Report, written: list[Path], quiet: bool, allow_unmatched: bool = False
-) -> None:
-    s = report.summary
-    unused = report.head.get("unused_files") or []
-    if not quiet:
-        for case in report.rows:
-            if case["status"] != "pass":
-                held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
-                line = f"{case['case_id']}: {case['reason']}{held}"
-                print(f"{case['status'].upper():8} {one_line(line)}")
-        for trace in report.unmatched:
-            print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
-        for item in unused:
-            print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
-    line = (
-        f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
-        f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
-    )
-    if report.unmatched:
-        allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
-        line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
-    if unused:
-        line += f"; {_unused_line(unused)}"
-    print(line)
-    if not quiet:
-        _print_comparison(report)
-        print("reports: " + ", ".join(one_line(display_path(p)) for p in written))
+def _capture_first(args: argparse.Namespace) -> tuple[tuple[str, str, str], ...]:
+    """run --capture: the capture (its errors raise: exit 2, nothing evaluated), and the
+    runs that failed to capture."""
+    from .capture import capture_options, execute_capture
 
-
-def _unused_line(unused: list[dict[str, str]], limit: int = 5) -> str:
-    """`2 file(s) not used: a (why), b (why)`, the first few; the report lists them all."""
-    shown = ", ".join(one_line(f"{u['file']} ({u['reason']})") for u in unused[:limit])
-    more = (
-        f" and {len(unused) - limit} more (see unused_files in report.json)"
-        if len(unused) > limit
-        else ""
-    )
-    return f"{len(unused)} file(s) not used: {shown}{more}"
+    return execute_capture(capture_options(args, "run --capture", warn=False)).failures()

@@ -77,26 +77,17 @@ def suite_identity(suite: Suite) -> dict[str, Any]:
     return {"cases": cases, "digest": digest([fields, specs, suite.default_checks])}
 
 
-def _fraction(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
 def options_data(
     options: Any, inputs: dict[str, Any], quarantine: Any, baseline: Baseline | None
 ) -> dict[str, Any]:
     """What shapes the merged report and its exit code; every shard of a run must agree.
-    `options`: the run's RunOptions."""
+    `options`: the run's RunOptions; its gate is recorded whole (`Gate.to_json`), and merge
+    judges with it."""
     return {
         "inputs": inputs,
         "formats": list(options.formats),
-        "fail_on": options.fail_on,
-        "fail_vacuous": options.fail_vacuous,
-        "fail_severity": options.fail_severity,
-        "min_pass_rate": _fraction(options.min_pass_rate),
-        "allow_unmatched": bool(options.traces.allow_unmatched),
+        "gate": options.gate.to_json(),
         "ks": list(options.ks) if options.ks is not None else None,
-        "min_run_pass_rate": _fraction(options.min_run_pass_rate),
-        "max_regression": [f"{m.metric}:{m.text}" for m in options.max_regression],
         "quarantine": quarantine.reasons if quarantine is not None else None,
         "baseline": digest(baseline.document) if baseline is not None else None,
         "max_trace_bytes": options.max_trace_bytes,

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..model import Case, Condition, Finder, Spec, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
-from ..results import ERROR, FAIL, PASS, SEVERITIES, SKIPPED, CheckResult, RunResult
+from ..results import ERROR, FAIL, PASS, SKIPPED, CheckResult, RunResult, is_blocking
 from .interpreter import CaseArguments, apply_condition, evaluate_spec
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
@@ -172,11 +172,10 @@ def severities(suite: Suite, case: Case) -> dict[str, tuple[str, bool]]:
     """Each check's severity for this case (its `severity_overrides`, else the spec's) and
     whether a failure of it fails the run (its severity is at least --fail-severity)."""
     overrides = case.severity_overrides
-    limit = SEVERITIES.index(suite.fail_severity)
     out = {}
     for spec in suite.checks_for(case):
         severity = overrides.get(spec.id, spec.severity)
-        out[spec.id] = (severity, SEVERITIES.index(severity) <= limit)
+        out[spec.id] = (severity, is_blocking(severity, suite.fail_severity))
     return out
 
 

@@ -340,13 +340,16 @@ def fields_of(specs: dict[str, Spec]) -> TraceFields | None:
     return TraceFields(dict(given))
 
 
-def load_suite(
+def load_suite_and_problems(
     cases: list[Path],
     spec_folders: list[Path],
     config: Config | None = None,
     processes: int = 1,
 ) -> LoadResult:
-    """Load case files and spec folders (the standard folders first, then the user's).
+    """Load case files and spec folders (the standard folders first, then the user's): the
+    suite (None when an error was found) and every problem, in a LoadResult. Unlike the
+    library's `validator.load_suite`, which raises on errors, it never raises for a mistake
+    in a file.
 
     `config`: the suite config, whose `checks` (the default checks) must name check specs;
     its own problems are the caller's to report (see `loading.config`). `processes`: how

@@ -6,15 +6,117 @@ evaluated and reported, and never fails the run, whatever its status, flakiness 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
 
 from ..problems import did_you_mean
+from ..results import SEVERITIES
 from .document import Report
+from .regression import MetricLimit, parse_limit
 
 FAIL_ON = ("any", "regression", "flaky", "never")
 # Added to any of FAIL_ON (`--fail-on flaky,vacuous`); alone it means `any,vacuous`.
 VACUOUS = "vacuous"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Every option that decides whether a run (or a merge of shards) exits 0 or 1, in one
+    place. Each field is set by the run flag of the same name (`--fail-on` sets `fail_on` and
+    `fail_vacuous`), recorded in the shard file and in report.json's `inputs.gate` (the
+    fields that differ from the defaults), and read back by `merge`. Adding a gate flag:
+    a field here (and its reader in `_READERS`), its flag in
+    `commands/gating.add_gate_arguments`, its rule in `exit_decision`."""
+
+    fail_on: str = "any"  # one of FAIL_ON
+    fail_vacuous: bool = False  # --fail-on ...,vacuous
+    fail_severity: str = "error"  # the least severity whose failed checks fail a run
+    min_pass_rate: Fraction | None = None
+    min_run_pass_rate: Fraction | None = None  # the share of a case's runs that must pass
+    max_regression: tuple[MetricLimit, ...] = ()
+    quarantine: str | None = None  # the --quarantine file, as given
+    allow_unmatched: bool = False  # traces that match no case do not fail the run
+
+    def to_json(self, changed_only: bool = False) -> dict[str, Any]:
+        """Plain JSON data (fractions as exact text, limits as METRIC:LIMIT); with
+        `changed_only`, only the fields that differ from the defaults."""
+        default = Gate()
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if changed_only and value == getattr(default, f.name):
+                continue
+            if isinstance(value, Fraction):
+                value = str(value)
+            elif f.name == "max_regression":
+                value = [f"{m.metric}:{m.text}" for m in value]
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Gate:
+        """The gate `to_json` wrote. Raises ValueError saying what is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError("the gate options are not a mapping")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown gate options: {', '.join(unknown)}")
+        return cls(**{name: _READERS[name](name, value) for name, value in data.items()})
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"gate option {name} is not true or false")
+    return value
+
+
+def _rate(name: str, value: Any) -> Fraction | None:
+    if value is None:
+        return None
+    try:
+        rate = Fraction(str(value))
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise ValueError(f"gate option {name} is not a fraction") from None
+    if not 0 <= rate <= 1:
+        raise ValueError(f"gate option {name} is outside 0..1")
+    return rate
+
+
+def _limits(name: str, value: Any) -> tuple[MetricLimit, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"gate option {name} is not a list of METRIC:LIMIT")
+    return tuple(parse_limit(text) for text in value)
+
+
+def _file(name: str, value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"gate option {name} is not a file name")
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[str, Any], str]:
+    def read(name: str, value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"gate option {name} is not one of {', '.join(choices)}")
+        return str(value)
+
+    return read
+
+
+# How `Gate.from_json` reads each field back (and checks it): one entry per field.
+_READERS: dict[str, Callable[[str, Any], Any]] = {
+    "fail_on": _choice(FAIL_ON),
+    "fail_vacuous": _flag,
+    "fail_severity": _choice(SEVERITIES[:2]),
+    "min_pass_rate": _rate,
+    "min_run_pass_rate": _rate,
+    "max_regression": _limits,
+    "quarantine": _file,
+    "allow_unmatched": _flag,
+}
 
 
 def parse_fail_on(text: str) -> tuple[str, bool]:
@@ -86,14 +188,9 @@ def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def exit_decision(
-    report: Report,
-    fail_on: str = "any",
-    min_pass_rate: Fraction | None = None,
-    allow_unmatched: bool = False,
-    vacuous: bool = False,
-) -> tuple[int, list[str]]:
-    """The exit status (0 or 1) and, when 1 comes from a gate other than `any`, why.
+def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[str]]:
+    """The exit status (0 or 1) under `gate` (the defaults when None) and, when 1 comes
+    from a gate other than `any`, why.
 
     `any`: 1 unless every case passed and every trace matched a case (with
     `allow_unmatched`, traces that match no case do not count). `flaky`: as `any`, and
@@ -104,9 +201,11 @@ def exit_decision(
     (compared exactly, as a fraction) makes it 1, and so does any --max-regression gate that
     did not hold (`comparison.gates`).
     """
+    gate = gate or Gate()
+    fail_on, min_pass_rate = gate.fail_on, gate.min_pass_rate
     judged = _judged(report)
-    failed, reasons = _mode(report, fail_on, judged, allow_unmatched)
-    if vacuous and (why := _vacuous(judged)):
+    failed, reasons = _mode(report, fail_on, judged, gate.allow_unmatched)
+    if gate.fail_vacuous and (why := _vacuous(judged)):
         failed = True
         reasons += why
     passed = sum(row["status"] == "pass" for row in judged)
@@ -120,8 +219,8 @@ def exit_decision(
                 f" {float(min_pass_rate) * 100:.1f}%"
                 + (f" ({left_out} quarantined case(s) left out)" if left_out else "")
             )
-    for gate in (report.head.get("comparison") or {}).get("gates") or []:
-        if not gate["passed"]:
+    for held in (report.head.get("comparison") or {}).get("gates") or []:
+        if not held["passed"]:
             failed = True
-            reasons.append(f"--max-regression {gate['metric']}:{gate['limit']}: {gate['message']}")
+            reasons.append(f"--max-regression {held['metric']}:{held['limit']}: {held['message']}")
     return (1 if failed else 0), reasons

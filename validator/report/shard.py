@@ -37,6 +37,9 @@ from .sources import Location, Region, Sources
 SHARD_FILE = "report.shard.json"
 SHARD_KIND = "trace-validator shard"
 SHARD_FORMAT = 1
+# The most shards a run is split into: far more than any CI runs in parallel, and few enough
+# that a count is never a way to make `run` or `merge` do work per shard.
+MAX_SHARDS = 10_000
 
 
 def shard_of(case_id: str, count: int) -> int:
@@ -61,6 +64,11 @@ class Shard:
         i, n = int(index), int(count)
         if n < 1:
             raise ValueError(f"'{text}': the count of shards must be at least 1, e.g. 1/4")
+        if n > MAX_SHARDS:
+            raise ValueError(
+                f"'{text}': at most {MAX_SHARDS:,} shards; split the cases into fewer, e.g."
+                f" {min(i, 100)}/100"
+            )
         if not 1 <= i <= n:
             raise ValueError(f"'{text}': shards are numbered 1 to {n}, e.g. 1/{n} ... {n}/{n}")
         return cls(i, n)

@@ -1,0 +1,153 @@
+"""What `run` and `merge` print when their report set is written: the cases that did not
+pass, the traces and files not used, the summary line, the comparison with the baseline; and
+the report appended to GitHub Actions' step summary; and, when a run could not be done,
+that no report was written and what the output folder still holds."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..display import one_line
+from ..inputs import display_path
+from ..report import REPORTERS, append_step_summary
+from ..report.document import Report
+from .options import Paint, use_color
+
+
+def step_summary(report: Report, written: list[Path]) -> None:
+    target = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
+    if target and not append_step_summary(report, Path(target), written):
+        print(
+            f"warning: cannot append the report to GITHUB_STEP_SUMMARY ({target})",
+            file=sys.stderr,
+        )
+
+
+def print_comparison(report: Report) -> None:
+    comp = report.head.get("comparison")
+    if not comp:
+        return
+    change = comp["delta"]["pass_rate"]
+    print(
+        f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
+        f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
+        f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
+    )
+    for item in comp["regressions"]:
+        print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """What a command prints as it finishes: -q only the summary line; -v every case with
+    a line per check; --color the status words."""
+
+    quiet: bool = False
+    verbose: bool = False
+    paint: Paint = field(default_factory=Paint)
+
+
+def terminal_of(args: argparse.Namespace) -> Terminal:
+    """-q, -v and --color of a parsed command line (stdout is what they print on)."""
+    return Terminal(args.quiet, args.verbose, Paint(use_color(args.color, sys.stdout)))
+
+
+def print_case(case: dict[str, Any], terminal: Terminal) -> None:
+    """A case's line when it did not pass (every case's with -v), and with -v a line per
+    check of it (of its representative run)."""
+    paint = terminal.paint
+    if case["status"] != "pass" or terminal.verbose:
+        held = f" [quarantined: {case['quarantined']}]" if "quarantined" in case else ""
+        line = f"{case['case_id']}: {case['reason'] or 'passed'}{held}"
+        print(f"{paint.status(case['status'], 8)} {one_line(line)}")
+    if terminal.verbose:
+        for check in case.get("checks") or []:
+            word = paint.status(check["status"], 7)
+            print(f"    {word} {one_line(check['check'] + ': ' + check['message'])}")
+
+
+def print_summary(
+    report: Report, written: list[Path], terminal: Terminal, allow_unmatched: bool = False
+) -> None:
+    s = report.summary
+    unused = report.head.get("unused_files") or []
+    quiet = terminal.quiet
+    if not quiet:
+        for case in report.rows:
+            print_case(case, terminal)
+        for trace in report.unmatched:
+            print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
+        for item in unused:
+            print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
+    line = (
+        f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
+        f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
+    )
+    if report.unmatched:
+        allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
+        line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
+    if unused:
+        line += f"; {unused_line(unused)}"
+    print(line)
+    if not quiet:
+        print_comparison(report)
+        print("reports: " + ", ".join(one_line(display_path(p)) for p in written))
+
+
+def unused_line(unused: list[dict[str, str]], limit: int = 5) -> str:
+    """`2 file(s) not used: a (why), b (why)`, the first few; the report lists them all."""
+    shown = ", ".join(one_line(f"{u['file']} ({u['reason']})") for u in unused[:limit])
+    more = (
+        f" and {len(unused) - limit} more (see unused_files in report.json)"
+        if len(unused) > limit
+        else ""
+    )
+    return f"{len(unused)} file(s) not used: {shown}{more}"
+
+
+_GENERATED = re.compile(rb'"generated_at"\s*:\s*"([^"\\]{1,40})"')
+
+
+def no_report_line(out: Path) -> str:
+    """The last line of a run that could not be done: no report was written, and the
+    reports already in `out` (if any) are an earlier run's, with when they were made (the
+    `generated_at` of its report.json, else the files' modification time), so nobody reads
+    them as this run's."""
+    shown = one_line(display_path(out))
+    try:
+        found = [out / r.filename for r in REPORTERS.values() if (out / r.filename).is_file()]
+    except OSError:
+        found = []
+    if not found:
+        return f"no report was written (and the folder {shown} holds none from an earlier run)"
+    names = ", ".join(p.name for p in found)
+    return (
+        f"no report was written; {shown} still holds the reports of an earlier run"
+        f" ({names}, {_made(found)}), not of this one"
+    )
+
+
+def _made(files: list[Path]) -> str:
+    """When the reports were made: report.json's generated_at, read from its first bytes
+    (the head comes first), else the newest modification time."""
+    for path in files:
+        if path.name == REPORTERS["json"].filename:
+            try:
+                with path.open("rb") as handle:
+                    match = _GENERATED.search(handle.read(65536))
+            except OSError:
+                match = None
+            if match is not None:
+                return f"generated {one_line(match.group(1).decode('utf-8', 'replace'))}"
+    try:
+        newest = max(p.stat().st_mtime for p in files)
+    except (OSError, ValueError):
+        return "of unknown time"
+    return f"last modified {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(newest))}"
