@@ -1,20 +1,23 @@
-"""Rewrite the README's generated tables from the registries they describe.
+"""Rewrite the generated tables and schema enums from the registries they describe.
 
-    python scripts/update_readme.py          # rewrite README.md in place
-    python scripts/update_readme.py --check  # exit 1 when README.md is out of date
+    python scripts/update_readme.py          # rewrite README.md, docs/VIEW.md, the schemas
+    python scripts/update_readme.py --check  # exit 1 when one of them is out of date
 
-Each table sits between `<!-- NAME: ... -->` and `<!-- /NAME -->`; tests/test_docs.py runs
-the check, so a registry change without a README change fails CI.
+Each table sits between `<!-- NAME: ... -->` and `<!-- /NAME -->` (TARGETS says which file
+holds which); the schema enums made from a registry are listed in SCHEMA_ENUMS. tests/
+test_docs.py runs the check, so a registry change without the matching change fails CI.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
 
 
 def predicate_table() -> str:
@@ -101,25 +104,88 @@ TABLES: dict[str, Callable[[], str]] = {
 }
 
 
-def render(text: str) -> str:
-    for name, make in TABLES.items():
-        pattern = re.compile(rf"(<!-- {name}:[^\n]*-->\n)(.*?)(<!-- /{name} -->)", re.DOTALL)
+def adapter_table() -> str:
+    """docs/VIEW.md: the view adapters in detection order, from each adapter's record."""
+    from validator.evaluation.view import ADAPTERS
+
+    lines = ["| order | adapter | recognized by | reads |", "|---|---|---|---|"]
+    for order, adapter in enumerate(ADAPTERS.values(), start=1):
+        lines.append(f"| {order} | `{adapter.name}` | {adapter.recognized} | {adapter.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def unread_table() -> str:
+    """docs/VIEW.md: the kinds of content `$.view.unread` names."""
+    from validator.evaluation.view import UNREAD_KINDS
+
+    lines = ["| what | covers |", "|---|---|"]
+    lines.extend(f"| `{what}` | {covers} |" for what, covers in UNREAD_KINDS.items())
+    return "\n".join(lines) + "\n"
+
+
+TARGETS: dict[Path, dict[str, Callable[[], str]]] = {
+    README: TABLES,
+    REPO / "docs" / "VIEW.md": {"adapters": adapter_table, "unread": unread_table},
+}
+
+
+def render(
+    text: str, tables: dict[str, Callable[[], str]] = TABLES, name: str = "README.md"
+) -> str:
+    for table, make in tables.items():
+        pattern = re.compile(rf"(<!-- {table}:[^\n]*-->\n)(.*?)(<!-- /{table} -->)", re.DOTALL)
         if not pattern.search(text):
-            raise SystemExit(f"README.md has no <!-- {name}: ... --> block")
+            raise SystemExit(f"{name} has no <!-- {table}: ... --> block")
         text = pattern.sub(lambda m, make=make: m.group(1) + make() + m.group(3), text)
     return text
 
 
+def render_schema(name: str, text: str) -> str:
+    """The schema file `name` with its registry-made enums rewritten in place (the rest of
+    the file, its layout included, is kept as written)."""
+    from validator.evaluation.view import DERIVED_ENUMS
+
+    schema = json.loads(text)
+    for file, path, values in DERIVED_ENUMS:
+        if file != name:
+            continue
+        node = schema
+        for step in path:
+            node = node[step]
+        old, new = json.dumps(node, ensure_ascii=False), json.dumps(list(values))
+        if text.count(old) != 1:
+            raise SystemExit(
+                f"schemas/{name}.schema.json: the enum at {'.'.join(path)} is not written as"
+                f" {old} exactly once: write it so, then run this script again"
+            )
+        text = text.replace(old, new)
+    return text
+
+
+def _outputs() -> list[tuple[Path, str, str]]:
+    """(file, its text, the text it should have) for every generated file."""
+    out = []
+    for path, tables in TARGETS.items():
+        current = path.read_text("utf-8")
+        out.append((path, current, render(current, tables, path.name)))
+    from validator.evaluation.view import DERIVED_ENUMS
+
+    for name in dict.fromkeys(file for file, _, _ in DERIVED_ENUMS):
+        path = REPO / "validator" / "schemas" / f"{name}.schema.json"
+        current = path.read_text("utf-8")
+        out.append((path, current, render_schema(name, current)))
+    return out
+
+
 def main(argv: list[str]) -> int:
-    sys.path.insert(0, str(README.parent))
-    current = README.read_text("utf-8")
-    wanted = render(current)
+    sys.path.insert(0, str(REPO))
+    stale = [(path, wanted) for path, current, wanted in _outputs() if wanted != current]
     if "--check" in argv:
-        if wanted != current:
-            print("README.md is out of date: run python scripts/update_readme.py")
-            return 1
-        return 0
-    README.write_text(wanted, "utf-8")
+        for path, _ in stale:
+            print(f"{path.relative_to(REPO)} is out of date: run python scripts/update_readme.py")
+        return 1 if stale else 0
+    for path, wanted in stale:
+        path.write_text(wanted, "utf-8")
     return 0
 
 
