@@ -4,8 +4,8 @@ also one per JSON Lines line), Tempo's batches, Jaeger JSON (data[].spans with t
 bare OTLP span (OpenInference). execute_tool spans are tool calls, chat/generate spans model
 calls (innermost only), error-status spans errors.
 
-Attributes are read as OTLP key/value lists and as plain mappings alike (validator/evaluation/
-view/otlp.py), so a collector export gives the same view whether or not the `otlp-json`
+Attributes are read as OTLP key/value lists and as plain mappings alike (see otlp.py), so
+a collector export gives the same view whether or not the `otlp-json`
 reader prepared it. Unread: spans that are neither a tool, a model nor an agent call (HTTP
 and queue spans: read for errors and times only), attributes in another form, parent links
 that form a cycle (those spans are read as top-level spans, so no model call is hidden).
