@@ -1,4 +1,4 @@
-"""Rewrite the documentation's generated tables from the registries they describe.
+"""Rewrite the documentation's generated tables and the schemas' registry-made enums.
 
     python scripts/update_docs.py          # rewrite the pages under docs/ in place
     python scripts/update_docs.py --check  # exit 1 when a page is out of date
@@ -11,6 +11,7 @@ CI.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -96,7 +97,28 @@ def fields_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def adapter_table() -> str:
+    """docs/VIEW.md: the view adapters in detection order, from each adapter's record."""
+    from validator.evaluation.view import ADAPTERS
+
+    lines = ["| order | adapter | recognized by | reads |", "|---|---|---|---|"]
+    for order, adapter in enumerate(ADAPTERS.values(), start=1):
+        lines.append(f"| {order} | `{adapter.name}` | {adapter.recognized} | {adapter.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def unread_table() -> str:
+    """docs/VIEW.md: the kinds of content `$.view.unread` names."""
+    from validator.evaluation.view import UNREAD_KINDS
+
+    lines = ["| what | covers |", "|---|---|"]
+    lines.extend(f"| `{what}` | {covers} |" for what, covers in UNREAD_KINDS.items())
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "adapters": adapter_table,
+    "unread": unread_table,
     "codes": code_table,
     "predicates": predicate_table,
     "placeholders": placeholder_table,
@@ -127,6 +149,40 @@ def missing_blocks() -> list[str]:
     return [name for name in TABLES if not any(_block(name).search(t) for t in texts)]
 
 
+def render_schema(name: str, text: str) -> str:
+    """The schema file `name` with its registry-made enums rewritten in place (the rest of
+    the file, its layout included, is kept as written)."""
+    from validator.evaluation.view import DERIVED_ENUMS
+
+    schema = json.loads(text)
+    for file, path, values in DERIVED_ENUMS:
+        if file != name:
+            continue
+        node = schema
+        for step in path:
+            node = node[step]
+        old, new = json.dumps(node, ensure_ascii=False), json.dumps(list(values))
+        if text.count(old) != 1:
+            raise SystemExit(
+                f"schemas/{name}.schema.json: the enum at {'.'.join(path)} is not written as"
+                f" {old} exactly once: write it so, then run this script again"
+            )
+        text = text.replace(old, new)
+    return text
+
+
+def schema_outputs() -> list[tuple[Path, str, str]]:
+    """(schema file, its text, the text it should have) for every registry-made enum."""
+    from validator.evaluation.view import DERIVED_ENUMS
+
+    out = []
+    for name in dict.fromkeys(file for file, _, _ in DERIVED_ENUMS):
+        path = REPO / "validator" / "schemas" / f"{name}.schema.json"
+        current = path.read_text("utf-8")
+        out.append((path, current, render_schema(name, current)))
+    return out
+
+
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(REPO))
     missing = missing_blocks()
@@ -143,6 +199,13 @@ def main(argv: list[str]) -> int:
             stale.append(str(page.relative_to(REPO)))
         else:
             page.write_text(wanted, "utf-8")
+    for path, current, wanted in schema_outputs():
+        if wanted == current:
+            continue
+        if "--check" in argv:
+            stale.append(str(path.relative_to(REPO)))
+        else:
+            path.write_text(wanted, "utf-8")
     if stale:
         print(f"out of date: {', '.join(stale)}: run python scripts/update_docs.py")
         return 1

@@ -137,3 +137,28 @@ def test_the_shipped_case_schema_is_the_one_the_standard_specs_make(tmp_path: Pa
 
     shipped = json.loads((REPO / "validator" / "schemas" / "case.schema.json").read_text("utf-8"))
     assert case_schema([]) == shipped
+
+
+def test_the_shipped_schemas_list_the_adapters_the_registry_holds() -> None:
+    # The adapter names in config.schema.json and view.schema.json (and the view's unread
+    # kinds) are made from the registries: python scripts/update_docs.py rewrites them.
+    import json
+
+    from validator.evaluation.view import DERIVED_ENUMS, with_derived_enums
+
+    for name in dict.fromkeys(file for file, _, _ in DERIVED_ENUMS):
+        path = REPO / "validator" / "schemas" / f"{name}.schema.json"
+        shipped = json.loads(path.read_text("utf-8"))
+        assert with_derived_enums(name, shipped) == shipped, f"{path.name}: run update_docs.py"
+
+
+def test_a_drifted_adapter_enum_is_found_and_rewritten_in_place(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import update_docs
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    text = (REPO / "validator" / "schemas" / "config.schema.json").read_text("utf-8")
+    drifted = text.replace('"otel-genai", ', "")
+    assert drifted != text
+    assert update_docs.render_schema("config", drifted) == text

@@ -98,7 +98,7 @@ def llm_call(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_extra(view: dict[str, Any]) -> dict[str, Any]:
-    """What the page shows of one trace's normalized view (validator/evaluation/view.py),
+    """What the page shows of one trace's normalized view (validator/evaluation/view/),
     clipped to the limits above. `marks` is left empty: the caller computes it on `answer`."""
     answer, answer_length = clip(view.get("final_answer"), ANSWER_LIMIT)
     tools = [c for c in view.get("tool_calls") or [] if isinstance(c, dict)]
