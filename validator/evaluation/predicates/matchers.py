@@ -1,0 +1,205 @@
+"""The argument matchers of `call-matches`: how one call's arguments are judged against
+`args` (a literal, or a mapping of operators) and `mode`.
+
+A call is judged MATCH, MISS or UNSURE: unsure when it cannot be told (the arguments are
+not JSON, a `regex` meets a number, the item is not a call object). An unsure call never
+helps a check pass: the quantifier's verdict must be the same however the unsure calls
+would have gone, or the check fails saying which call could not be judged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ...problems import kind_of
+from ..context import TraceContext
+from ..params import MATCHER_OPERATORS, field_steps, schema_validator
+from ..saferegex import compile_safe
+from .declare import show
+from .numbers import OP_WORDS, OPS, is_finite
+from .values import deep_same
+
+
+def parse_arguments(value: Any) -> tuple[Any, str | None]:
+    """Arguments as an object: JSON text (OpenAI writes arguments as a string) is parsed;
+    text that does not parse stays text, with the reason."""
+    if not isinstance(value, str):
+        return value, None
+    try:
+        return json.loads(value), None
+    except ValueError as exc:
+        return value, f"the arguments are not JSON ({exc})"
+
+
+MATCH, MISS, UNSURE = "match", "miss", "unsure"
+_MISSING = object()  # an argument path that leads nowhere
+Judgement = tuple[str, str]  # (MATCH | MISS | UNSURE, why, in words)
+
+
+def _at_path(arguments: Any, steps: list[str]) -> Any:
+    """The argument at a dotted path (a step of digits indexes a list), or _MISSING."""
+    value = arguments
+    for step in steps:
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return _MISSING
+    return value
+
+
+def _op_in(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    if any(deep_same(value, option) for option in operand):
+        return MATCH, f"is {show(value)}"
+    return MISS, f"is {show(value)}, not one of {show(operand, 100)}"
+
+
+def _op_bound(op: str) -> Callable[[Any, Any, TraceContext], Judgement]:
+    def judge(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not is_finite(value):
+            return UNSURE, f"is {kind_of(value)} {show(value)}, not a number to compare"
+        if OPS[op](value, operand):
+            return MATCH, f"is {show(value)}"
+        return MISS, f"is {show(value)}; expected {OP_WORDS[op]} {show(operand)}"
+
+    return judge
+
+
+def _op_regex(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    if not isinstance(value, str):
+        return UNSURE, f"is {kind_of(value)} {show(value)}, not text for regex {show(operand)}"
+    if compile_safe(operand).fullmatch(value):
+        return MATCH, f"{show(value)} matches {show(operand)}"
+    return MISS, f"{show(value)} does not fully match regex {show(operand)}"
+
+
+def _op_contains(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    if not isinstance(value, str):
+        return UNSURE, f"is {kind_of(value)} {show(value)}, not text to search for {show(operand)}"
+    wanted = ctx.text(operand, False)
+    if wanted and wanted in ctx.text(value, False):
+        return MATCH, f"{show(value)} contains {show(operand)}"
+    return MISS, f"{show(value)} does not contain {show(operand)}"
+
+
+def _op_schema(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    from referencing.exceptions import Unresolvable
+
+    try:
+        error = next(iter(schema_validator(operand).iter_errors(value)), None)
+    except Unresolvable as exc:  # lint refuses such a schema; a case-bound one may slip by
+        return UNSURE, f"cannot be checked against the schema ({exc})"
+    except RecursionError:  # {$ref: "#"}: a schema that refers to itself without end
+        return UNSURE, "cannot be checked against the schema: its $ref refers to itself endlessly"
+    if error is None:
+        return MATCH, f"{show(value)} fits the schema"
+    return MISS, f"{show(value)} does not fit the schema: {error.message}"
+
+
+# Each operator of `params.MATCHER_OPERATORS`, judged on a present argument value.
+_OPERATORS: dict[str, Callable[[Any, Any, TraceContext], Judgement]] = {
+    "in": _op_in,
+    **{op: _op_bound(op) for op in ("gt", "ge", "lt", "le")},
+    "regex": _op_regex,
+    "contains": _op_contains,
+    "json-schema": _op_schema,
+}
+assert set(_OPERATORS) | {"absent"} == set(MATCHER_OPERATORS), "one entry per matcher operator"
+# Operators that read a null as a value (JSON Schema `type: null`, `in: [null]`); the others
+# find no value in a null, as everywhere else.
+_NULL_IS_A_VALUE = frozenset({"in", "json-schema"})
+
+
+def _judge_field(arguments: Any, field: str, matcher: Any, ctx: TraceContext) -> Judgement:
+    value = _at_path(arguments, field_steps(field))
+    where = f"argument '{field}'"
+    if isinstance(matcher, dict) and "absent" in matcher:
+        return _judge_absent(where, value, bool(matcher["absent"]))
+    if value is _MISSING:
+        return MISS, f"{where} is missing"
+    if not isinstance(matcher, dict):
+        if deep_same(value, matcher):
+            return MATCH, f"{where} is {show(value)}"
+        return MISS, f"{where} is {show(value)}, not {show(matcher)}"
+    return _judge_operators(where, value, matcher, ctx)
+
+
+def _judge_absent(where: str, value: Any, absent: bool) -> Judgement:
+    """`absent: true`: missing or null (null is no value); `absent: false`: anything else."""
+    gone = value is _MISSING or value is None
+    if gone is absent:
+        return MATCH, f"{where} is {'absent' if gone else 'present'}"
+    shown = "absent" if gone else f"present ({show(value)})"
+    return MISS, f"{where} is {shown}; expected it {'absent' if absent else 'present'}"
+
+
+def _judge_operators(
+    where: str, value: Any, matcher: dict[str, Any], ctx: TraceContext
+) -> Judgement:
+    """All operators must hold: any miss decides; else any unsure one leaves it unsure."""
+    unsure = None
+    held: list[str] = []
+    for op, operand in matcher.items():
+        if value is None and op not in _NULL_IS_A_VALUE:
+            return MISS, f"{where} is null"
+        status, why = _OPERATORS[op](value, operand, ctx)
+        if status == MISS:
+            return MISS, f"{where} {why}"
+        if status == UNSURE and unsure is None:
+            unsure = (UNSURE, f"{where} {why}")
+        held.append(why)
+    return unsure or (MATCH, f"{where} {' and '.join(dict.fromkeys(held))}")
+
+
+def _extra_arguments(arguments: dict[str, Any], fields: list[str]) -> list[str]:
+    """Arguments no matcher lists (exact mode), as paths: at the top level, and inside each
+    object a listed path goes through. An argument whose value is null counts as absent."""
+    listed: dict[tuple[str, ...], set[str]] = {(): set()}
+    for field in fields:
+        steps = field_steps(field)
+        for depth in range(len(steps)):
+            listed.setdefault(tuple(steps[:depth]), set()).add(steps[depth])
+    extra = []
+    for prefix, names in listed.items():
+        node = _at_path(arguments, list(prefix))
+        if isinstance(node, dict):
+            extra += [
+                ".".join((*prefix, k)) for k, v in node.items() if k not in names and v is not None
+            ]
+    return extra
+
+
+def judge_arguments(call: dict[str, Any], args: dict[str, Any], ctx: TraceContext) -> Judgement:
+    matchers = args["args"] or {}
+    exact = args["mode"] == "exact"
+    if not matchers and not exact:
+        return MATCH, "any arguments"
+    arguments = _arguments_of(call, args["args_key"])
+    if isinstance(arguments, tuple):
+        return arguments
+    judged = [_judge_field(arguments, f, m, ctx) for f, m in matchers.items()]
+    if exact:
+        extra = _extra_arguments(arguments, list(matchers))
+        if extra:
+            judged.append((MISS, f"argument {show(extra[0])} is not listed (mode exact)"))
+    for wanted in (MISS, UNSURE):
+        first = next((j for j in judged if j[0] == wanted), None)
+        if first is not None:
+            return first
+    return MATCH, "; ".join(why for _, why in judged) or "no arguments"
+
+
+def _arguments_of(call: dict[str, Any], key: str) -> dict[str, Any] | Judgement:
+    """A call's arguments as an object (JSON text parsed; none recorded: no arguments), or
+    the unsure judgement saying why they cannot be read."""
+    arguments, problem = parse_arguments(call.get(key))
+    if problem is not None:
+        return UNSURE, problem
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        return UNSURE, f"its arguments are {kind_of(arguments)} {show(arguments)}, not an object"
+    return arguments
