@@ -531,7 +531,9 @@ class _SpecChecker:
                 self._bad_value(
                     ppath, f"parameter '{pname}' of '{pred.name}'", param, value, problem
                 )
-            elif param.type == "keywords":
+            else:
+                self._value_warnings(ppath, f"parameter '{pname}' of '{pred.name}'", param, value)
+            if not problem and param.type == "keywords":
                 self._blank_keywords(ppath, f"parameter '{pname}'", value)
 
     def _bad_value(self, path: PathKey, what: str, param: Param, value: Any, problem: str) -> None:
@@ -546,8 +548,20 @@ class _SpecChecker:
                 found.code,
                 f"{what} {found.message}",
                 key=found.key,
+                severity=WARNING if found.warning else ERROR,
                 detail=found.caret_lines(),
             )
+
+    def _value_warnings(self, path: PathKey, what: str, param: Param, value: Any) -> None:
+        """What works in a value of the right type but does not do what it seems to."""
+        if PARAM_TYPES[param.type].problems is None:
+            return
+        for found in value_problems(param.type, value):
+            if found.warning:
+                self._add(
+                    (*path, *found.path), found.code, f"{what} {found.message}", key=found.key,
+                    severity=WARNING,
+                )
 
     def _missing_params(
         self, path: PathKey, pred: Predicate, params: dict[str, Any] | None

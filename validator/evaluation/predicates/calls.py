@@ -9,9 +9,11 @@ from typing import Any
 
 from ...problems import kind_of
 from ..context import TraceContext
+from ..params import CALL_MODES
 from .declare import Outcome, Param, predicate, show
 from .matchers import MATCH, UNSURE, Judgement, judge_arguments, parse_arguments
 from .order import ordered_items, step_matches
+from .values import field_of
 
 
 def _call_key(call: Any, name_key: str, args_key: str) -> tuple[str, Any, Any]:
@@ -19,8 +21,8 @@ def _call_key(call: Any, name_key: str, args_key: str) -> tuple[str, Any, Any]:
     the name and arguments to show."""
     if not isinstance(call, dict):
         return json.dumps(call, sort_keys=True, default=str), call, None
-    arguments, _ = parse_arguments(call.get(args_key))
-    name = call.get(name_key)
+    arguments, _ = parse_arguments(field_of(call, args_key))
+    name = field_of(call, name_key)
     return json.dumps([name, arguments], sort_keys=True, default=str), name, arguments
 
 
@@ -29,8 +31,10 @@ def _call_key(call: Any, name_key: str, args_key: str) -> tuple[str, Any, Any]:
     zero="pass",
     gives=("found", "count", "expected"),
     max_repeats=Param("positive-count", default=1, doc="how often one call may occur"),
-    name_key=Param("text", default="name", doc="the field holding a call's name"),
-    args_key=Param("text", default="arguments", doc="the field holding a call's arguments"),
+    name_key=Param("text", default="name", doc="the field (or dotted path) holding a call's name"),
+    args_key=Param(
+        "text", default="arguments", doc="the field (or dotted path) holding a call's arguments"
+    ),
 )
 def no_repeat(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when no call (the same name with the same arguments) occurs more than
@@ -70,7 +74,7 @@ def _judge_call(call: Any, args: dict[str, Any], ctx: TraceContext) -> Judgement
             " e.g. $.view.tool_calls[*])",
         )
     if args["name"] is not None:
-        name = call.get(args["name_key"])
+        name = field_of(call, args["name_key"])
         if not isinstance(name, str):
             return UNSURE, f"it has no name (its '{args['name_key']}' is {show(name)})"
     return judge_arguments(call, args, ctx)
@@ -82,7 +86,7 @@ def _named(call: Any, args: dict[str, Any]) -> bool:
     wanted = args["name"]
     if wanted is None or not isinstance(call, dict):
         return True
-    name = call.get(args["name_key"])
+    name = field_of(call, args["name_key"])
     return not isinstance(name, str) or step_matches(wanted, name, None)
 
 
@@ -109,7 +113,7 @@ def _wanted(quantifier: Any) -> str:
 
 
 def _call_label(index: int, call: Any, name_key: str) -> str:
-    name = call.get(name_key) if isinstance(call, dict) else None
+    name = field_of(call, name_key)
     return f"call {index} ({name})" if isinstance(name, str) else f"call {index}"
 
 
@@ -117,16 +121,29 @@ def _call_label(index: int, call: Any, name_key: str) -> str:
     "call-matches",
     zero="any and all fail; none passes; {min, max} passes when min is 0 (zero calls, or none named `name`)",
     name=Param("optional-text", doc="the tool name, or a case-sensitive glob; any name when unset"),
-    args=Param("matchers", doc="argument (dotted path) -> matcher; any arguments when unset"),
+    args=Param(
+        "matchers",
+        doc="argument (dotted path) -> matcher, or the whole arguments ({equals: ...}, a list);"
+        " any arguments when unset",
+    ),
     mode=Param(
         "text",
-        default="partial",
-        doc="partial, or exact: an argument no matcher lists fails",
-        choices=("partial", "exact"),
+        default="superset",
+        doc="superset (partial is the same): the listed arguments hold, others may be there;"
+        " subset: every argument is listed and holds, listed ones may be missing; exact: both",
+        choices=CALL_MODES,
+    ),
+    defaults=Param(
+        "argument-defaults", doc="argument -> value a call without that argument is read with"
+    ),
+    ignore=Param(
+        "argument-globs", doc="arguments (names, paths or globs) neither compared nor counted"
     ),
     quantifier=Param("quantifier", default="any", doc="any, all, none, or {min, max} calls"),
-    name_key=Param("text", default="name", doc="the field holding a call's name"),
-    args_key=Param("text", default="arguments", doc="the field holding a call's arguments"),
+    name_key=Param("text", default="name", doc="the field (or dotted path) holding a call's name"),
+    args_key=Param(
+        "text", default="arguments", doc="the field (or dotted path) holding a call's arguments"
+    ),
 )
 def call_matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the calls that match `name` and `args` are as many as `quantifier` says.
@@ -139,17 +156,30 @@ def call_matches(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     list) and a matcher: a literal, compared typed and whole (`1` is not `"1"`), or a mapping
     whose operators must all hold: `in` (typed), `gt`/`ge`/`lt`/`le`, `regex` (the whole value,
     raw text, on the linear-time engine), `contains` (normalized text, as for `contains-min`),
-    `json-schema`, or `absent: true` (the argument is missing or null; `absent: false`: it has
-    a value). A missing argument matches only `absent: true`; a null one is "no value" except
-    for a literal `null`, `in` and `json-schema`. `mode: exact`: an argument no matcher lists
-    (at the top level, or inside an object a path goes through) makes the call not match.
+    `json-schema`, `equals` (the value compared whole and typed: an object with the same keys
+    and values, no extra key; a list with the same items in order), or `absent: true` (the
+    argument is missing or null; `absent: false`: it has a value); `optional: MATCHER`: the
+    argument is missing or null, or MATCHER holds. A missing argument matches only `absent:
+    true` and `optional`; a null one is "no value" except for a literal `null`, `in`,
+    `equals` and `json-schema`. `args: {equals: VALUE}` (or a literal list) compares the
+    call's whole arguments, for calls whose arguments are an array.
+
+    `mode`: `superset` (the default; `partial` is the same): the listed arguments hold, others
+    may be there. `exact`: also, an argument no matcher lists (at the top level, or inside an
+    object a path goes through) makes the call not match. `subset`: every argument the call
+    has is listed and holds; a listed argument may be missing. In every mode an argument
+    holding null is read as missing: never an extra argument. `defaults: {ARG: VALUE}` reads a
+    missing (or null) argument as VALUE before matching, in every mode; a call that has the
+    argument is matched on its own value. `ignore: [ARG or glob]`: those arguments are neither
+    compared nor counted as extra (`request_id`, `"*_id"`: an entry without a dot names a key
+    at any depth a path reaches; one with dots, the whole path).
     `args: {case: KEY}` binds the whole mapping to a case key (a mapping of only `case` or
     `trace`, and `default`, is a binding, not a matcher for an argument named so).
     `quantifier` counts the matching calls among the calls named `name` (every call, without
     `name`): `any` (default, at least one), `all` (every call named `name`, and at least one),
     `none` (no call: "never ran `shell` with `rm -rf`"), or `{min, max}` (inclusive).
-    Zero calls, or none named `name`: `any` and `all` fail, `none` passes, `{min, max}` passes
-    when min is 0. A call
+    Zero calls, or none named `name`: `any` and `all` fail (`all` needs at least one call),
+    `none` passes, `{min, max}` passes when min is 0. A call
     that cannot be judged (arguments that are not JSON or not an object, a `regex` or
     `contains` meeting a value that is not text, a bound meeting one that is not a number, an
     item that is not a call object, no name to compare) never makes the check pass: when the
@@ -221,7 +251,7 @@ class _CallReport:
         wanted = "" if passed else f"; expected {_wanted(self.quantifier)} to match"
         if not self.calls:
             return f"no call found{wanted}"
-        names = [c.get(self.args["name_key"]) for c in self.calls]
+        names = [field_of(c, self.args["name_key"]) for c in self.calls]
         return f"no call is named {show(self.args['name'])} (found: {show(names, 120)}){wanted}"
 
 
@@ -231,14 +261,18 @@ class _CallReport:
     expect=Param(
         "call-expectations",
         required=True,
-        doc="a list of {name, args, mode, quantifier} entries, each a call-matches check",
+        doc="a list of {name, args, mode, defaults, ignore, quantifier} entries, each a"
+        " call-matches check",
     ),
-    name_key=Param("text", default="name", doc="the field holding a call's name"),
-    args_key=Param("text", default="arguments", doc="the field holding a call's arguments"),
+    name_key=Param("text", default="name", doc="the field (or dotted path) holding a call's name"),
+    args_key=Param(
+        "text", default="arguments", doc="the field (or dotted path) holding a call's arguments"
+    ),
 )
 def call_matches_each(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when every entry of `expect` holds, each judged exactly as `call-matches` with
-    that entry's `name`, `args`, `mode` (default partial) and `quantifier` (default any).
+    that entry's `name`, `args`, `mode` (default superset), `defaults`, `ignore` and
+    `quantifier` (default any).
 
     For a list a case writes (the agent pack's `tool_calls_match`): "`write_file` ran with a
     `text` that mentions 2024, and `shell` never ran with `rm -rf`". The entries are judged
@@ -251,7 +285,9 @@ def call_matches_each(values: list[Any], args: dict[str, Any], ctx: TraceContext
         one = {
             "name": entry.get("name"),
             "args": entry.get("args"),
-            "mode": entry.get("mode", "partial"),
+            "mode": entry.get("mode", "superset"),
+            "defaults": entry.get("defaults"),
+            "ignore": entry.get("ignore"),
             "quantifier": entry.get("quantifier", "any"),
             "name_key": args["name_key"],
             "args_key": args["args_key"],

@@ -9,17 +9,19 @@ would have gone, or the check fails saying which call could not be judged.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
+from fnmatch import fnmatchcase
 from typing import Any
 
 from ...problems import kind_of
 from ..context import TraceContext
-from ..params import MATCHER_OPERATORS, field_steps, schema_validator
+from ..params import MATCHER_OPERATORS, field_steps, schema_validator, whole_arguments
 from ..saferegex import compile_safe
 from .declare import show
 from .numbers import OP_WORDS, OPS, is_finite
-from .values import deep_same
+from .values import deep_same, name_matches
 
 
 def parse_arguments(value: Any) -> tuple[Any, str | None]:
@@ -99,25 +101,48 @@ def _op_schema(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
     return MISS, f"{show(value)} does not fit the schema: {error.message}"
 
 
-# Each operator of `params.MATCHER_OPERATORS`, judged on a present argument value.
+def _op_equals(value: Any, operand: Any, ctx: TraceContext) -> Judgement:
+    if deep_same(value, operand):
+        return MATCH, f"is {show(value)}"
+    return MISS, f"is {show(value)}, not {show(operand, 100)}"
+
+
+# Each operator of `params.MATCHER_OPERATORS`, judged on a present argument value (`absent`
+# and `optional` are judged before: they are about whether there is a value).
 _OPERATORS: dict[str, Callable[[Any, Any, TraceContext], Judgement]] = {
     "in": _op_in,
     **{op: _op_bound(op) for op in ("gt", "ge", "lt", "le")},
     "regex": _op_regex,
     "contains": _op_contains,
     "json-schema": _op_schema,
+    "equals": _op_equals,
 }
-assert set(_OPERATORS) | {"absent"} == set(MATCHER_OPERATORS), "one entry per matcher operator"
-# Operators that read a null as a value (JSON Schema `type: null`, `in: [null]`); the others
-# find no value in a null, as everywhere else.
-_NULL_IS_A_VALUE = frozenset({"in", "json-schema"})
+assert set(_OPERATORS) | {"absent", "optional"} == set(MATCHER_OPERATORS), "one entry each"
+# Operators that read a null as a value (JSON Schema `type: null`, `in: [null]`,
+# `equals: null`); the others find no value in a null, as everywhere else.
+_NULL_IS_A_VALUE = frozenset({"in", "json-schema", "equals"})
+# `partial` is the first name of `superset`.
+_MODE_NAMES = {"partial": "superset"}
 
 
-def _judge_field(arguments: Any, field: str, matcher: Any, ctx: TraceContext) -> Judgement:
+def _judge_field(
+    arguments: Any, field: str, matcher: Any, ctx: TraceContext, subset: bool
+) -> Judgement:
     value = _at_path(arguments, field_steps(field))
     where = f"argument '{field}'"
+    gone = value is _MISSING or value is None
+    if subset and gone and not (isinstance(matcher, dict) and "absent" in matcher):
+        return MATCH, f"{where} is absent (mode subset: a listed argument may be missing)"
+    return _judge_value(where, value, matcher, ctx)
+
+
+def _judge_value(where: str, value: Any, matcher: Any, ctx: TraceContext) -> Judgement:
     if isinstance(matcher, dict) and "absent" in matcher:
         return _judge_absent(where, value, bool(matcher["absent"]))
+    if isinstance(matcher, dict) and "optional" in matcher:
+        if value is _MISSING or value is None:
+            return MATCH, f"{where} is absent (optional)"
+        return _judge_value(where, value, matcher["optional"], ctx)
     if value is _MISSING:
         return MISS, f"{where} is missing"
     if not isinstance(matcher, dict):
@@ -155,8 +180,9 @@ def _judge_operators(
 
 
 def _extra_arguments(arguments: dict[str, Any], fields: list[str]) -> list[str]:
-    """Arguments no matcher lists (exact mode), as paths: at the top level, and inside each
-    object a listed path goes through. An argument whose value is null counts as absent."""
+    """Arguments no matcher lists (exact and subset modes), as paths: at the top level, and
+    inside each object a listed path goes through. An argument whose value is null counts
+    as absent."""
     listed: dict[tuple[str, ...], set[str]] = {(): set()}
     for field in fields:
         steps = field_steps(field)
@@ -172,19 +198,72 @@ def _extra_arguments(arguments: dict[str, Any], fields: list[str]) -> list[str]:
     return extra
 
 
+def ignored(path: str, patterns: list[str]) -> bool:
+    """Whether an `ignore` entry names the argument at `path`: the whole dotted path, or
+    (for an entry without a dot) its last step, so `*_id` is ignored at any depth."""
+    last = path.rsplit(".", 1)[-1]
+    return any(
+        fnmatchcase(path, pattern) or ("." not in pattern and fnmatchcase(last, pattern))
+        for pattern in patterns
+    )
+
+
+def _without_ignored(value: Any, patterns: list[str], prefix: str = "") -> Any:
+    """`value` with every object key at a path `patterns` ignores left out, at any depth."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if not ignored(path, patterns):
+                out[key] = _without_ignored(item, patterns, path)
+        return out
+    if isinstance(value, list):
+        return [_without_ignored(item, patterns, prefix) for item in value]
+    return value
+
+
+def _with_defaults(arguments: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with each default put where the argument is missing or null (a null is
+    read as missing); a path through a value that is not an object is left as it is."""
+    filled = copy.deepcopy(arguments)
+    for field, default in defaults.items():
+        steps = field_steps(field)
+        node: Any = filled
+        for step in steps[:-1]:
+            if isinstance(node, dict) and node.get(step) is None:
+                node[step] = {}
+            node = node.get(step) if isinstance(node, dict) else None
+        if isinstance(node, dict) and node.get(steps[-1]) is None:
+            node[steps[-1]] = copy.deepcopy(default)
+    return filled
+
+
 def judge_arguments(call: dict[str, Any], args: dict[str, Any], ctx: TraceContext) -> Judgement:
-    matchers = args["args"] or {}
-    exact = args["mode"] == "exact"
-    if not matchers and not exact:
+    """One call's arguments against an entry: `args`, `mode`, and (when given) `defaults`
+    and `ignore`; `args_key` names the field holding the arguments."""
+    matchers = args["args"]
+    mode = _MODE_NAMES.get(args["mode"], args["mode"])
+    defaults, patterns = args.get("defaults") or {}, args.get("ignore") or []
+    whole, expected = whole_arguments(matchers)
+    if not whole and not matchers and mode == "superset":
         return MATCH, "any arguments"
-    arguments = _arguments_of(call, args["args_key"])
+    arguments = _arguments_of(call, args["args_key"], lists=whole)
     if isinstance(arguments, tuple):
         return arguments
-    judged = [_judge_field(arguments, f, m, ctx) for f, m in matchers.items()]
-    if exact:
-        extra = _extra_arguments(arguments, list(matchers))
+    if defaults and isinstance(arguments, dict):
+        arguments = _with_defaults(arguments, defaults)
+    if whole:
+        return _judge_whole(arguments, expected, patterns)
+    assert isinstance(arguments, dict)
+    fields = [f for f in (matchers or {}) if not (patterns and ignored(f, patterns))]
+    subset = mode == "subset"
+    judged = [_judge_field(arguments, f, matchers[f], ctx, subset) for f in fields]
+    if mode in ("exact", "subset"):
+        extra = [
+            e for e in _extra_arguments(arguments, list(matchers or {})) if not ignored(e, patterns)
+        ]
         if extra:
-            judged.append((MISS, f"argument {show(extra[0])} is not listed (mode exact)"))
+            judged.append((MISS, f"argument {show(extra[0])} is not listed (mode {mode})"))
     for wanted in (MISS, UNSURE):
         first = next((j for j in judged if j[0] == wanted), None)
         if first is not None:
@@ -192,14 +271,47 @@ def judge_arguments(call: dict[str, Any], args: dict[str, Any], ctx: TraceContex
     return MATCH, "; ".join(why for _, why in judged) or "no arguments"
 
 
-def _arguments_of(call: dict[str, Any], key: str) -> dict[str, Any] | Judgement:
-    """A call's arguments as an object (JSON text parsed; none recorded: no arguments), or
-    the unsure judgement saying why they cannot be read."""
+def _judge_whole(arguments: Any, expected: Any, patterns: list[str]) -> Judgement:
+    """The arguments compared whole and typed with `expected` (ignored keys left out)."""
+    if patterns:
+        arguments, expected = (_without_ignored(v, patterns) for v in (arguments, expected))
+    if deep_same(arguments, expected):
+        return MATCH, f"the arguments are {show(arguments, 100)}"
+    return MISS, f"the arguments are {show(arguments, 100)}, not {show(expected, 100)}"
+
+
+def _arguments_of(call: dict[str, Any], key: str, lists: bool = False) -> Any:
+    """A call's arguments as an object (or, with `lists`, a list too; JSON text parsed;
+    none recorded: no arguments), or the unsure judgement saying why they cannot be read."""
     arguments, problem = parse_arguments(call.get(key))
     if problem is not None:
         return UNSURE, problem
     if arguments is None:
         return {}
-    if not isinstance(arguments, dict):
+    if not isinstance(arguments, dict) and not (lists and isinstance(arguments, list)):
         return UNSURE, f"its arguments are {kind_of(arguments)} {show(arguments)}, not an object"
     return arguments
+
+
+def judge_entry(
+    item: Any, entry: dict[str, Any], name_key: str, args_key: str, ctx: TraceContext
+) -> Judgement:
+    """Whether `item` is the call a call entry ({name, args, mode, defaults, ignore})
+    describes: a sequence step written as a call."""
+    if not isinstance(item, dict):
+        return UNSURE, f"it is {kind_of(item)} {show(item)}, not a call object"
+    wanted = entry.get("name")
+    if wanted is not None:
+        name = item.get(name_key)
+        if not isinstance(name, str):
+            return UNSURE, f"it has no name (its '{name_key}' is {show(name)})"
+        if not name_matches(wanted, name):
+            return MISS, f"it is named {show(name)}"
+    one = {
+        "args": entry.get("args"),
+        "mode": entry.get("mode", "superset"),
+        "defaults": entry.get("defaults"),
+        "ignore": entry.get("ignore"),
+        "args_key": args_key,
+    }
+    return judge_arguments(item, one, ctx)

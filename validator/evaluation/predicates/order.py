@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from fnmatch import fnmatchcase
 from typing import Any
 
 from ..context import TraceContext
 from .declare import Outcome, Param, predicate, show
-from .values import same
+from .matchers import MATCH, UNSURE, judge_entry
+from .values import field_of, name_matches
 
 
 def ordered_items(values: list[Any]) -> list[Any]:
@@ -21,28 +22,49 @@ def ordered_items(values: list[Any]) -> list[Any]:
     return list(values)
 
 
-def is_glob(step: Any) -> bool:
-    return isinstance(step, str) and any(c in step for c in "*?[")
-
-
 def step_matches(step: Any, item: Any, key: str | None) -> bool:
     """A step names an item: equal as typed JSON values, or a case-sensitive glob for text."""
     if key is not None:
-        item = item.get(key) if isinstance(item, dict) else None
-    if is_glob(step):
-        return isinstance(item, str) and fnmatchcase(item, step)
-    return same(step, item)
+        item = field_of(item, key)
+    return name_matches(step, item)
 
 
 def label_of(item: Any, key: str | None) -> Any:
-    return item.get(key) if key is not None and isinstance(item, dict) else item
+    return field_of(item, key) if key is not None else item
 
 
-def _matching(steps: list[Any], items: list[Any], key: str | None) -> list[int | None]:
+# fits(s, i): whether step s may use item i.
+Fits = Callable[[int, int], bool]
+
+
+def _fitter(
+    steps: list[Any],
+    items: list[Any],
+    key: str | None,
+    args_key: str,
+    ctx: TraceContext,
+    lenient: bool,
+) -> Fits:
+    """Whether step s fits item i: a name or glob compared with the item (or its `key`
+    field); a call entry judged as call-matches judges a call. An entry whose call cannot
+    be judged fits only when `lenient` (so it never helps the check pass)."""
+    name_key = key or "name"
+
+    def fits(s: int, i: int) -> bool:
+        step = steps[s]
+        if isinstance(step, dict):
+            status, _ = judge_entry(items[i], step, name_key, args_key, ctx)
+            return status == MATCH or (lenient and status == UNSURE)
+        return step_matches(step, items[i], key)
+
+    return fits
+
+
+def _matching(steps: int, items: int, fits: Fits) -> list[int | None]:
     """A maximum matching of steps to distinct items (augmenting paths), so the result never
     depends on the order of the steps, globs included: each entry is the index of the item
     a step uses, or None when the step is left unmatched."""
-    can = [[i for i, item in enumerate(items) if step_matches(s, item, key)] for s in steps]
+    can = [[i for i in range(items) if fits(s, i)] for s in range(steps)]
     owner: dict[int, int] = {}  # item index -> step index
 
     def place(step: int, seen: set[int]) -> bool:
@@ -55,35 +77,58 @@ def _matching(steps: list[Any], items: list[Any], key: str | None) -> list[int |
                 return True
         return False
 
-    for step in sorted(range(len(steps)), key=lambda s: len(can[s])):
+    for step in sorted(range(steps), key=lambda s: len(can[s])):
         place(step, set())
     used = {step: i for i, step in owner.items()}
-    return [used.get(s) for s in range(len(steps))]
+    return [used.get(s) for s in range(steps)]
 
 
-def _in_order(steps: list[Any], items: list[Any], key: str | None) -> int:
-    """How many leading steps occur in order (each at a later item than the one before).
-    Taking the earliest item that fits each step
-    is optimal for a subsequence, globs included."""
+def _in_order(steps: int, items: int, fits: Fits) -> list[int]:
+    """The items the leading steps use in order (each at a later item than the one before):
+    as many as occur. Taking the earliest item that fits each step is optimal for a
+    subsequence, globs included."""
     at = 0
-    for done, step in enumerate(steps):
-        while at < len(items) and not step_matches(step, items[at], key):
+    used: list[int] = []
+    for step in range(steps):
+        while at < items and not fits(step, at):
             at += 1
-        if at == len(items):
-            return done
+        if at == items:
+            return used
+        used.append(at)
         at += 1
-    return len(steps)
+    return used
+
+
+def step_text(step: Any) -> str:
+    """A step as a person reads it: a name, or a call entry as name(arg=value, ...)."""
+    if not isinstance(step, dict):
+        return str(step)
+    args = step.get("args")
+    if isinstance(args, dict):
+        inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    else:
+        inner = "" if args is None else json.dumps(args, ensure_ascii=False)
+    return f"{step.get('name', '*')}({inner})"
 
 
 def _shown_steps(steps: list[Any]) -> str:
-    return ", ".join(str(s) for s in steps) or "none"
+    return ", ".join(step_text(s) for s in steps) or "none"
+
+
+def _shown(step: Any) -> str:
+    return show(step) if not isinstance(step, dict) else step_text(step)
 
 
 @predicate(
     "sequence",
     zero="exact and in-order fail unless steps is empty; contains fails; only passes",
     gives=("found", "expected", "missing", "count"),
-    steps=Param("names", required=True, doc="the expected items, in order: names or globs"),
+    steps=Param(
+        "steps",
+        required=True,
+        doc="the expected items, in order: names, globs, or call entries {name, args, mode,"
+        " defaults, ignore}",
+    ),
     mode=Param(
         "text",
         default="in-order",
@@ -91,6 +136,10 @@ def _shown_steps(steps: list[Any]) -> str:
         choices=("exact", "in-order", "contains", "only"),
     ),
     key=Param("optional-text", doc="read this field of each item (e.g. name for call objects)"),
+    present=Param("bool", default=True, doc="false: the steps must not occur in that mode"),
+    args_key=Param(
+        "text", default="arguments", doc="the field holding a call's arguments (call entries)"
+    ),
 )
 def sequence(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the ordered list the query gives fits `steps` as `mode` says.
@@ -104,29 +153,46 @@ def sequence(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outc
     list is the one matched list, or the matches themselves (`$.view.tool_calls[*].name`).
     Zero items: `only` passes, `exact` and `in-order` pass only for empty steps, `contains`
     fails unless steps is empty.
+
+    A step may be a call entry `{name, args, mode, defaults, ignore}`, judged on a call object
+    as `call-matches` judges it (query the calls, `$.view.tool_calls[*]`, with `key: name` for
+    the steps that are names): "`get_weather(city=London)`, then `get_weather(city=SF)`". A
+    call that cannot be judged never fits a step. `present: false` turns the check round: the
+    steps must not occur in that mode ("never `search_orders` then `compose_reply`"), and the
+    message names the calls that formed the forbidden order; a call that cannot be judged
+    counts as fitting there, so it never helps that pass either. Empty steps forbid nothing.
     """
     steps, key, mode = list(args["steps"]), args["key"], args["mode"]
     items = ordered_items(values)
-    labels = [label_of(i, key) for i in items]
-    return _SEQUENCE_MODES[mode](steps, items, labels, key)
+    labels = [_label(i, key, steps) for i in items]
+    if not args["present"]:
+        return _forbidden(steps, items, labels, args, ctx)
+    fits = _fitter(steps, items, key, args["args_key"], ctx, lenient=False)
+    return _SEQUENCE_MODES[mode](steps, items, labels, fits)
 
 
-def _only(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
-    bad = [(i, x) for i, x in enumerate(items) if not any(step_matches(s, x, key) for s in steps)]
+def _label(item: Any, key: str | None, steps: list[Any]) -> Any:
+    if key is None and isinstance(item, dict) and any(isinstance(s, dict) for s in steps):
+        return item.get("name")  # call objects matched by call entries: their names
+    return label_of(item, key)
+
+
+def _only(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
+    bad = [i for i in range(len(items)) if not any(fits(s, i) for s in range(len(steps)))]
     if bad:
-        index, item = bad[0]
+        index = bad[0]
         return Outcome(
             False,
-            f"item {index} is {show(label_of(item, key))}, which is not one of the allowed"
+            f"item {index} is {show(labels[index])}, which is not one of the allowed"
             f" steps ({_shown_steps(steps)})",
             {"index": index, "items": labels},
-            {"found": label_of(item, key), "expected": steps},
+            {"found": labels[index], "expected": steps},
         )
     return Outcome(True, f"all {len(items)} items are allowed", {"items": labels})
 
 
-def _contains(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
-    used = _matching(steps, items, key)
+def _contains(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
+    used = _matching(len(steps), len(items), fits)
     missing = [s for s, i in zip(steps, used, strict=True) if i is None]
     if missing:
         return Outcome(
@@ -139,10 +205,10 @@ def _contains(steps: list[Any], items: list[Any], labels: list[Any], key: str | 
     return Outcome(True, f"all {len(steps)} steps occur", {"items": labels})
 
 
-def _exact(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
-    pairs = list(zip(steps, items, strict=False))
-    agree = next((i for i, (s, x) in enumerate(pairs) if not step_matches(s, x, key)), len(pairs))
-    if len(items) == len(steps) and agree == len(pairs):
+def _exact(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
+    pairs = min(len(steps), len(items))
+    agree = next((i for i in range(pairs) if not fits(i, i)), pairs)
+    if len(items) == len(steps) and agree == pairs:
         return Outcome(True, f"exactly {_shown_steps(steps)}", {"items": labels})
     return Outcome(
         False,
@@ -153,25 +219,67 @@ def _exact(steps: list[Any], items: list[Any], labels: list[Any], key: str | Non
     )
 
 
-def _ordered(steps: list[Any], items: list[Any], labels: list[Any], key: str | None) -> Outcome:
-    done = _in_order(steps, items, key)
+def _ordered(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
+    done = len(_in_order(len(steps), len(items), fits))
     if done < len(steps):
         return Outcome(
             False,
             f"the first {done} step(s) ({_shown_steps(steps[:done])}) occur in order, but"
-            f" {show(steps[done])} does not occur after them; found {show(labels, 200)}",
+            f" {_shown(steps[done])} does not occur after them; found {show(labels, 200)}",
             {"satisfied": done, "items": labels},
             {"found": labels, "expected": steps, "missing": steps[done:], "count": done},
         )
     return Outcome(True, f"{_shown_steps(steps)} occur in order", {"items": labels})
 
 
-_SEQUENCE_MODES: dict[str, Callable[[list[Any], list[Any], list[Any], str | None], Outcome]] = {
+_SEQUENCE_MODES: dict[str, Callable[[list[Any], list[Any], list[Any], Fits], Outcome]] = {
     "only": _only,
     "contains": _contains,
     "exact": _exact,
     "in-order": _ordered,
 }
+
+
+def _formed_by(mode: str, steps: int, items: int, fits: Fits) -> list[int] | None:
+    """The items that make the steps occur in `mode` (the forbidden order), or None."""
+    if mode == "in-order":
+        used = _in_order(steps, items, fits)
+        return used if len(used) == steps else None
+    if mode == "contains":
+        matched = _matching(steps, items, fits)
+        return sorted(i for i in matched if i is not None) if None not in matched else None
+    if mode == "exact":
+        return (
+            list(range(items)) if items == steps and all(fits(i, i) for i in range(items)) else None
+        )
+    every = all(any(fits(s, i) for s in range(steps)) for i in range(items))
+    return list(range(items)) if every else None
+
+
+def _forbidden(
+    steps: list[Any], items: list[Any], labels: list[Any], args: dict[str, Any], ctx: TraceContext
+) -> Outcome:
+    """`present: false`: passes when the steps do not occur in the mode; a call that cannot
+    be judged counts as fitting, so the check fails when the order may be there."""
+    mode, what = args["mode"], f"{_shown_steps(steps)} ({args['mode']})"
+    if not steps:
+        return Outcome(True, "no steps: nothing is forbidden", {"items": labels})
+    lenient = _fitter(steps, items, args["key"], args["args_key"], ctx, lenient=True)
+    formed = _formed_by(mode, len(steps), len(items), lenient)
+    if formed is None:
+        return Outcome(True, f"the forbidden order {what} does not occur", {"items": labels})
+    strict = _fitter(steps, items, args["key"], args["args_key"], ctx, lenient=False)
+    calls = ", ".join(
+        f"{'call' if isinstance(items[i], dict) else 'item'} {i} ({labels[i]})" for i in formed
+    )
+    sure = _formed_by(mode, len(steps), len(items), strict) is not None
+    head = "occurs" if sure else "may occur (a call could not be judged)"
+    return Outcome(
+        False,
+        f"the forbidden order {what} {head}: {calls or 'no items'}",
+        {"calls": formed, "items": labels},
+        {"found": [labels[i] for i in formed], "expected": steps, "count": len(formed)},
+    )
 
 
 @predicate(

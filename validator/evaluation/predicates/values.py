@@ -7,6 +7,7 @@ type, not just value.
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import Any
 
 from ...problems import kind_of
@@ -31,6 +32,36 @@ def is_member(value: Any, options: list[Any]) -> bool:
     if type(value) is str:  # text equals only text: plain membership is exact
         return value in options
     return any(same(value, o) for o in options)
+
+
+def field_of(item: Any, key: str) -> Any:
+    """The field `key` of an item: the key itself when the item has it (`gen_ai.tool.name`),
+    else a dotted path followed through objects (`function.name`; a step of digits indexes
+    a list); None when it leads nowhere."""
+    if not isinstance(item, dict):
+        return None
+    if key in item:
+        return item[key]
+    value: Any = item
+    for step in key.split("."):
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return None
+    return value
+
+
+def is_glob(step: Any) -> bool:
+    return isinstance(step, str) and any(c in step for c in "*?[")
+
+
+def name_matches(step: Any, value: Any) -> bool:
+    """A step names a value: equal as typed JSON values, or a case-sensitive glob for text."""
+    if is_glob(step):
+        return isinstance(value, str) and fnmatchcase(value, step)
+    return same(step, value)
 
 
 def typed(value: Any) -> Any:
