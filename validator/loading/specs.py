@@ -559,7 +559,10 @@ class _SpecChecker:
         for found in value_problems(param.type, value):
             if found.warning:
                 self._add(
-                    (*path, *found.path), found.code, f"{what} {found.message}", key=found.key,
+                    (*path, *found.path),
+                    found.code,
+                    f"{what} {found.message}",
+                    key=found.key,
                     severity=WARNING,
                 )
 
