@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...problems import did_you_mean
+from ...problems import closest, did_you_mean
 from ...problems import show as _show_any
 from ..context import TraceContext
 from ..params import PARAM_TYPES, type_error
@@ -95,12 +95,16 @@ def predicate(
     return register
 
 
-def param_type_error(param: Param, value: Any) -> str | None:
-    """Why `value` does not fit `param`, in words, or None when it fits."""
+def param_type_error(param: Param, value: Any, name: str | None = None) -> str | None:
+    """Why `value` does not fit `param`, in words, or None when it fits; with the
+    parameter's `name`, a value that is none of its choices gets the line to write."""
     problem = type_error(param.type, value)
     if problem is None and param.choices and value not in param.choices:
         hint = did_you_mean(str(value), param.choices)
-        return f"must be one of {', '.join(param.choices)}, found {show(value)}{hint}"
+        fix = f": write {name}: {closest(str(value), param.choices) or param.choices[0]}"
+        return f"must be one of {', '.join(param.choices)}, found {show(value)}{hint}" + (
+            fix if name else ""
+        )
     return problem
 
 

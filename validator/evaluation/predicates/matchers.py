@@ -21,7 +21,7 @@ from ..params import MATCHER_OPERATORS, field_steps, schema_validator, whole_arg
 from ..saferegex import compile_safe
 from .declare import show
 from .numbers import OP_WORDS, OPS, is_finite
-from .values import deep_same, name_matches
+from .values import deep_same, field_of, name_matches
 
 
 def parse_arguments(value: Any) -> tuple[Any, str | None]:
@@ -254,14 +254,28 @@ def judge_arguments(call: dict[str, Any], args: dict[str, Any], ctx: TraceContex
         arguments = _with_defaults(arguments, defaults)
     if whole:
         return _judge_whole(arguments, expected, patterns)
-    assert isinstance(arguments, dict)
-    fields = [f for f in (matchers or {}) if not (patterns and ignored(f, patterns))]
+    if mode != "superset" and defaults:  # a default counts as listed, expecting itself
+        matchers = {**{f: {"equals": v} for f, v in defaults.items()}, **(matchers or {})}
+    return _judge_listed(arguments, matchers or {}, mode, patterns, ctx)
+
+
+def _judge_listed(
+    arguments: dict[str, Any],
+    matchers: dict[str, Any],
+    mode: str,
+    patterns: list[str],
+    ctx: TraceContext,
+) -> Judgement:
+    """Each listed argument judged (ignored ones left out), then, in exact and subset modes,
+    the arguments no matcher lists: any miss decides, else any unsure one."""
     subset = mode == "subset"
-    judged = [_judge_field(arguments, f, matchers[f], ctx, subset) for f in fields]
+    judged = [
+        _judge_field(arguments, field, matcher, ctx, subset)
+        for field, matcher in matchers.items()
+        if not (patterns and ignored(field, patterns))
+    ]
     if mode in ("exact", "subset"):
-        extra = [
-            e for e in _extra_arguments(arguments, list(matchers or {})) if not ignored(e, patterns)
-        ]
+        extra = [e for e in _extra_arguments(arguments, list(matchers)) if not ignored(e, patterns)]
         if extra:
             judged.append((MISS, f"argument {show(extra[0])} is not listed (mode {mode})"))
     for wanted in (MISS, UNSURE):
@@ -283,7 +297,7 @@ def _judge_whole(arguments: Any, expected: Any, patterns: list[str]) -> Judgemen
 def _arguments_of(call: dict[str, Any], key: str, lists: bool = False) -> Any:
     """A call's arguments as an object (or, with `lists`, a list too; JSON text parsed;
     none recorded: no arguments), or the unsure judgement saying why they cannot be read."""
-    arguments, problem = parse_arguments(call.get(key))
+    arguments, problem = parse_arguments(field_of(call, key))
     if problem is not None:
         return UNSURE, problem
     if arguments is None:
@@ -302,7 +316,7 @@ def judge_entry(
         return UNSURE, f"it is {kind_of(item)} {show(item)}, not a call object"
     wanted = entry.get("name")
     if wanted is not None:
-        name = item.get(name_key)
+        name = field_of(item, name_key)
         if not isinstance(name, str):
             return UNSURE, f"it has no name (its '{name_key}' is {show(name)})"
         if not name_matches(wanted, name):
