@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 import yaml
 from conftest import Workspace, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from validator.evaluation.interpreter import run_predicate
 from validator.evaluation.predicates import TraceContext
@@ -497,3 +499,115 @@ def test_on_real_tau2_bench_simulations(tmp_path: Path) -> None:
         "occurs: call 9 (cancel_pending_order), call 10 (cancel_pending_order)"
         in (check["message"])
     ), check["message"]
+
+
+# --------------------------------------------------------------------------------------------
+# Bounded work: sequence on long traces
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count how often a step is compared with an item."""
+    from validator.evaluation.predicates import order
+
+    seen = [0]
+    original = order.step_matches
+
+    def counted(step: Any, item: Any, key: str | None) -> bool:
+        seen[0] += 1
+        return original(step, item, key)
+
+    monkeypatch.setattr(order, "step_matches", counted)
+    return seen
+
+
+@pytest.mark.parametrize("mode", ["contains", "in-order"])
+@pytest.mark.parametrize("glob", [False, True])
+def test_sequence_work_is_bounded_by_steps_times_calls(
+    monkeypatch: pytest.MonkeyPatch, mode: str, glob: bool
+) -> None:
+    import tracemalloc
+
+    names = [f"tool_{i}" for i in range(200)]
+    calls = [{"name": names[i % 200], "arguments": {"n": i}} for i in range(20_000)]
+    steps = ["tool_*"] * 200 if glob else names
+    seen = counting(monkeypatch)
+    tracemalloc.start()
+    outcome = run_predicate("sequence", calls, {"steps": steps, "mode": mode, "key": "name"}, CTX)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert outcome.passed, outcome.message
+    # each step meets each call at most once, and names and globs meet each name once
+    assert seen[0] <= len(steps) * len(calls)
+    if mode == "contains":
+        assert seen[0] <= len(steps) * len(names)
+    else:
+        assert seen[0] <= len(steps) + len(calls)
+    # no table of steps x calls is held: the memory grows with the calls alone
+    assert peak < 200 * len(calls)
+
+
+def test_sequence_work_with_call_entries_is_steps_times_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from validator.evaluation.predicates import matchers
+
+    seen = [0]
+    original = matchers.judge_arguments
+
+    def counted(call: Any, args: dict[str, Any], ctx: TraceContext) -> Any:
+        seen[0] += 1
+        return original(call, args, ctx)
+
+    monkeypatch.setattr(matchers, "judge_arguments", counted)
+    calls = [call("get", {"n": i % 20}) for i in range(600)]
+    steps = [{"name": "get", "args": {"n": i}} for i in range(20)]
+    outcome = run_predicate("sequence", calls, {"steps": steps, "mode": "contains"}, CTX)
+    assert outcome.passed and seen[0] <= len(steps) * len(calls)
+
+
+ENTRY_STEPS = st.lists(
+    st.one_of(
+        st.sampled_from(["a", "b", "a*"]),
+        st.fixed_dictionaries(
+            {"name": st.sampled_from(["a", "b", "*"])},
+            optional={
+                "args": st.fixed_dictionaries({"x": st.sampled_from([1, 2, {"optional": 1}])})
+            },
+        ),
+    ),
+    max_size=4,
+)
+ENTRY_CALLS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "name": st.sampled_from(["a", "b", "ab"]),
+            "arguments": st.sampled_from([{}, {"x": 1}, {"x": 2}]),
+        }
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ENTRY_STEPS, ENTRY_CALLS)
+def test_contains_with_call_entries_is_a_maximum_matching(
+    steps: list[Any], calls: list[dict[str, Any]]
+) -> None:
+    from itertools import permutations
+
+    def fits(step: Any, item: dict[str, Any]) -> bool:
+        return run_predicate("sequence", [item], {"steps": [step], "key": "name"}, CTX).passed
+
+    expected = any(
+        all(fits(s, calls[i]) for s, i in zip(steps, chosen, strict=True))
+        for chosen in permutations(range(len(calls)), len(steps))
+    )
+    got = run_predicate("sequence", calls, {"steps": steps, "mode": "contains", "key": "name"}, CTX)
+    assert got.passed is expected, (steps, calls, got.message)
+    negated = run_predicate(
+        "sequence",
+        calls,
+        {"steps": steps, "mode": "contains", "key": "name", "present": False},
+        CTX,
+    )
+    assert negated.passed is (not expected or not steps)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -60,27 +61,92 @@ def _fitter(
     return fits
 
 
-def _matching(steps: int, items: int, fits: Fits) -> list[int | None]:
-    """A maximum matching of steps to distinct items (augmenting paths), so the result never
-    depends on the order of the steps, globs included: each entry is the index of the item
-    a step uses, or None when the step is left unmatched."""
-    can = [[i for i in range(items) if fits(s, i)] for s in range(steps)]
-    owner: dict[int, int] = {}  # item index -> step index
+def _kinds(labels: list[Any], steps: list[Any]) -> list[Any]:
+    """For each item, a key shared only by items every step judges alike, or None: with
+    steps that are names or globs, an item is judged by its (typed) label alone."""
+    if any(isinstance(s, dict) for s in steps):
+        return [None] * len(labels)
+    out: list[Any] = []
+    for label in labels:
+        if isinstance(label, bool) or label is None:
+            out.append(("b", label))
+        elif isinstance(label, (int, float)):
+            out.append(("n", label))  # 1 and 1.0 are one number, as `same` says
+        elif isinstance(label, str):
+            out.append(("s", label))
+        else:
+            out.append(None)  # a list or an object: judged on its own
+    return out
 
-    def place(step: int, seen: set[int]) -> bool:
-        for i in can[step]:
-            if i in seen:
+
+def _matching(steps: int, items: int, fits: Fits, kinds: list[Any]) -> list[int | None]:
+    """A maximum matching of steps to distinct items, so the result never depends on the
+    order of the steps, globs included: each entry is the index of the item a step uses,
+    or None when the step is left unmatched.
+
+    Bounded for long traces: each item is judged once per step at most (once per kind of
+    item, for names and globs), and items every step judges alike form one group with a
+    capacity, so the memory is O(items) plus the groups; the augmenting paths run over the
+    groups, not the items."""
+    groups: dict[int, list[int]] = {}  # the steps an item fits (a bit each) -> its items
+    seen: dict[Any, int] = {}
+    for i in range(items):
+        kind = kinds[i]
+        signature = seen.get(kind) if kind is not None else None
+        if signature is None:
+            signature = sum(1 << s for s in range(steps) if fits(s, i))
+            if kind is not None:
+                seen[kind] = signature
+        if signature:
+            groups.setdefault(signature, []).append(i)
+    signatures = list(groups)
+    room = [len(groups[g]) for g in signatures]
+    held: list[list[int]] = [[] for _ in signatures]  # the steps each group holds
+    where: list[int | None] = [None] * steps  # the group each step uses
+    reach = [sum(room[g] for g, sig in enumerate(signatures) if sig >> s & 1) for s in range(steps)]
+    for step in sorted(range(steps), key=lambda s: reach[s]):
+        _augment(step, signatures, room, held, where)
+    used: list[int | None] = [None] * steps
+    for g, holders in enumerate(held):
+        for step, item in zip(sorted(holders), groups[signatures[g]], strict=False):
+            used[step] = item
+    return used
+
+
+def _augment(
+    step: int,
+    signatures: list[int],
+    room: list[int],
+    held: list[list[int]],
+    where: list[int | None],
+) -> None:
+    """Place `step` in a group with room, moving placed steps along a shortest path of
+    groups (breadth first, no recursion) when that frees one; nothing when none does."""
+    came_from: dict[int, int] = {}  # group -> the step that reached it
+    queue, visited = deque([step]), {step}
+    found: int | None = None
+    while queue and found is None:
+        current = queue.popleft()
+        for g, signature in enumerate(signatures):
+            if not signature >> current & 1 or g in came_from:
                 continue
-            seen.add(i)
-            if i not in owner or place(owner[i], seen):
-                owner[i] = step
-                return True
-        return False
-
-    for step in sorted(range(steps), key=lambda s: len(can[s])):
-        place(step, set())
-    used = {step: i for i, step in owner.items()}
-    return [used.get(s) for s in range(steps)]
+            came_from[g] = current
+            if len(held[g]) < room[g]:
+                found = g
+                break
+            for other in held[g]:
+                if other not in visited:
+                    visited.add(other)
+                    queue.append(other)
+    at = found
+    while at is not None:
+        mover = came_from[at]
+        before = where[mover]
+        held[at].append(mover)
+        where[mover] = at
+        if before is not None:
+            held[before].remove(mover)
+        at = before
 
 
 def _in_order(steps: int, items: int, fits: Fits) -> list[int]:
@@ -192,7 +258,7 @@ def _only(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> 
 
 
 def _contains(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
-    used = _matching(len(steps), len(items), fits)
+    used = _matching(len(steps), len(items), fits, _kinds(labels, steps))
     missing = [s for s, i in zip(steps, used, strict=True) if i is None]
     if missing:
         return Outcome(
@@ -240,13 +306,14 @@ _SEQUENCE_MODES: dict[str, Callable[[list[Any], list[Any], list[Any], Fits], Out
 }
 
 
-def _formed_by(mode: str, steps: int, items: int, fits: Fits) -> list[int] | None:
+def _formed_by(mode: str, written: list[Any], labels: list[Any], fits: Fits) -> list[int] | None:
     """The items that make the steps occur in `mode` (the forbidden order), or None."""
+    steps, items = len(written), len(labels)
     if mode == "in-order":
         used = _in_order(steps, items, fits)
         return used if len(used) == steps else None
     if mode == "contains":
-        matched = _matching(steps, items, fits)
+        matched = _matching(steps, items, fits, _kinds(labels, written))
         return sorted(i for i in matched if i is not None) if None not in matched else None
     if mode == "exact":
         return (
@@ -265,14 +332,14 @@ def _forbidden(
     if not steps:
         return Outcome(True, "no steps: nothing is forbidden", {"items": labels})
     lenient = _fitter(steps, items, args["key"], args["args_key"], ctx, lenient=True)
-    formed = _formed_by(mode, len(steps), len(items), lenient)
+    formed = _formed_by(mode, steps, labels, lenient)
     if formed is None:
         return Outcome(True, f"the forbidden order {what} does not occur", {"items": labels})
     strict = _fitter(steps, items, args["key"], args["args_key"], ctx, lenient=False)
     calls = ", ".join(
         f"{'call' if isinstance(items[i], dict) else 'item'} {i} ({labels[i]})" for i in formed
     )
-    sure = _formed_by(mode, len(steps), len(items), strict) is not None
+    sure = _formed_by(mode, steps, labels, strict) is not None
     head = "occurs" if sure else "may occur (a call could not be judged)"
     return Outcome(
         False,
