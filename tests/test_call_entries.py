@@ -611,3 +611,22 @@ def test_contains_with_call_entries_is_a_maximum_matching(
         CTX,
     )
     assert negated.passed is (not expected or not steps)
+
+
+@pytest.mark.parametrize(
+    ("default", "fixed", "warned"),
+    [
+        (1, 1.0, False),
+        (1, 1, False),
+        (True, 1, True),
+        (1, 2, True),
+        ({"a": [1]}, {"a": [1]}, False),
+    ],
+)
+def test_a_default_warns_only_when_args_fixes_another_value(
+    default: Any, fixed: Any, warned: bool
+) -> None:
+    from validator.evaluation.params import defaults_problems
+
+    found = defaults_problems({"page": default}, {"page": {"equals": fixed}})
+    assert [p.code for p in found if p.warning] == (["default-never-applies"] if warned else [])

@@ -3,7 +3,8 @@
 Each type says, once: how it is described to a person, how a value is checked, and which
 kinds of case value (by their JSON Schema type) may feed it through a `{case: KEY}`
 binding. Predicates declare parameters by type name and never check their own options;
-the spec loader, lint and the interpreter all read this table.
+the spec loader, lint and the interpreter all read this table. Over 600 lines as one concept:
+the types whose values hold structure (argument matchers, call entries) are checked here.
 """
 
 from __future__ import annotations
@@ -528,7 +529,7 @@ def defaults_problems(value: Any, args: Any = None) -> list[ValueProblem]:
             )
             continue
         fixed = _fixed_value(args, field)
-        if fixed is not _NOTHING and not _json_equal(fixed, default):
+        if fixed is not _NOTHING and not (fixed == default and _bools(fixed) == _bools(default)):
             out.append(
                 ValueProblem(
                     (field,),
@@ -546,6 +547,12 @@ def defaults_problems(value: Any, args: Any = None) -> list[ValueProblem]:
 _NOTHING = object()
 
 
+def _bools(value: Any) -> Any:  # where true/false sit: `True == 1` must not make them equal
+    if isinstance(value, (dict, list)):
+        return [_bools(v) for v in (value.values() if isinstance(value, dict) else value)]
+    return isinstance(value, bool)
+
+
 def _fixed_value(args: Any, field: str) -> Any:
     """The one value `args` allows for `field` (a literal, or `{equals: X}`), else _NOTHING."""
     if not isinstance(args, dict) or field not in args:
@@ -556,20 +563,11 @@ def _fixed_value(args: Any, field: str) -> Any:
     return matcher
 
 
-def _json_equal(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True) and type(a) is type(b)
-
-
 def _ignore_problems(value: Any) -> list[ValueProblem]:
     if value is None or (_is_text_list(value) and all(value)):
         return []
-    return [
-        ValueProblem(
-            (),
-            "bad-parameter",
-            "ignore must be a list of argument names, paths or globs, e.g. [request_id, '*_id']",
-        )
-    ]
+    words = "ignore must be a list of argument names, paths or globs, e.g. [request_id, '*_id']"
+    return [ValueProblem((), "bad-parameter", words)]
 
 
 def _is_number(value: Any) -> bool:
