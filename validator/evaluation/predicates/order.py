@@ -88,17 +88,7 @@ def _matching(steps: int, items: int, fits: Fits, kinds: list[Any]) -> list[int 
     item, for names and globs), and items every step judges alike form one group with a
     capacity, so the memory is O(items) plus the groups; the augmenting paths run over the
     groups, not the items."""
-    groups: dict[int, list[int]] = {}  # the steps an item fits (a bit each) -> its items
-    seen: dict[Any, int] = {}
-    for i in range(items):
-        kind = kinds[i]
-        signature = seen.get(kind) if kind is not None else None
-        if signature is None:
-            signature = sum(1 << s for s in range(steps) if fits(s, i))
-            if kind is not None:
-                seen[kind] = signature
-        if signature:
-            groups.setdefault(signature, []).append(i)
+    groups = _groups(steps, items, fits, kinds)
     signatures = list(groups)
     room = [len(groups[g]) for g in signatures]
     held: list[list[int]] = [[] for _ in signatures]  # the steps each group holds
@@ -111,6 +101,22 @@ def _matching(steps: int, items: int, fits: Fits, kinds: list[Any]) -> list[int 
         for step, item in zip(sorted(holders), groups[signatures[g]], strict=False):
             used[step] = item
     return used
+
+
+def _groups(steps: int, items: int, fits: Fits, kinds: list[Any]) -> dict[int, list[int]]:
+    """The items by the steps they fit (a bit per step), each kind of item judged once."""
+    groups: dict[int, list[int]] = {}
+    seen: dict[Any, int] = {}
+    for i in range(items):
+        kind = kinds[i]
+        signature = seen.get(kind) if kind is not None else None
+        if signature is None:
+            signature = sum(1 << s for s in range(steps) if fits(s, i))
+            if kind is not None:
+                seen[kind] = signature
+        if signature:
+            groups.setdefault(signature, []).append(i)
+    return groups
 
 
 def _augment(
