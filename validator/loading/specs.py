@@ -13,7 +13,7 @@ from typing import Any
 
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
-from ..evaluation.params import PARAM_TYPES, value_problems
+from ..evaluation.params import PARAM_TYPES, defaults_problems, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import FirstOf, QueryError, compile_query
 from ..evaluation.view import view_field_problem
@@ -491,6 +491,11 @@ class _SpecChecker:
             return
         for pname, value in (params or {}).items():
             self._param(path, pred, pname, value)
+        if params and isinstance(params.get("defaults"), dict) and "args" in params:
+            for found in defaults_problems(params["defaults"], params["args"]):
+                if found.warning:  # a default that args fixes to another value
+                    where = (*path, "params", "defaults", *found.path)
+                    self._add(where, found.code, found.message, key=True, severity=WARNING)
         if "params" in raw and params is None:
             return
         self._missing_params(path, pred, params)
@@ -526,12 +531,14 @@ class _SpecChecker:
         elif binds(value, param):
             self._binding(ppath, pname, param, value)
         else:
-            problem = param_type_error(param, value)
+            problem = param_type_error(param, value, pname)
             if problem:
                 self._bad_value(
                     ppath, f"parameter '{pname}' of '{pred.name}'", param, value, problem
                 )
-            elif param.type == "keywords":
+            else:
+                self._value_warnings(ppath, f"parameter '{pname}' of '{pred.name}'", param, value)
+            if not problem and param.type == "keywords":
                 self._blank_keywords(ppath, f"parameter '{pname}'", value)
 
     def _bad_value(self, path: PathKey, what: str, param: Param, value: Any, problem: str) -> None:
@@ -546,8 +553,23 @@ class _SpecChecker:
                 found.code,
                 f"{what} {found.message}",
                 key=found.key,
+                severity=WARNING if found.warning else ERROR,
                 detail=found.caret_lines(),
             )
+
+    def _value_warnings(self, path: PathKey, what: str, param: Param, value: Any) -> None:
+        """What works in a value of the right type but does not do what it seems to."""
+        if PARAM_TYPES[param.type].problems is None:
+            return
+        for found in value_problems(param.type, value):
+            if found.warning:
+                self._add(
+                    (*path, *found.path),
+                    found.code,
+                    f"{what} {found.message}",
+                    key=found.key,
+                    severity=WARNING,
+                )
 
     def _missing_params(
         self, path: PathKey, pred: Predicate, params: dict[str, Any] | None
