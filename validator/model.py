@@ -234,8 +234,11 @@ class TraceSettings:
     pattern: tuple[str, ...] = ("*.json", "*.jsonl")  # globs, relative to the fixtures folder
     format: str | None = None  # json | jsonl | otlp-json; None: by file suffix
     split: str | None = None  # a JSONPath: each match is one trace ($[*], $.samples[*])
-    # A JSONPath read from each trace, or a template joining {file_stem}, {file_name} and
-    # {$.json.path} values; None: the trace-fields spec's case_id, then the file name.
+    # Records made one trace: `file` (all of a file's), `folder` (all of a folder's files),
+    # or a JSONPath (records with equal values); None: each record is a trace.
+    group: str | None = None
+    # A JSONPath read from each trace, or a template joining {file_stem}, {file_name},
+    # {group}, {index} and {$.json.path} values; None: the trace-fields spec's case_id, then the file name.
     case_id: str | None = None
     view: str | None = None  # the adapter that makes $.view; None: detected per trace
     messages: str | None = None  # openai-messages: where the message list is (a JSONPath)
