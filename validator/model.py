@@ -85,6 +85,11 @@ class Unbound:
     choices: tuple[str, ...] = ()  # the only values allowed, when any
 
 
+# `pick:` on a spec or clause: which of the query's matches (in document order) the predicate
+# sees; the spec schema's enum is this list.
+PICKS = ("first", "last")
+
+
 @dataclass(frozen=True, eq=False)
 class Condition:
     """`query` + `predicate` + `params`, compiled: evaluable thousands of times.
@@ -106,6 +111,7 @@ class Condition:
     # Where the values were read, as it follows every message: "(read from $.finalAnswer;
     # other from $.executorAnswer)" (parameters read from the trace are named too).
     read: str = ""
+    pick: str | None = None  # one of PICKS: only that match is given to the predicate
 
 
 @dataclass(frozen=True)
