@@ -434,7 +434,7 @@ class _SpecChecker:
                     if isinstance(alternative, str) and alternative:
                         self._jsonpath(("fields", name, i), alternative)
         self._field_alternatives(fields)
-        self._fields_missing(fields)
+        # A field it does not give keeps the standard spec's path (see suite._overriding).
 
     def _field_alternatives(self, fields: dict[str, Any]) -> None:
         for field in TRACE_FIELDS.values():
@@ -447,24 +447,6 @@ class _SpecChecker:
                     f" {field.name} is {field.doc}",
                     key=True,
                 )
-
-    def _fields_missing(self, fields: dict[str, Any]) -> None:
-        required = [f.name for f in TRACE_FIELDS.values() if f.required]
-        missing = [
-            name
-            for name in required
-            if name not in fields
-            and not _misspelling_of(fields, name, tuple(TRACE_FIELDS))
-            and TRACE_FIELDS[name].alternative not in fields
-        ]
-        if missing:
-            self._add(
-                ("fields",),
-                "missing-key",
-                f"'fields' needs a JSONPath for each of {', '.join(required)};"
-                f" missing: {', '.join(missing)}",
-                key=True,
-            )
 
     def _add(
         self,
