@@ -88,7 +88,9 @@ def test_a_trajectory_saved_as_a_top_level_list_is_one_trace(tmp_path: Path) -> 
         (tmp_path / "fixtures" / f"run-{number}.json").write_text(json.dumps(history), "utf-8")
         suite.case(f"run-{number}")
     suite.spec("finished", FINISHED)
-    suite.spec("steps", 'id: steps\ndescription: d\nquery: "$[*]"\npredicate: count\nparams: {max: 100}\n')
+    suite.spec(
+        "steps", 'id: steps\ndescription: d\nquery: "$[*]"\npredicate: count\nparams: {max: 100}\n'
+    )
     assert suite.run().code == 1
     cases = suite.cases()
     assert {k: c["status"] for k, c in cases.items()} == {
@@ -273,7 +275,7 @@ def test_a_fixture_key_picks_a_file_without_taking_it_from_its_own_case(tmp_path
     assert cases["rejected-tools"]["runs"]["total"] == 1
     assert cases["any-session"]["runs"]["total"] == 3
     assert all(c["status"] == "pass" for c in cases.values())
-    code, problems = suite.lint("--fixtures", str(Path(DATA) / "claude-code"))
+    _code, problems = suite.lint("--fixtures", str(Path(DATA) / "claude-code"))
     assert not [p for p in problems if p["code"] == "no-fixture"], problems
 
 

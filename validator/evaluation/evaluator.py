@@ -115,9 +115,7 @@ class Evaluator:
             )
         return None
 
-    def _run(
-        self, case: Case, trace: Any, fixture: str | None, parent: Any = None
-    ) -> RunResult:
+    def _run(self, case: Case, trace: Any, fixture: str | None, parent: Any = None) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
             self._severity = severities(self.suite, case)

@@ -181,13 +181,11 @@ class Place:
     `index`: the 1-based position of the trace in its file (after split and grouping);
     `group`: the group's value as text (for `file` and `folder`, the path under the fixtures
     folder), None when not grouped; `first`: what the case id is read from (a grouped trace's
-    first record, else the trace); `name`: the file (or folder) the trace is named after,
-    None: the file the caller gives."""
+    first record; None: the trace itself)."""
 
     index: int
     group: str | None = None
     first: Any = None
-    name: str | None = None
 
 
 class _Current(threading.local):
@@ -209,7 +207,9 @@ def place_of(document: Any) -> Place | None:
 
 def uses_place(text: str | None) -> bool:
     """Whether a `traces.case_id` needs where a trace was read ({group}, {index})."""
-    return text is not None and not text.startswith("$") and ("{index}" in text or "{group}" in text)
+    return (
+        text is not None and not text.startswith("$") and ("{index}" in text or "{group}" in text)
+    )
 
 
 class CaseIdRule:
@@ -228,9 +228,8 @@ class CaseIdRule:
     ) -> tuple[str | None, str | None]:
         """(the case id, None), or (None, why none can be read) for this trace."""
         place = place or place_of(trace)
-        if place is not None:
-            trace = place.first if place.first is not None else trace
-            file_name = place.name or file_name
+        if place is not None and place.first is not None:
+            trace = place.first
         out = []
         for part in self.parts:
             if isinstance(part, str):
@@ -326,6 +325,7 @@ class TraceReader:
         self.settings = settings
         self.split = compile_query(settings.split) if settings.split else None
         self.group = settings.group
+        self.placed = uses_place(settings.case_id)  # case ids read {index} or {group}
         self.group_query = (
             compile_query(self.group) if self.group and self.group not in GROUP_WORDS else None
         )
@@ -341,15 +341,17 @@ class TraceReader:
             stream: Iterator[Trace] = self._whole(self._members(job), job)
         elif self.group is None:
             stream = self._records(job)
+            if not self.placed:  # the common case: nothing needs to know where it was read
+                yield from stream
+                return
         elif self.group in GROUP_WORDS:
             stream = self._whole(self._records(job), job)
         else:
             stream = self._by_value(self._records(job), job.fixture)
         for index, trace in enumerate(stream, start=1):
-            if trace.place is None:
-                trace.place = Place(index)
-            else:
-                trace.place = Place(index, trace.place.group, trace.place.first)
+            group = trace.place.group if trace.place is not None else None
+            first = trace.place.first if trace.place is not None else None
+            trace.place = Place(index, group, first)
             _CURRENT.document_id, _CURRENT.place = id(trace.document), trace.place
             yield trace
 
@@ -452,7 +454,7 @@ class TraceReader:
         if not found:
             return None, f"traces.group {expression} finds nothing in this record: {own}"
         value = found[0]
-        if isinstance(value, (dict, list)) or isinstance(value, bool):
+        if isinstance(value, (dict, list, bool)):
             return None, (
                 f"traces.group {expression} finds {kind_of(value)} {show(value)}, not a"
                 f" value to group by: {own}"
