@@ -2,7 +2,8 @@
 `lint` and the library.
 
 Nothing here reads a file's content; it only finds files and plans which traces belong to
-which case (`plan_fixtures`).
+which case (`plan_fixtures`). Over 600 lines, one concept: the walk, the names, the
+`fixture:` picks and the folder groups decide together which job a file is part of.
 """
 
 from __future__ import annotations
