@@ -407,16 +407,10 @@ def plan_fixtures(
     for rel in walk.files:
         pickers = picking.pickers(rel)
         matches = plan.single or matcher.matches(rel)
-        # Ungrouped JSON Lines files at the top: their entries name their case.
-        content = not by_name or (
-            group is None and "/" not in rel and format_of(rel, format) == "jsonl"
-        )
+        content = not by_name or _names_its_cases(rel, format, group)
         if pickers:
-            # Picked in addition to the usual rule: the case its name gives keeps it too.
-            key = _key_of(rel) if matches and not content else None
-            also = (key,) if key in selected and key not in pickers else ()
-            _add_picked(plan, rel, [*pickers, *also], selected, others)
-            named.update({case_id: [] for case_id in also if case_id not in named})
+            named_too = matches and not content  # its name gives a case too
+            _add_picked(plan, rel, pickers, selected, others, named if named_too else None)
         elif not matches:
             plan.unused.append((rel, f"does not match traces.pattern ({', '.join(patterns)})"))
         elif content:
@@ -433,9 +427,25 @@ def plan_fixtures(
     return plan
 
 
+def _names_its_cases(rel: str, format: str | None, group: str | None) -> bool:
+    """An ungrouped JSON Lines file at the top: its entries name their case."""
+    return group is None and "/" not in rel and format_of(rel, format) == "jsonl"
+
+
 def _add_picked(
-    plan: Plan, rel: str, pickers: list[str], selected: set[str], elsewhere: set[str]
+    plan: Plan,
+    rel: str,
+    pickers: list[str],
+    selected: set[str],
+    elsewhere: set[str],
+    named: dict[str, list[int]] | None = None,
 ) -> None:
+    """A file a case's `fixture:` picks: for those cases, and (`named` given: the file is
+    matched by name) for the case its name gives, in addition."""
+    key = _key_of(rel) if named is not None else None
+    if named is not None and key in selected and key not in pickers:
+        pickers = [*pickers, key]
+        named.setdefault(key, [])
     chosen = tuple(c for c in pickers if c in selected)
     if chosen:
         plan.sources.append(Source(rel, chosen, PICKED))

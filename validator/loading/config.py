@@ -209,14 +209,7 @@ class _Reader:
             settings["pattern"] = tuple(patterns)
         if traces.get("format") in ("json", "jsonl", "otlp-json"):
             settings["format"] = traces["format"]
-        if isinstance(traces.get("split"), str) and self._split(traces):
-            settings["split"] = traces["split"]
-        if isinstance(traces.get("group"), str) and self._group(traces):
-            settings["group"] = traces["group"]
-        if isinstance(traces.get("case_id"), str) and self._case_id(
-            traces["case_id"], "group" in settings
-        ):
-            settings["case_id"] = traces["case_id"]
+        settings.update(self._records(traces))
         if isinstance(traces.get("allow_unmatched"), bool):
             settings["allow_unmatched"] = traces["allow_unmatched"]
         if traces.get("view") in ADAPTERS:
@@ -226,6 +219,18 @@ class _Reader:
         ):
             settings["messages"] = traces["messages"]
         return TraceSettings(**settings)
+
+    def _records(self, traces: dict[str, Any]) -> dict[str, str]:
+        """`split`, `group` and `case_id`: how a file's records become traces of cases."""
+        out = {}
+        if isinstance(traces.get("split"), str) and self._split(traces):
+            out["split"] = traces["split"]
+        if isinstance(traces.get("group"), str) and self._group(traces):
+            out["group"] = traces["group"]
+        case_id = traces.get("case_id")
+        if isinstance(case_id, str) and self._case_id(case_id, "group" in traces):
+            out["case_id"] = case_id
+        return out
 
     def _globs(self, patterns: list[str], single: bool) -> bool:
         good = True
