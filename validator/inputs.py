@@ -385,12 +385,10 @@ def plan_fixtures(
     --case/--tag selection; files of cases left out on purpose are unused, not orphans).
     `patterns`: globs a trace file's path under the folder, or its name, must match.
     `by_name` (no `traces.case_id`): a file's name without its extension, or its top-level
-    folder `<id>/`, names its case, `FIXTURES/<id>.json` or `FIXTURES/<id>/...`; JSON Lines
-    files at the top name their case per entry (unless `group`: then their name does).
+    folder `<id>/`, names its case; ungrouped JSON Lines files at the top name it per entry.
     Otherwise every trace names its case. `picks`: a case's `fixture:` key (a path or glob
-    under the folder), which gives it the files it names whatever their names, in addition
-    to the case their name gives. `group` (traces.group) and `whole_files` (a JSON Lines
-    export read as one job): see `Plan`. A case folder that is a link to a folder outside
+    under the folder) gives it the files it names, in addition to the case their name
+    gives. `group`, `whole_files`: see `Plan`. A case folder that is a link to a folder outside
     the fixtures folder is refused unless `follow_links` (single trace files are checked
     when they are read, see `traces.read_trace_file`). `elsewhere`: cases another shard
     evaluates (`run --shard`): their files are neither read nor listed as unused here."""

@@ -93,8 +93,8 @@ Part = str | tuple[str, str] | Query
 def compile_case_id(text: str) -> list[Part]:
     """`traces.case_id` as parts: a JSONPath (`$.task_id`, the whole text) or a template of
     literal text and `{file_stem}`, `{file_name}`, `{group}`, `{index}` and `{$...}`
-    placeholders (`{{` and `}}` are literal braces). Raises TemplateError, or QueryError with its column counted in the
-    whole text."""
+    placeholders (`{{` and `}}` are literal braces). Raises TemplateError, or QueryError
+    with its column counted in the whole text."""
     if text.startswith("$"):
         return [compile_query(text)]
     parts: list[Part] = []
@@ -337,6 +337,7 @@ class TraceReader:
         """The traces of one job, in file order, each with its place (see `Place`): its
         records (`_records`), grouped as `traces.group` says. Raises TraceError for the file
         as a whole."""
+        _CURRENT.document_id, _CURRENT.place = 0, None  # nothing of an earlier job is current
         if job.members:
             stream: Iterator[Trace] = self._whole(self._members(job), job)
         elif self.group is None:
