@@ -321,3 +321,21 @@ def test_a_bad_pick_is_located_on_a_spec_and_on_a_clause(tmp_path: Path) -> None
     assert ("two.yaml", 5, "bad-value") in found or ("two.yaml", 5, "bad-type") in found
     one = next(p for p in problems if p["file"].endswith("one.yaml"))
     assert "did you mean 'last'?" in one["message"]
+
+
+def test_a_group_with_a_line_that_cannot_be_read_is_an_error_at_that_line(
+    tmp_path: Path,
+) -> None:
+    suite = Suite(tmp_path, "", "  group: file\n", ["three"])
+    suite.spec(
+        "three", 'id: three\ndescription: d\nquery: "$[*].a"\npredicate: count\nparams: {min: 3}\n'
+    )
+    (tmp_path / "fixtures" / "s.jsonl").write_text('{"a":1}\n{"a":2,}\n{"a":3}\n', "utf-8")
+    suite.case("s")
+    assert suite.run().code == 1
+    case = suite.cases()["s"]
+    assert case["status"] == "error", "never evaluated without one of its records"
+    assert case["reason"].startswith("invalid JSON at line 2 column 7: a trailing comma")
+    code, problems = suite.lint("--fixtures", "fixtures")
+    assert code == 1
+    assert [(p["line"], p["column"], p["code"]) for p in problems] == [(2, 7, "trace-json")]

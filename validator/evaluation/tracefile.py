@@ -541,11 +541,16 @@ def _line_of(job: Job) -> int:
 def _failed_group(record: Trace, label: str) -> Trace:
     """The error of a group one of whose records cannot be read (no silent pass: the group
     is not evaluated without it)."""
-    where = f"{record.label}: " if record.label != label else ""
+    error = record.error or ""
+    one_line = "invalid JSON at line 1 column "
+    if record.text is not None and error.startswith(one_line):  # a JSON Lines line: its line
+        error = f"invalid JSON at line {record.line} column {error[len(one_line) :]}"
+    elif record.label != label:
+        error = f"{record.label}: {error}"
     return Trace(
         None,
         label,
-        error=f"{where}{record.error}",
+        error=error,
         line=record.line,
         text=record.text,
         column=record.column,
