@@ -339,3 +339,10 @@ def test_a_group_with_a_line_that_cannot_be_read_is_an_error_at_that_line(
     code, problems = suite.lint("--fixtures", "fixtures")
     assert code == 1
     assert [(p["line"], p["column"], p["code"]) for p in problems] == [(2, 7, "trace-json")]
+
+
+def test_the_spec_schema_offers_the_picks_the_interpreter_knows() -> None:
+    from validator.loading.schema import load_schema
+    from validator.model import PICKS
+
+    assert load_schema("spec")["$defs"]["pick"]["enum"] == list(PICKS)
