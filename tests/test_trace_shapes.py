@@ -346,3 +346,31 @@ def test_the_spec_schema_offers_the_picks_the_interpreter_knows() -> None:
     from validator.model import PICKS
 
     assert load_schema("spec")["$defs"]["pick"]["enum"] == list(PICKS)
+
+
+@needs_data
+def test_a_tau2_trace_fields_override_of_one_field_keeps_the_others(tmp_path: Path) -> None:
+    traces = (
+        "  pattern: '*_retail_*.json'\n  split: $.simulations[*]\n  case_id: $.task_id\n"
+        "  view: openai-messages\n"
+    )
+    suite = Suite(tmp_path, "tau2-bench", traces, ["reward"])
+    suite.spec(
+        "reward",
+        "id: reward\ndescription: d\nquery: $.reward_info.reward\npredicate: equals\n"
+        "params: {value: 1.0}\n",
+    )
+    suite.spec(
+        "trace-fields",
+        "id: trace-fields\ndescription: tau2 simulations\nfields:\n"
+        "  tool_call_matches: $.messages[*].tool_calls[*]\n",
+    )
+    ids = ["27", "36", "40", "45", "55", "65", "68", "86"]
+    for case_id in ids:
+        suite.case(case_id)
+    assert suite.lint()[0] == 0
+    assert suite.run().code == 1, "three simulations have reward 0.0"
+    cases = suite.cases()
+    assert sorted(cases) == sorted(ids)
+    assert all(c["tool_call_count"] > 0 for c in cases.values()), "the field given is read"
+    assert {c["case_id"] for c in cases.values() if c["status"] == "fail"} == {"36", "55", "86"}
