@@ -100,7 +100,7 @@ def _clauses(data: dict[str, Any]) -> tuple[Clause, ...]:
     return tuple(
         Clause(
             name=c.get("name") or (f"clause {i + 1}" if len(raw_clauses) > 1 else data["id"]),
-            condition=_condition(c),
+            condition=_condition(c, c.get("pick") or data.get("pick")),
             when=_condition(c["when"]) if "when" in c else None,
             unless=_condition(c["unless"]) if "unless" in c else None,
             skip_reason=c.get("skip_reason"),
@@ -139,10 +139,11 @@ def _queries(raw: str | list[str]) -> tuple[Finder, ...]:
     return tuple(compile_query(q) for q in ([raw] if isinstance(raw, str) else raw))
 
 
-def _condition(raw: dict[str, Any]) -> Condition:
+def _condition(raw: dict[str, Any], pick: str | None = None) -> Condition:
+    """A condition (a clause's, with its `pick`, or a guard's) compiled."""
     declared = PREDICATES[raw["predicate"]].params
     params = {k: _param(v, declared.get(k)) for k, v in (raw.get("params") or {}).items()}
-    return compile_condition(_queries(raw["query"]), raw["predicate"], params)
+    return compile_condition(_queries(raw["query"]), raw["predicate"], params, pick)
 
 
 def binds(value: Any, param: Param | None) -> bool:
@@ -171,6 +172,7 @@ _CHECK_KEYS = (
     "query",
     "predicate",
     "params",
+    "pick",
     "clauses",
     "when",
     "unless",
@@ -432,7 +434,7 @@ class _SpecChecker:
                     if isinstance(alternative, str) and alternative:
                         self._jsonpath(("fields", name, i), alternative)
         self._field_alternatives(fields)
-        self._fields_missing(fields)
+        # A field it does not give keeps the standard spec's path (see suite._overriding).
 
     def _field_alternatives(self, fields: dict[str, Any]) -> None:
         for field in TRACE_FIELDS.values():
@@ -445,24 +447,6 @@ class _SpecChecker:
                     f" {field.name} is {field.doc}",
                     key=True,
                 )
-
-    def _fields_missing(self, fields: dict[str, Any]) -> None:
-        required = [f.name for f in TRACE_FIELDS.values() if f.required]
-        missing = [
-            name
-            for name in required
-            if name not in fields
-            and not _misspelling_of(fields, name, tuple(TRACE_FIELDS))
-            and TRACE_FIELDS[name].alternative not in fields
-        ]
-        if missing:
-            self._add(
-                ("fields",),
-                "missing-key",
-                f"'fields' needs a JSONPath for each of {', '.join(required)};"
-                f" missing: {', '.join(missing)}",
-                key=True,
-            )
 
     def _add(
         self,
