@@ -66,6 +66,7 @@ def compile_spec(doc: YamlDocument) -> Spec:
         skip_reason=data.get("skip_reason"),
         severity=data.get("severity", "error"),
         when_input=data.get("when_input"),
+        allow_empty=data.get("allow_empty") is True,
     )
 
 
@@ -176,6 +177,7 @@ _CHECK_KEYS = (
     "unless",
     "when_input",
     "severity",
+    "allow_empty",
 )
 
 
