@@ -234,6 +234,24 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "query-matches-nothing",
+            WARNING,
+            "a spec's query matches nothing in any trace lint read: a negative check on it"
+            " always passes",
+            "`query: $.finalAnswr` with `contains-none`",
+            "`query: $.finalAnswer`, or `allow_empty: true` when no match is expected",
+            when="--fixtures",
+        ),
+        Code(
+            "item-key-missing",
+            WARNING,
+            "an item-key parameter (`key`, `name_key`, `args_key`) names a key no matched item"
+            " holds in any trace lint read",
+            "`name_key: function.name` on calls `{name, arguments}`",
+            "`name_key: name`",
+            when="--fixtures",
+        ),
+        Code(
             "id-mismatch",
             WARNING,
             "the case id differs from the file name",

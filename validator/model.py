@@ -131,6 +131,7 @@ class Clause:
     unless: Condition | None = None
     skip_reason: str | None = None
     message: Template | None = None  # the clause's own, else the spec's
+    allow_empty: bool = False  # its own `allow_empty: true` (the spec's applies as well)
 
 
 @dataclass(frozen=True, eq=False)

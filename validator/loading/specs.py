@@ -106,6 +106,7 @@ def _clauses(data: dict[str, Any]) -> tuple[Clause, ...]:
             unless=_condition(c["unless"]) if "unless" in c else None,
             skip_reason=c.get("skip_reason"),
             message=_template(c.get("message")) or spec_message,
+            allow_empty=c.get("allow_empty") is True,
         )
         for i, c in enumerate(raw_clauses)
     )
