@@ -471,10 +471,12 @@ CODES: dict[str, Code] = {
         ),
         Code(
             "comment-in-value",
-            WARNING,
-            "an unquoted value cut short by ' #' (YAML reads the rest as a comment)",
-            "`question: why did build #42 fail?`",
-            '`question: "why did build #42 fail?"`',
+            ERROR,
+            "a value emptied or cut short by ' #' (YAML reads the rest as a comment): an error"
+            " where a check reads the value, a warning where none does",
+            "`order_id: #W5362037`, `question: why did build #42 fail?`",
+            '`order_id: "#W5362037"`, `question: "why did build #42 fail?"`',
+            also_warning=True,
         ),
         Code(
             "bad-input",

@@ -7,7 +7,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from ..problems import ERROR, WARNING, Problem, closest, show
 from .caseformat import CaseFormat
 from .schema import schema_problems
 from .slips import SEPARATOR_CHAR, looks_like_list, typographic_quotes
-from .yamlfile import YamlDocument
+from .yamlfile import PathKey, YamlDocument
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 _LIST_FIELDS = (
@@ -42,7 +42,8 @@ def case_problems(
     which keys it may and must write). `verdicts`: the verdicts the verifier gives (the
     trace-fields spec's list): a case verdict outside it is an error; None: no such check."""
     data = doc.data
-    problems = list(doc.problems)
+    bound = {key for spec in plan for key in (*spec.reads, *spec.inputs)}
+    problems = bound_cuts(doc, lambda path: path[0] in bound, "a check reads this value")
     found = schema_problems(doc, fmt.schema(plan))
     problems += [_named(p, fmt, plan) for p in found if not _coverage_handled_here(doc, p)]
     problems += _coverage_problems(doc)
@@ -66,6 +67,20 @@ def case_problems(
             )
         )
     return sorted(problems)
+
+
+def bound_cuts(doc: YamlDocument, bound: Callable[[PathKey], bool], why: str) -> list[Problem]:
+    """The file's own problems, a value cut short by ` #` (a `comment-in-value` warning)
+    made an error where `bound` says a check reads the value: the check would compare the
+    part before the `#`."""
+    out = []
+    for problem in doc.problems:
+        if problem.code == "comment-in-value" and problem.severity == WARNING:
+            path = doc.path_at(problem.line, problem.column)
+            if path and bound(path):
+                problem = dataclasses.replace(problem, severity=ERROR, message=f"{problem.message} ({why})")
+        out.append(problem)
+    return out
 
 
 def _stem(file: str) -> str:

@@ -29,7 +29,7 @@ from ..model import (
 )
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
 from .caseformat import INPUT_NAME, CaseFormat
-from .cases import blank_entries, blank_keyword_message
+from .cases import blank_entries, blank_keyword_message, bound_cuts
 from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
 from .schemacheck import compile_schema
 from .yamlfile import PathKey, YamlDocument
@@ -41,7 +41,7 @@ def spec_file_problems(doc: YamlDocument, fmt: CaseFormat) -> list[Problem]:
     The checks beyond the schema run even when the schema found errors, on the parts that
     have the right shape, so that one pass reports every mistake.
     """
-    problems = set(doc.problems)
+    problems = set(bound_cuts(doc, _bound, "the check reads this value"))
     problems.update(schema_problems(doc, "spec"))
     problems.update(_SpecChecker(doc, fmt).problems())
     return sorted(problems)
@@ -169,6 +169,13 @@ def _param(value: Any, param: Param | None) -> Any:
 
 
 _CONDITION_KEYS = ("query", "predicate", "params")
+# The keys of a spec file whose values a check reads (not its description or messages).
+_BOUND = frozenset({"query", "predicate", "params", "when", "unless", "clauses", "fields"})
+_UNBOUND = frozenset({"message", "skip_reason", "name", "description"})
+
+
+def _bound(path: PathKey) -> bool:
+    return path[0] in _BOUND and not any(step in _UNBOUND for step in path)
 _CHECK_KEYS = (
     "query",
     "predicate",
