@@ -1,7 +1,8 @@
 """`lint --fixtures` reads the traces it is given with the specs' queries.
 
 Every query a case applies (a check's, a clause's, a `when`/`unless` guard's) is evaluated
-on every readable trace, by the one query engine checks use (`$.view` made by the same
+on every readable trace (the standard specs' are not: they read the documented trace format,
+whose optional fields a trace may lack, and run marks a check of theirs that examined nothing), by the one query engine checks use (`$.view` made by the same
 adapter). A query that matches nothing in any trace is a `query-matches-nothing` warning at
 the spec's line, with the same "did you mean" `query` gives (`missing_step`): a negative
 check on such a path (contains-none, not-in, count max, quantifier none) would always pass.
@@ -25,6 +26,7 @@ from typing import Any
 from ..evaluation.predicates import PREDICATES, TraceContext
 from ..evaluation.query import QueryEvaluationError
 from ..evaluation.tracefile import Trace
+from ..inputs import standard_specs_dir
 from ..loading.yamlfile import PathKey, YamlDocument, load_yaml
 from ..model import Condition, Spec, Suite, TraceSettings
 from ..problems import WARNING, Problem, ProblemsFound, did_you_mean
@@ -67,10 +69,12 @@ class QueryProbes:
         self.seen = 0
         if suite is None:
             return
+        shipped = standard_specs_dir().resolve()
         specs: dict[str, Spec] = {}
         for case in suite.cases.values():
             for spec in suite.checks_for(case):
-                specs.setdefault(spec.id, spec)
+                if spec.id not in specs and not _inside(spec.file, shipped):
+                    specs[spec.id] = spec
         for spec in specs.values():
             self.probes += _probes_of(spec)
 
@@ -103,6 +107,13 @@ class QueryProbes:
             doc = docs[probe.spec.file]
             out.append(_problem(probe, doc, traces))
         return out
+
+
+def _inside(file: str, folder: Path) -> bool:
+    try:
+        return Path(file).resolve().is_relative_to(folder)
+    except (OSError, ValueError):
+        return False
 
 
 def _document(file: str) -> YamlDocument | None:

@@ -42,7 +42,7 @@ def case_problems(
     which keys it may and must write). `verdicts`: the verdicts the verifier gives (the
     trace-fields spec's list): a case verdict outside it is an error; None: no such check."""
     data = doc.data
-    bound = {key for spec in plan for key in (*spec.reads, *spec.inputs)}
+    bound = {key for spec in plan for key in spec.reads}
     problems = bound_cuts(doc, lambda path: path[0] in bound, "a check reads this value")
     found = schema_problems(doc, fmt.schema(plan))
     problems += [_named(p, fmt, plan) for p in found if not _coverage_handled_here(doc, p)]
