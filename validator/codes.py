@@ -252,6 +252,14 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "count-or-share",
+            WARNING,
+            'a whole number that counts list entries where a share was likely meant ("at least'
+            ' 1 of 3", or a `%` comment)',
+            "`min_keyword_coverage: 1  # 100%` with 3 keywords",
+            '`min_keyword_coverage: 3`, `1.0` or `"100%"`',
+        ),
+        Code(
             "id-mismatch",
             WARNING,
             "the case id differs from the file name",

@@ -265,7 +265,7 @@ def _arguments(
         if not kind.check(value) or (param.choices and value not in param.choices):
             problem = type_error(param.type, value) or f"must be one of {', '.join(param.choices)}"
             return Outcome(False, f"parameter '{param.name}' {problem}")
-        args[param.name] = value
+        args[param.name] = value if kind.convert is None else kind.convert(value)
     return args
 
 
@@ -301,7 +301,8 @@ def compile_condition(
         else:
             known = raw
         if known is not _ABSENT and param_type_error(param, known) is None:
-            fixed[name] = known
+            convert = PARAM_TYPES[param.type].convert
+            fixed[name] = known if convert is None else convert(known)
             continue
         unbound.append(Unbound(name, raw, param.required, param.default, param.type, param.choices))
     per_case = not any(isinstance(p.raw, Binding) and p.raw.trace is not None for p in unbound)

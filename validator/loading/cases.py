@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.params import percent_share
 from ..evaluation.text import normalize_markdown, normalize_plain
 from ..model import Case, Spec
 from ..problems import ERROR, WARNING, Problem, closest, show
@@ -94,6 +95,9 @@ def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
     """A Case from a document already known to have no errors; the inputs of its plan that
     it does not write get their declared defaults."""
     fields = dict(doc.data)
+    rate = percent_share(fields.get("min_pass_rate"))
+    if rate is not None:  # `80%`, as run --min-run-pass-rate takes it
+        fields["min_pass_rate"] = rate
     defaulted = set()
     for spec in plan:
         for name, schema in spec.inputs.items():
