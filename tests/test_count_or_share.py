@@ -58,7 +58,10 @@ def test_a_percentage_outside_0_to_100_is_refused(ws: Workspace) -> None:
     _case(ws, '"150%"')
     lint = run_cli("lint", "cases", cwd=ws.root)
     assert lint.code == 1
-    assert "cases/db-slow.yaml:4:23: error:" in lint.out
+    assert (
+        "cases/db-slow.yaml:4:23: error: min_keyword_coverage: '150%' is no share: write a"
+        ' percentage above 0% and at most 100% (e.g. "80%"), or a decimal such as 0.8'
+    ) in lint.out
 
 
 def test_a_case_min_pass_rate_may_be_a_percentage(ws: Workspace) -> None:

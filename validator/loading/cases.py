@@ -46,7 +46,14 @@ def case_problems(
     bound = {key for spec in plan for key in spec.reads}
     problems = bound_cuts(doc, lambda path: path[0] in bound, "a check reads this value")
     found = schema_problems(doc, fmt.schema(plan))
-    problems += [_named(p, fmt, plan) for p in found if not _coverage_handled_here(doc, p)]
+    percents = _percent_problems(doc)
+    taken = {(p.line, p.column) for p in percents}
+    problems += [
+        _named(p, fmt, plan)
+        for p in found
+        if not _coverage_handled_here(doc, p) and (p.line, p.column) not in taken
+    ]
+    problems += percents
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
     problems += _slips(doc)
@@ -117,6 +124,25 @@ def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem
         return problem
     message = f"{problem.message} (needed by {', '.join(needs)})"
     return dataclasses.replace(problem, message=message)
+
+
+# The case keys that take a share written as a percentage, and the code of a wrong one.
+_PERCENT_KEYS = {"min_keyword_coverage": "coverage-range", "min_pass_rate": "schema"}
+
+
+def _percent_problems(doc: YamlDocument) -> list[Problem]:
+    """A share written as a percentage that is none (`150%`, `0%`): said plainly, in place
+    of the schema's pattern."""
+    out = []
+    for key, code in _PERCENT_KEYS.items():
+        value = doc.data.get(key)
+        if isinstance(value, str) and "%" in value and percent_share(value) is None:
+            message = (
+                f"{key}: '{value}' is no share: write a percentage above 0% and at most 100%"
+                ' (e.g. "80%"), or a decimal such as 0.8'
+            )
+            out.append(doc.problem((key,), ERROR, code, message))
+    return out
 
 
 def _coverage_handled_here(doc: YamlDocument, problem: Problem) -> bool:
