@@ -28,7 +28,14 @@ def _lint(ws: Workspace, **specs: str) -> list[dict]:
     ws.case(checks=list(specs))
     ws.trace("db-slow", good_trace())
     result = run_cli(
-        "lint", "--format", "json", "--specs", str(folder), "--fixtures", "fixtures", "cases",
+        "lint",
+        "--format",
+        "json",
+        "--specs",
+        str(folder),
+        "--fixtures",
+        "fixtures",
+        "cases",
         cwd=ws.root,
     )
     assert "Traceback" not in result.err, result.err

@@ -49,8 +49,16 @@ def _suite(ws: Workspace, spec: str, case: str) -> Path:
             "4:13",
             'order_id: "#W5362037"',
         ),
-        ("id: c1\nchecks: [no-cancel]\norder: {order_id: #W5362037}\n", "3:19", 'order_id: "#W5362037"'),
-        ("id: c1\nchecks: [no-delete]\nnever:\n  - #kafka_delete_topic\n", "4:5", '- "#kafka_delete_topic"'),
+        (
+            "id: c1\nchecks: [no-cancel]\norder: {order_id: #W5362037}\n",
+            "3:19",
+            'order_id: "#W5362037"',
+        ),
+        (
+            "id: c1\nchecks: [no-delete]\nnever:\n  - #kafka_delete_topic\n",
+            "4:5",
+            '- "#kafka_delete_topic"',
+        ),
     ],
 )
 def test_a_value_a_comment_empties_is_an_error_at_the_hash(
@@ -92,8 +100,7 @@ def test_a_value_cut_by_a_comment_is_an_error_where_a_check_reads_it(ws: Workspa
     assert lint.code == 1
     assert "cases/c1.yaml:2:37: warning: YAML reads ' #note' as a comment" in lint.out
     assert (
-        "cases/c1.yaml:5:22: error: YAML reads ' #x' as a comment, so the value is only"
-        " 'W5362037'"
+        "cases/c1.yaml:5:22: error: YAML reads ' #x' as a comment, so the value is only 'W5362037'"
     ) in lint.out
     assert "(a check reads this value) [comment-in-value]" in lint.out
 

@@ -140,9 +140,7 @@ def _problem(probe: _Probe, doc: YamlDocument | None, traces: str) -> Problem:
         listed = ", ".join(keys[:KEYS_SHOWN]) + (
             f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""
         )
-        dotted = (
-            " (it is read as one key, not a path)" if probe.key and "." in probe.key else ""
-        )
+        dotted = " (it is read as one key, not a path)" if probe.key and "." in probe.key else ""
         message = (
             f"{probe.param} '{probe.key}': no item {condition.where} matches has a key"
             f" '{probe.key}'{dotted}{did_you_mean(probe.key or '', keys)} in any of the"

@@ -121,9 +121,9 @@ def _clause(
         # Never "nothing matched": a check that cannot look at the trace does not pass.
         message = _at(f"cannot be evaluated, so this fails: {_why(condition, exc)}", condition)
         return ClauseResult(clause.name, FAIL, message)
-    if outcome.passed and not values and not (allow_empty or clause.allow_empty):
-        if condition.predicate not in PRESENCE_PREDICATES:
-            return _unexamined(clause, condition)
+    empty = allow_empty or clause.allow_empty or condition.predicate in PRESENCE_PREDICATES
+    if outcome.passed and not values and not empty:
+        return _unexamined(clause, condition)
     sentence = None if outcome.passed else _worded(clause, outcome, case, check)
     status = PASS if outcome.passed else FAIL
     message = _at(sentence or outcome.message, condition)

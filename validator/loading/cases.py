@@ -86,7 +86,9 @@ def bound_cuts(doc: YamlDocument, bound: Callable[[PathKey], bool], why: str) ->
         if problem.code == "comment-in-value" and problem.severity == WARNING:
             path = doc.path_at(problem.line, problem.column)
             if path and bound(path):
-                problem = dataclasses.replace(problem, severity=ERROR, message=f"{problem.message} ({why})")
+                problem = dataclasses.replace(
+                    problem, severity=ERROR, message=f"{problem.message} ({why})"
+                )
         out.append(problem)
     return out
 

@@ -221,7 +221,7 @@ def flow_comment_slips(text: str) -> list[Slip]:
                 value = line[start : end.start() if end else len(line)].strip()
                 message = (
                     f"YAML reads '{line[hash_at:].rstrip()}' as a comment, closing bracket"
-                    f" included, so the value is cut: quote it: \"{value}\""
+                    f' included, so the value is cut: quote it: "{value}"'
                 )
                 out.append(Slip(number, hash_at + 1, "comment-in-value", message))
             break

@@ -176,6 +176,8 @@ _UNBOUND = frozenset({"message", "skip_reason", "name", "description"})
 
 def _bound(path: PathKey) -> bool:
     return path[0] in _BOUND and not any(step in _UNBOUND for step in path)
+
+
 _CHECK_KEYS = (
     "query",
     "predicate",

@@ -322,7 +322,8 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
             raise ProblemsFound(slips) from None
         flow = [s for s in flow_comment_slips(text) if s.line <= first.line]
         if flow:  # a comment that swallowed a value and its closing bracket
-            raise ProblemsFound([_problem(name, s.line, s.column, s.code, s.message) for s in flow])
+            found = [_problem(name, s.line, s.column, s.code, s.message) for s in flow]
+            raise ProblemsFound(found) from None
         raise
     if node is None:
         raise ProblemsFound(
