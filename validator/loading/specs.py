@@ -3,6 +3,9 @@
 A spec is data: JSONPath queries, a predicate from the registry, its parameters (literal or
 bound to a case field or to another query), and optional guards. Every JSONPath expression is
 compiled here, once per run; evaluation never parses an expression.
+
+It is over 600 lines because it is one concept: a spec file's every rule (its keys, guards,
+parameters, bindings, queries and messages), in the order a person reads the file.
 """
 
 from __future__ import annotations
