@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Workspace, good_trace
+from conftest import Workspace, good_trace, run_cli
 
 from validator.loading.schema import load_schema
 
@@ -44,6 +44,7 @@ def test_a_negative_check_on_a_misspelt_path_is_marked_as_having_examined_nothin
     assert check["status"] == "pass"
     assert check["examined"] == 0
     assert check["message"].startswith("nothing to examine at $.finalAnswr")
+    assert "1 check(s) passed with nothing to examine" in result.out
     assert report["summary"]["checks_unexamined"] == 1
     assert report["summary"]["unexamined_runs"] == 1
     assert ws.case_result()["unexamined_runs"] == 1
@@ -107,3 +108,18 @@ def test_absent_on_zero_matches_is_its_verdict_not_an_unexamined_check(ws: Works
     spec = "id: no-secret\ndescription: d\nquery: $.error\npredicate: absent\n"
     folder = _suite(ws, spec)
     assert ws.run("--specs", str(folder), "--fail-on", "vacuous").code == 0
+
+
+def test_a_merged_sharded_run_keeps_the_mark_and_the_gate(ws: Workspace) -> None:
+    folder = _suite(ws, TYPO)
+    shard = ws.root / "shard"
+    args = ("--cases", "cases", "--fixtures", "fixtures", "--specs", str(folder), "--jobs", "1")
+    ran = run_cli(
+        "run", *args, "--out", str(shard), "--shard", "1/1", "--fail-on", "vacuous", cwd=ws.root
+    )
+    assert ran.code == 1
+    merged = run_cli("merge", str(shard), "--out", str(ws.root / "merged"), cwd=ws.root)
+    assert merged.code == 1, merged.out + merged.err
+    report = json.loads((ws.root / "merged" / "report.json").read_text("utf-8"))
+    assert report["cases"][0]["checks"][0]["examined"] == 0
+    assert report["summary"]["checks_unexamined"] == 1

@@ -384,6 +384,7 @@ class Runs(Sequence[RunResult]):
         "statuses",
         "totals",
         "unexamined",
+        "unexamined_checks",
         "vacuous",
     )
 
@@ -400,9 +401,10 @@ class Runs(Sequence[RunResult]):
         self.passed = 0
         self.vacuous = 0
         self.unexamined = 0  # runs that passed with a check that examined nothing
+        self.unexamined_checks = 0  # over every run: checks that passed with nothing to examine
         # Over every run: checks applied, checks skipped, failed checks that did not fail
-        # their run, checks that passed with nothing to examine (the summary's counts).
-        self.totals = [0, 0, 0, 0]
+        # their run (the report's summary counts).
+        self.totals = [0, 0, 0]
         for run in runs:
             self.append(run)
 
@@ -416,7 +418,7 @@ class Runs(Sequence[RunResult]):
         totals[0] += run.checks_applied
         totals[1] += run.checks_skipped
         totals[2] += sum(c.failed_nonblocking for c in run.checks)
-        totals[3] += run.checks_unexamined
+        self.unexamined_checks += run.checks_unexamined
         found = None
         if run.status != PASS and self._first_not_passed is None:
             self._first_not_passed = index

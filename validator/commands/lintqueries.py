@@ -176,22 +176,27 @@ def _look(probe: _Probe, ctx: TraceContext) -> None:
             probe.keys.update(dict.fromkeys(str(k) for k in item))
 
 
-def _probes_of(spec: Spec) -> list[_Probe]:
+def _conditions(spec: Spec) -> list[tuple[PathKey, Condition, bool]]:
+    """(where, condition, probe its queries) of every condition of a spec: a guard's queries
+    always (a misspelt guard silently decides skip or apply), a clause's unless it allows
+    zero matches."""
     single = len(spec.clauses) == 1 and spec.clauses[0].name == spec.id
-    # (where, condition, probe its queries): a guard's queries always (a misspelt guard
-    # silently decides skip or apply), a clause's unless it allows zero matches.
-    conditions: list[tuple[PathKey, Condition, bool]] = []
+    out: list[tuple[PathKey, Condition, bool]] = []
     for role, guard in (("when", spec.when), ("unless", spec.unless)):
         if guard is not None:
-            conditions.append(((role,), guard, True))
+            out.append(((role,), guard, True))
     for index, clause in enumerate(spec.clauses):
         base: PathKey = () if single else ("clauses", index)
-        conditions.append((base, clause.condition, not (spec.allow_empty or clause.allow_empty)))
+        out.append((base, clause.condition, not (spec.allow_empty or clause.allow_empty)))
         for role, guard in (("when", clause.when), ("unless", clause.unless)):
             if guard is not None:
-                conditions.append(((*base, role), guard, True))
+                out.append(((*base, role), guard, True))
+    return out
+
+
+def _probes_of(spec: Spec) -> list[_Probe]:
     out: list[_Probe] = []
-    for base, condition, probed in conditions:
+    for base, condition, probed in _conditions(spec):
         many = len(condition.queries) > 1
         presence = condition.predicate in _PRESENCE
         for index in range(len(condition.queries) if probed else 0):

@@ -129,21 +129,30 @@ def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem
 
 
 # The case keys that take a share written as a percentage, and the code of a wrong one.
-_PERCENT_KEYS = {"min_keyword_coverage": "coverage-range", "min_pass_rate": "schema"}
+_PERCENT_KEYS = {"min_keyword_coverage": "coverage-range", "min_pass_rate": "out-of-range"}
 
 
 def _percent_problems(doc: YamlDocument) -> list[Problem]:
-    """A share written as a percentage that is none (`150%`, `0%`): said plainly, in place
-    of the schema's pattern."""
+    """Text where a share or a count is read: a percentage that is no share (`150%`, `0%`),
+    or other text (`two`), said plainly in place of the schema's pattern."""
     out = []
     for key, code in _PERCENT_KEYS.items():
         value = doc.data.get(key)
-        if isinstance(value, str) and "%" in value and percent_share(value) is None:
+        if not isinstance(value, str) or percent_share(value) is not None:
+            continue
+        if "%" in value:
             message = (
                 f"{key}: '{value}' is no share: write a percentage above 0% and at most 100%"
                 ' (e.g. "80%"), or a decimal such as 0.8'
             )
-            out.append(doc.problem((key,), ERROR, code, message))
+        else:
+            code = "wrong-type"
+            message = (
+                f"{key} must be a number, found text {show(value)}: write a decimal such as"
+                ' 0.8, or a percentage in quotes such as "80%"'
+                + (", or a whole number (a count) such as 2" if key != "min_pass_rate" else "")
+            )
+        out.append(doc.problem((key,), ERROR, code, message))
     return out
 
 
