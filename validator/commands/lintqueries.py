@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.interpreter import PRESENCE_PREDICATES
 from ..evaluation.predicates import PREDICATES, TraceContext
 from ..evaluation.query import QueryEvaluationError
 from ..evaluation.tracefile import Trace
@@ -32,9 +33,6 @@ from ..model import Condition, Spec, Suite, TraceSettings
 from ..problems import WARNING, Problem, ProblemsFound, did_you_mean
 from .query import KEYS_SHOWN, missing_step
 
-# Predicates whose verdict is whether the query matches at all (interpreter's
-# PRESENCE_PREDICATES): zero matches is expected of them.
-_PRESENCE = frozenset({"absent"})
 
 
 def item_key_params(predicate: str) -> tuple[str, ...]:
@@ -198,7 +196,7 @@ def _probes_of(spec: Spec) -> list[_Probe]:
     out: list[_Probe] = []
     for base, condition, probed in _conditions(spec):
         many = len(condition.queries) > 1
-        presence = condition.predicate in _PRESENCE
+        presence = condition.predicate in PRESENCE_PREDICATES
         for index in range(len(condition.queries) if probed else 0):
             path = (*base, "query", index) if many else (*base, "query")
             out.append(_Probe(spec, path, condition, index, presence=presence))
