@@ -34,7 +34,6 @@ from ..problems import WARNING, Problem, ProblemsFound, did_you_mean
 from .query import KEYS_SHOWN, missing_step
 
 
-
 def item_key_params(predicate: str) -> tuple[str, ...]:
     """The parameters of a predicate that name a field of each matched item."""
     params = PREDICATES[predicate].params
