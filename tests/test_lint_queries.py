@@ -80,7 +80,10 @@ def test_a_clause_query_and_a_guard_query_are_probed(ws: Workspace) -> None:
 
 @pytest.mark.parametrize(
     ("param", "value", "hint"),
-    [("name_key", "toolname", "did you mean 'toolName'?"), ("args_key", "args.x", "nor the dotted path")],
+    [
+        ("name_key", "toolname", "did you mean 'toolName'?"),
+        ("args_key", "args.x", "nor the dotted path"),
+    ],
 )
 def test_an_item_key_no_item_holds_is_a_warning_with_the_keys_they_hold(
     ws: Workspace, param: str, value: str, hint: str
