@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.userschema import offline_validator
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
 from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
@@ -32,15 +33,11 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 def build_validator(schema: dict[str, Any]) -> Any:
-    """A jsonschema validator for any schema dict, with this project's types."""
-    import jsonschema
-
-    base = jsonschema.Draft202012Validator
+    """A jsonschema validator for any schema dict, with this project's types, that never
+    retrieves a document and runs `pattern` on the linear-time engine (userschema.py)."""
     # YAML tells 2 from 2.0; JSON Schema's "integer" would accept 2.0. The compiled fast check
     # must agree on every type, so both take "integer" from the same function.
-    checker = base.TYPE_CHECKER.redefine("integer", lambda _checker, value: is_integer(value))
-    cls = jsonschema.validators.extend(base, type_checker=checker)
-    return cls(schema)
+    return offline_validator(schema, is_integer)
 
 
 @cache

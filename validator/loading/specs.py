@@ -16,6 +16,7 @@ from ..evaluation.messages import TemplateError, parse_template, placeholder_pro
 from ..evaluation.params import PARAM_TYPES, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import FirstOf, QueryError, compile_query
+from ..evaluation.userschema import rule_problems as schema_rule_problems
 from ..evaluation.view import view_field_problem
 from ..model import (
     FIELDS_SPEC_ID,
@@ -295,8 +296,17 @@ class _SpecChecker:
                     " '_', starting with a letter (e.g. max_turns)",
                     key=True,
                 )
-            elif isinstance(schema, dict) and "default" in schema:
-                self._input_default(name, schema)
+            elif isinstance(schema, dict):
+                problems = schema_rule_problems(schema, "bad-input")
+                for p in problems:
+                    self._add(
+                        ("inputs", name, *p.path),
+                        p.code,
+                        f"input '{name}', at {describe_path(p.path)}: {p.message}",
+                        key=p.key,
+                    )
+                if "default" in schema and not problems:
+                    self._input_default(name, schema)
 
     def _when_input(self, data: dict[str, Any]) -> None:
         """`when_input` names one of this spec's own inputs, declared optional."""
