@@ -38,10 +38,11 @@ from ..report import (
     REPORTERS,
     ExtraFile,
     append_step_summary,
+    check_out_dir,
     write_reports,
 )
 from ..report.baseline import Baseline, load_baseline
-from ..report.document import Report, build_report
+from ..report.document import Report, build_report, source_date_note
 from ..report.gate import exit_decision
 from ..report.regression import MetricLimit
 from ..report.shard import Shard
@@ -376,6 +377,7 @@ def _baseline(
 
 
 def execute_run(options: RunOptions) -> int:
+    check_out_dir(options.out, options.fixtures)
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     quarantine = gating.read_quarantine(options.quarantine) if options.quarantine else None
     baseline = _baseline(options, selection, quarantine)
@@ -442,6 +444,9 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     """Write the report set (atomically), say what it holds, and apply the gates."""
     # As many processes write the formats as evaluated the traces.
     processes = min(options.jobs or usable_cores(), usable_cores())
+    note = source_date_note()
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
     written = write_reports(report, options.out, list(options.formats), extra, processes)
     _step_summary(report, written)
     allow = options.traces.allow_unmatched
