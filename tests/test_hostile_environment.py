@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, GOOD_CASE, Workspace, good_trace, run_cli
+from conftest import GOOD_CASE, REPO, Workspace, good_trace, run_cli
 
 
 @pytest.fixture
