@@ -6,6 +6,7 @@ every report format."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
 import sys
@@ -43,10 +44,8 @@ def _decodings(text: str) -> list[bytes]:
     try:
         strings = _json_strings(json.loads(text))
         for s in list(strings):
-            try:
+            with contextlib.suppress(ValueError):
                 strings += _json_strings(json.loads(s))
-            except ValueError:
-                pass
         out += [s.encode("utf-8", "surrogatepass") for s in strings]
     except ValueError:
         pass
@@ -56,10 +55,8 @@ def _decodings(text: str) -> list[bytes]:
             piece = piece[: len(piece) - 1] if len(piece) % 4 == 1 else piece
             piece += "=" * (-len(piece) % 4)
             for alphabet in (None, b"-_"):
-                try:
+                with contextlib.suppress(ValueError):
                     out.append(base64.b64decode(piece, altchars=alphabet))
-                except ValueError:
-                    pass
     return out
 
 
