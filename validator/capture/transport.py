@@ -313,6 +313,8 @@ def _attempt(request: HttpRequest, limits: Limits) -> _Attempt:
         with limits.opener().open(prepared, timeout=limits.timeout) as response:
             body, problem = _read(response, limits, deadline)
             status = response.status
+            if problem is None:
+                body, problem = _decoded(body, response.headers, limits.max_bytes)
     except urllib.error.HTTPError as exc:
         return _http_error(exc, limits, deadline)
     except urllib.error.URLError as exc:
@@ -373,14 +375,19 @@ def _read(
         return b"", _too_large(f"declares {int(declared):,} bytes,", limit, response)
     pieces: list[bytes] = []
     size = 0
+    # read1: what has arrived, at most one receive; read() would wait for a whole chunk
+    # and never look at the deadline while an agent drips a byte at a time
+    read = getattr(response, "read1", response.read)
     try:
         while True:
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return b"", _Attempt(
                     error=f"the answer took longer than the timeout of {limits.timeout:g} s"
-                    f" ({size:,} bytes read)"
+                    f" ({size:,} bytes read): the timeout is for the whole answer"
                 )
-            piece = response.read(min(_CHUNK, limit + 1 - size))
+            _wait_at_most(response, left)
+            piece = read(min(_CHUNK, limit + 1 - size))
             if not piece:
                 break
             pieces.append(piece)
@@ -389,8 +396,11 @@ def _read(
                 if max_bytes is not None:
                     break  # an error answer: its beginning is all a reason shows
                 return b"", _too_large("is", limit, response)
-    except TimeoutError:
-        return b"", _Attempt(error=f"the answer stalled past the timeout of {limits.timeout:g} s")
+    except TimeoutError:  # a receive waited for the time left: the deadline has come
+        return b"", _Attempt(
+            error=f"the answer took longer than the timeout of {limits.timeout:g} s"
+            f" ({size:,} bytes read): the timeout is for the whole answer"
+        )
     except (OSError, http.client.HTTPException) as exc:
         return b"", _Attempt(
             error=f"the connection was dropped after {size:,} bytes of the answer"
@@ -398,6 +408,50 @@ def _read(
             retryable=True,
         )
     return b"".join(pieces), None
+
+
+def _wait_at_most(response: Any, seconds: float) -> None:
+    """Let the next receive wait no longer than the time left (the connection's timeout is
+    the whole timeout, set when it was opened)."""
+    sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
+    if isinstance(sock, socket.socket):
+        with suppress(OSError):
+            sock.settimeout(max(seconds, 0.001))
+
+
+# Content-Encoding -> zlib's wbits for it (gzip and zlib-wrapped deflate)
+_ENCODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
+
+
+def _decoded(body: bytes, headers: Any, limit: int) -> tuple[bytes, _Attempt | None]:
+    """The answer's body without its Content-Encoding (gzip, deflate), decoded up to the
+    trace size limit; an encoding capture does not decode, or a broken one, is a reason."""
+    import zlib
+
+    encoding = (headers.get("Content-Encoding") or "").strip().lower() if headers else ""
+    if encoding in ("", "identity"):
+        return body, None
+    wbits = _ENCODINGS.get(encoding)
+    if wbits is None:
+        return b"", _Attempt(
+            error=f"the agent answered with Content-Encoding: {one_line(encoding)[:40]}, which"
+            " capture does not decode (it decodes gzip and deflate): have the agent answer"
+            " uncompressed or with gzip"
+        )
+    decoder = zlib.decompressobj(wbits)
+    try:
+        data = decoder.decompress(body, limit + 1)
+    except zlib.error as exc:
+        return b"", _Attempt(
+            error=f"the agent's {encoding}-encoded answer cannot be decoded ({exc}):"
+            " its HTTP answer is damaged or not the encoding its Content-Encoding names"
+        )
+    if len(data) > limit:
+        return b"", _Attempt(
+            error=f"the agent's {encoding}-encoded answer decodes to more than the"
+            f" {limit:,}-byte limit for a trace (raise it with --max-trace-bytes N)"
+        )
+    return data, None
 
 
 def _too_large(how: str, limit: int, response: Any) -> _Attempt:
