@@ -123,3 +123,19 @@ def test_compare_between_with_min_above_max_is_a_lint_error(tmp_path: Path) -> N
     assert "specs/d.yaml:7:8: error: parameter 'min' (\"30s\") is more than 'max' (500)" in (
         result.out
     ), result.out
+
+
+@pytest.mark.parametrize("template", [None, "{$.caseId}-x"])
+def test_a_long_case_id_from_a_trace_is_cut_with_a_marker_everywhere(
+    suite: Workspace, template: str | None
+) -> None:
+    long_id = "a" * 3000
+    suite.trace("long", good_trace(long_id), name="long.json")
+    if template is not None:
+        (suite.root / "validator.yaml").write_text(f'traces:\n  case_id: "{template}"\n', "utf-8")
+    result = suite.run("--format", "json,md,html,junit,sarif")
+    assert "a" * 300 not in result.out + result.err
+    if template is not None:  # the id is the template's: shown cut, with its length
+        assert "(3,0" in result.out
+    for report in suite.out.iterdir():
+        assert "a" * 300 not in report.read_text("utf-8"), report.name
