@@ -528,9 +528,7 @@ def _collect(child: subprocess.Popen[bytes], limits: Limits) -> Answer:
                         )
                 else:
                     err += data
-                    if len(err) > 64 * 1024:  # only its end is shown
-                        del err[: len(err) - 64 * 1024]
-                        err_cut = True
+                    err_cut = _keep_end(err) or err_cut
     if problem is not None:
         _kill(child)
     code = child.wait()
@@ -543,6 +541,15 @@ def _collect(child: subprocess.Popen[bytes], limits: Limits) -> Answer:
         how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
         return Answer(error=limits.redact(f"the command {how}") + tail)
     return Answer(body=b"".join(out), stderr=tail)
+
+
+def _keep_end(err: bytearray, size: int = 64 * 1024) -> bool:
+    """Keep the last `size` bytes of a command's standard error (only its end is shown);
+    True when bytes were dropped."""
+    if len(err) <= size:
+        return False
+    del err[: len(err) - size]
+    return True
 
 
 def _stderr_tail(data: bytes, redact: Redactor, cut: bool = False) -> str:

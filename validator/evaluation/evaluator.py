@@ -98,11 +98,14 @@ class Evaluator:
             case_id = case_id or named
         case = self.suite.cases.get(case_id or "")
         if case is None:
-            # an id from a trace is any text: it is echoed cut to a bounded length
-            hint = did_you_mean(case_id or "", self.suite.cases) if len(case_id or "") < 200 else ""
-            shown = shorten(case_id or "?")
-            return RunResult(shown, ERROR, f"no case has the id '{shown}'{hint}", fixture)
+            return self._no_case(case_id or "?", fixture)
         return self._run(case, trace, fixture, parent)
+
+    def _no_case(self, case_id: str, fixture: str | None) -> RunResult:
+        # an id from a trace is any text: it is echoed cut to a bounded length
+        shown = shorten(case_id)
+        hint = did_you_mean(case_id, self.suite.cases) if shown == case_id else ""
+        return RunResult(shown, ERROR, f"no case has the id '{shown}'{hint}", fixture)
 
     def _mismatch(self, named: str | None, case_id: str | None) -> str | None:
         """Why the trace's own case id does not fit the case it was filed under, if it does not."""

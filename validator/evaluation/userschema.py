@@ -76,14 +76,7 @@ def _keyword_problems(
     for key, item in node.items():
         at = (*path, key)
         if key in REF_KEYS and not local_pointer(root, item):
-            retrieval = isinstance(item, str) and item.split(":", 1)[0].lower() in _SCHEMES
-            yield SchemaProblem(
-                at,
-                code,
-                f"'{key}' must point inside this schema (#/$defs/NAME), found {show(item)}:"
-                " the schema is self-contained"
-                + (" (nothing is ever retrieved: the tool works offline)" if retrieval else ""),
-            )
+            yield _outside(at, code, key, item)
         elif key == "patternProperties":
             yield SchemaProblem(
                 at,
@@ -93,17 +86,7 @@ def _keyword_problems(
                 key=True,
             )
         elif key == "pattern" and isinstance(item, str):
-            try:
-                compile_safe(item)
-            except RegexError as exc:
-                yield SchemaProblem(
-                    at,
-                    "bad-regex",
-                    f"'pattern' is not a usable regular expression (at character {exc.column}):"
-                    f" {exc.message}",
-                    item,
-                    exc.column,
-                )
+            yield from _pattern_problems(at, item)
         elif key in SCHEMA_MAPS and isinstance(item, dict):
             for name, schema in item.items():  # names are the user's: any name is fine
                 yield from _keyword_problems(root, schema, (*at, name), code)
@@ -115,6 +98,31 @@ def breaks_rules(schema: Any) -> bool:
     """Whether `schema` breaks a rule above, short of being invalid (no jsonschema import):
     a schema that does is never used (its spec file has the error)."""
     return isinstance(schema, dict) and any(_keyword_problems(schema, schema, (), ""))
+
+
+def _outside(at: tuple[str | int, ...], code: str, key: str, ref: Any) -> SchemaProblem:
+    retrieval = isinstance(ref, str) and ref.split(":", 1)[0].lower() in _SCHEMES
+    return SchemaProblem(
+        at,
+        code,
+        f"'{key}' must point inside this schema (#/$defs/NAME), found {show(ref)}:"
+        " the schema is self-contained"
+        + (" (nothing is ever retrieved: the tool works offline)" if retrieval else ""),
+    )
+
+
+def _pattern_problems(at: tuple[str | int, ...], pattern: str) -> Iterator[SchemaProblem]:
+    try:
+        compile_safe(pattern)
+    except RegexError as exc:
+        yield SchemaProblem(
+            at,
+            "bad-regex",
+            f"'pattern' is not a usable regular expression (at character {exc.column}):"
+            f" {exc.message}",
+            pattern,
+            exc.column,
+        )
 
 
 _SCHEMES = frozenset({"http", "https", "file", "ftp", "urn", "data"})
