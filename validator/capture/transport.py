@@ -528,7 +528,7 @@ def _collect(child: subprocess.Popen[bytes], limits: Limits) -> Answer:
                         )
                 else:
                     err += data
-                    err_cut = _keep_end(err) or err_cut
+                    err_cut |= _keep_end(err)
     if problem is not None:
         _kill(child)
     code = child.wait()
