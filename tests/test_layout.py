@@ -19,10 +19,12 @@ LAYERS = {
     "validator.display": (),
     "validator.signals": (),
     "validator.problems": ("validator.codes", "validator.display"),
+    "validator.files": ("validator.problems",),
     "validator.results": (),
     "validator.inputs": ("validator.problems", "validator.traces"),
     "validator.traces": ("validator.problems",),
     "validator.evaluation": (
+        "validator.files",
         "validator.evaluation",
         "validator.model",
         "validator.problems",
@@ -33,6 +35,7 @@ LAYERS = {
         "validator.display",
     ),
     "validator.loading": (
+        "validator.files",
         "validator.loading",
         "validator.evaluation",
         "validator.model",
@@ -41,6 +44,7 @@ LAYERS = {
     ),
     # capture: asks the agent and reads its answers; the command writes what it returns.
     "validator.capture": (
+        "validator.files",
         "validator.capture",
         "validator.loading",
         "validator.evaluation",
@@ -52,6 +56,7 @@ LAYERS = {
         "validator.version",
     ),
     "validator.report": (
+        "validator.files",
         "validator.report",
         "validator.display",
         "validator.results",

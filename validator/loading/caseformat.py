@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..evaluation.userschema import breaks_rules, rebased
 from ..model import Spec
 from .schema import CompiledSchema, load_schema
 
@@ -64,7 +65,10 @@ class CaseFormat:
         schema = copy.deepcopy(load_schema("case-core"))
         for name, input_schema in self.inputs.items():
             if name not in CORE_KEYS:
-                schema["properties"][name] = input_schema
+                # its `$ref`s name its own parts, wherever it is placed
+                # (one that reaches outside itself is an error in its spec file: unused here)
+                usable = {} if breaks_rules(input_schema) else input_schema
+                schema["properties"][name] = rebased(usable, f"#/properties/{name}")
         required = list(schema["required"])
         for spec in plan:
             for name, input_schema in spec.inputs.items():

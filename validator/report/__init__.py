@@ -232,11 +232,31 @@ def _pieces(name: str, report: Report) -> Callable[[], Iterable[str]]:
     return lambda: reporter.chunks(report)
 
 
-def _make_out_dir(out_dir: Path) -> None:
+def check_out_dir(out_dir: Path, fixtures: Path | None = None) -> None:
+    """Refuse, before any work, an --out that can hold no reports: a file, a link that leads
+    nowhere, or a folder inside the fixtures folder (its report.json would be read as a
+    trace by the next run)."""
+    if out_dir.is_symlink() and not out_dir.exists():
+        raise UsageError(
+            f"--out {out_dir} is a link to {os.readlink(out_dir)}, which does not exist",
+            "create the folder it points to, or remove the link (the folder is then created)",
+        )
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(
             f"--out {out_dir} is a file, not a folder", "pass a folder (it is created if missing)"
         )
+    if fixtures is not None and fixtures.is_dir():
+        where, inside = out_dir.resolve(), fixtures.resolve()
+        if where == inside or inside in where.parents:
+            raise UsageError(
+                f"--out {out_dir} is inside the fixtures folder {fixtures}: the next run would"
+                " read its reports as traces",
+                "write the reports elsewhere, e.g. --out reports",
+            )
+
+
+def _make_out_dir(out_dir: Path) -> None:
+    check_out_dir(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
