@@ -18,6 +18,8 @@ LAYERS = {
     "validator.codes": (),
     "validator.display": (),
     "validator.signals": (),
+    # processes: every process the tool starts (loading, evaluation and report writing use it)
+    "validator.processes": ("validator.signals",),
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.results": (),
     "validator.inputs": ("validator.problems", "validator.traces"),
@@ -30,6 +32,7 @@ LAYERS = {
         "validator.inputs",
         "validator.traces",
         "validator.signals",
+        "validator.processes",
         "validator.display",
     ),
     "validator.loading": (
@@ -38,6 +41,7 @@ LAYERS = {
         "validator.model",
         "validator.problems",
         "validator.inputs",
+        "validator.processes",
     ),
     # capture: asks the agent and reads its answers; the command writes what it returns.
     "validator.capture": (
@@ -58,6 +62,7 @@ LAYERS = {
         "validator.problems",
         "validator.version",
         "validator.signals",
+        "validator.processes",
     ),
 }
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..display import one_line
-from ..evaluation.runner import evaluate_all, group_results, usable_cores
+from ..evaluation.grouping import group_results
+from ..evaluation.runner import evaluate_all
 from ..inputs import (
     DEFAULT_PACKS,
     ORPHAN,
@@ -33,6 +34,7 @@ from ..loading.quarantine import Quarantine
 from ..loading.suite import load_suite
 from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError, did_you_mean
+from ..processes import usable_cores
 from ..report import (
     DEFAULT_FORMATS,
     REPORTERS,
