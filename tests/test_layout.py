@@ -18,6 +18,7 @@ LAYERS = {
     "validator.codes": (),
     "validator.display": (),
     "validator.signals": (),
+    "validator.shares": (),
     # processes: every process the tool starts (loading, evaluation and report writing use it)
     "validator.processes": ("validator.signals",),
     "validator.problems": ("validator.codes", "validator.display"),
@@ -33,6 +34,7 @@ LAYERS = {
         "validator.traces",
         "validator.signals",
         "validator.processes",
+        "validator.shares",
         "validator.display",
     ),
     "validator.loading": (
@@ -63,6 +65,7 @@ LAYERS = {
         "validator.version",
         "validator.signals",
         "validator.processes",
+        "validator.shares",
     ),
 }
 

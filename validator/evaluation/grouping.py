@@ -3,7 +3,6 @@ many of each case's runs must pass."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from fractions import Fraction
@@ -12,6 +11,7 @@ from typing import Any
 from ..inputs import HARD_KINDS, Plan
 from ..model import Suite
 from ..results import ERROR, NOT_RUN, PASS, CaseResult, RunKinds, RunResult, Runs
+from ..shares import share_of
 from .compaction import Compactor
 
 
@@ -90,9 +90,7 @@ def required_passes(
         rate = default_rate
     needed: list[int] = []
     if isinstance(rate, (int, float, Fraction)) and not isinstance(rate, bool):
-        # repr: the decimal the author wrote (0.7), not the binary float nearest to it.
-        exact = rate if isinstance(rate, Fraction) else Fraction(repr(rate))
-        needed.append(math.ceil(exact * runs))
+        needed.append(share_of(rate, runs))
     if isinstance(count, int) and not isinstance(count, bool):
         needed.append(count)
     if not needed:
