@@ -18,6 +18,9 @@ LAYERS = {
     "validator.codes": (),
     "validator.display": (),
     "validator.signals": (),
+    "validator.shares": (),
+    # processes: every process the tool starts (loading, evaluation and report writing use it)
+    "validator.processes": ("validator.signals",),
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.files": ("validator.problems",),
     "validator.results": (),
@@ -32,6 +35,8 @@ LAYERS = {
         "validator.inputs",
         "validator.traces",
         "validator.signals",
+        "validator.processes",
+        "validator.shares",
         "validator.display",
     ),
     "validator.loading": (
@@ -41,6 +46,7 @@ LAYERS = {
         "validator.model",
         "validator.problems",
         "validator.inputs",
+        "validator.processes",
     ),
     # capture: asks the agent and reads its answers; the command writes what it returns.
     "validator.capture": (
@@ -63,6 +69,8 @@ LAYERS = {
         "validator.problems",
         "validator.version",
         "validator.signals",
+        "validator.processes",
+        "validator.shares",
     ),
 }
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..display import one_line
-from ..evaluation.runner import evaluate_all, group_results, usable_cores
+from ..evaluation.grouping import group_results
+from ..evaluation.runner import evaluate_all
 from ..evaluation.tracefile import reads_whole_files
 from ..inputs import (
     DEFAULT_PACKS,
@@ -31,6 +32,7 @@ from ..loading.quarantine import Quarantine
 from ..loading.suite import load_suite_and_problems
 from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError
+from ..processes import usable_cores
 from ..report import (
     DEFAULT_FORMATS,
     REPORTERS,

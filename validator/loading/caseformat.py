@@ -83,13 +83,3 @@ class CaseFormat:
 
     def readers(self, name: str, specs: Iterable[Spec]) -> list[str]:
         return [s.id for s in specs if name in s.inputs or name in s.reads]
-
-
-def case_format(specs: Iterable[Spec]) -> CaseFormat:
-    """The format made by these specs' inputs (conflicts are reported by the spec loader)."""
-    out = CaseFormat()
-    for spec in specs:
-        for name, schema in spec.inputs.items():
-            out.inputs.setdefault(name, schema)
-            out.declared_by.setdefault(name, []).append(spec.id)
-    return out
