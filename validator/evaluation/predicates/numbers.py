@@ -221,11 +221,13 @@ def _bound_of(raw: Any, figures: _Figures, scale: _Scale) -> tuple[float, str] |
 
 
 def _judge(figures: _Figures, op: str, raw_bounds: tuple[Any, ...], scale: _Scale) -> Outcome:
-    bounds = [_bound_of(raw, figures, scale) for raw in raw_bounds]
-    for bound in bounds:
+    bounds: list[tuple[float, str]] = []
+    for raw in raw_bounds:
+        bound = _bound_of(raw, figures, scale)
         if isinstance(bound, str):
             return Outcome(False, bound)
-    (low, low_shown), (high, high_shown) = bounds  # type: ignore[misc]
+        bounds.append(bound)
+    (low, low_shown), (high, high_shown) = bounds
     note = f" ({_ZONELESS})" if figures.zoneless else ""
     details = {"notes": [_ZONELESS.removeprefix("note: ")]} if figures.zoneless else {}
     expected = (
