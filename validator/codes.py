@@ -234,6 +234,14 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "ignore-matches-nothing",
+            WARNING,
+            "a call entry's `ignore` entry that matches no argument of the calls the traces hold",
+            "`ignore: [reqest_id]` when the calls have `request_id`",
+            "`ignore: [request_id]`",
+            when="--fixtures",
+        ),
+        Code(
             "id-mismatch",
             WARNING,
             "the case id differs from the file name",

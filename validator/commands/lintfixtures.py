@@ -19,6 +19,7 @@ read a tool-name input (`items: {case: required_tools}` over
 `$[*].message.content[?(@.type == 'tool_use')].name`: the text they find is tool names).
 A trace that tells nothing either way (no adapter reads it, no such query finds text in it)
 teaches nothing, as a trace that cannot be read; when no trace tells, nothing is said.
+The calls each trace holds also meet the call entries' `ignore` lists (`lintignore`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from ..traces import (
     parse_trace,
     read_trace_bytes,
 )
+from .lintignore import IgnoreLint
 from .strays import misnamed_advice, named_case
 
 CaseIds = dict[str, tuple[str, Position]]
@@ -95,6 +97,7 @@ def fixture_problems(
     )
     reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
     reading.tool_queries = _tool_queries(loaded)
+    reading.ignores = IgnoreLint(loaded)
     out = reading.problems()
     # A case a JSON Lines entry names has a trace, whatever its name finds (as in run).
     out += [
@@ -109,7 +112,7 @@ def fixture_problems(
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
         out += _never_called(loaded.tool_names, reading)
-    return out
+    return out + reading.ignores.problems()
 
 
 def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
@@ -254,6 +257,7 @@ class _Reading:
         self.read = 0  # traces read
         self.told = 0  # traces that told which tools they call (see the module's docstring)
         self.tool_queries: tuple[Finder, ...] = ()
+        self.ignores = IgnoreLint(None)  # the call entries' `ignore` lists, and what they meet
         self.failed = 0  # files (or JSON Lines entries) that could not be read
         self.out: list[Problem] = []
         self.misnamed: set[str] = set()  # stray files (as shown) whose case id names a case
@@ -338,6 +342,7 @@ class _Reading:
             told = told or bool(names)
             self.tools.update(names)
         self.told += told
+        self.ignores.see(ctx)
 
     def _other_case(self, job: Job, trace: Trace) -> list[Problem]:
         """A file its name files under one case whose case id field names another: run
