@@ -223,13 +223,9 @@ def _arguments(
     no value or a value of the wrong type."""
     args = dict(condition.fixed)
     for param in condition.unbound:
-        raw = param.raw
-        if isinstance(raw, Binding) and raw.trace is not None and param.type not in LIST_TYPES:
-            value = _one_match(param.name, raw, ctx)
-            if isinstance(value, Outcome):
-                return value
-        else:
-            value = _resolve(raw, case_fields, ctx)
+        value = _resolve(param, case_fields, ctx)
+        if isinstance(value, Outcome):
+            return value
         if value is None and param.default is not None:
             value = _ABSENT  # null (e.g. an empty case field) means "not set"
         if value is _ABSENT:
@@ -266,10 +262,15 @@ def _one_match(name: str, raw: Binding, ctx: TraceContext) -> Any:
     return Outcome(False, f"parameter '{name}' is missing: {expression} found nothing")
 
 
-def _resolve(raw: Any, case_fields: dict[str, Any], ctx: TraceContext) -> Any:
+def _resolve(param: Unbound, case_fields: dict[str, Any], ctx: TraceContext) -> Any:
+    """A parameter's value: literal, from the case, or from the trace (every match for a
+    type that takes a list, else the one match, or an Outcome saying why there is none)."""
+    raw = param.raw
     if not isinstance(raw, Binding):
         return raw
     if raw.trace is not None:
+        if param.type not in LIST_TYPES:
+            return _one_match(param.name, raw, ctx)
         return ctx.find(raw.trace)
     resolved = case_fields.get(raw.case) if raw.case else None
     return raw.default if resolved is None else resolved

@@ -111,20 +111,21 @@ def compare(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outco
         if any(not isinstance(b, (int, float)) for b in raw_bounds):
             return Outcome(False, "aggregate count compares with a number of matches, such as 3")
         return _judge(_Figures([float(len(values))], "count"), op, raw_bounds, _Scale(None))
-    found = _read(values, aggregate)
+    found = _read(values, aggregate, args["missing"] == "pass")
     if isinstance(found, Outcome):
         return found
-    if found is None:
-        passed = args["missing"] == "pass"
-        return Outcome(
-            passed, "no number found" + ("" if passed else "; expected one to compare"), facts={}
-        )
-    timed = unit is not None or found.timed or any(duration_ms(b) is not None for b in raw_bounds)
-    display = unit or next(filter(None, map(duration_unit, raw_bounds)), "ms" if timed else None)
-    scale = _Scale(display, UNIT_MS[unit or "ms"] if timed else 1.0)
+    scale = _scale_of(unit, found, raw_bounds)
     if not found.timed:
         found.figures = [f * scale.of_values for f in found.figures]
     return _judge(found, op, raw_bounds, scale)
+
+
+def _scale_of(unit: str | None, found: _Figures, raw_bounds: tuple[Any, ...]) -> _Scale:
+    """Milliseconds when anything names time (`unit:`, a bound's unit, timestamps), shown in
+    `unit`, else in the bound's unit; plain numbers otherwise."""
+    timed = unit is not None or found.timed or any(duration_ms(b) is not None for b in raw_bounds)
+    display = unit or next(filter(None, map(duration_unit, raw_bounds)), "ms" if timed else None)
+    return _Scale(display, UNIT_MS[unit or "ms"] if timed else 1.0)
 
 
 class _Scale:
@@ -152,9 +153,33 @@ class _Figures:
         self.zoneless = False
 
 
-def _read(values: list[Any], aggregate: str) -> _Figures | Outcome | None:
-    """The figures of the matched values under `aggregate`; None for no value; a failed
-    Outcome for a value that is neither a number nor a timestamp, or a mix of the two."""
+def _read(values: list[Any], aggregate: str, missing_passes: bool) -> _Figures | Outcome:
+    """The figures of the matched values under `aggregate`; an Outcome for no value (it
+    passes with `missing: pass`), for a value that is neither a number nor a timestamp, or
+    for a mix of the two."""
+    sorted_out = _numbers_and_stamps(values)
+    if isinstance(sorted_out, Outcome):
+        return sorted_out
+    numbers, stamps, zoneless = sorted_out
+    what = "value" if aggregate == "each" else aggregate
+    if stamps:
+        return _of_stamps(stamps, aggregate, what, zoneless)
+    if not numbers:
+        return Outcome(
+            missing_passes,
+            "no number found" + ("" if missing_passes else "; expected one to compare"),
+            facts={},
+        )
+    if aggregate == "each":
+        return _Figures(numbers, what)
+    return _Figures([_AGGREGATES[aggregate](numbers)], what)
+
+
+def _numbers_and_stamps(
+    values: list[Any],
+) -> tuple[list[float], list[tuple[float, str]], bool] | Outcome:
+    """The numbers and the timestamps (in ms, with their text) among the values, and whether
+    a timestamp had no zone; an Outcome for any other value, or for both kinds together."""
     numbers: list[float] = []
     stamps: list[tuple[float, str]] = []
     zoneless = False
@@ -171,29 +196,30 @@ def _read(values: list[Any], aggregate: str) -> _Figures | Outcome | None:
             )
         else:
             numbers.append(float(value))
-    what = "value" if aggregate == "each" else aggregate
     if numbers and stamps:
         return Outcome(False, "found numbers and timestamps together; expected one or the other")
-    if stamps:
-        if aggregate not in _OF_TIMESTAMPS:
-            return Outcome(
-                False,
-                f"found timestamps, which aggregate {aggregate} cannot take:"
-                " use span (their duration), min, max or each",
-            )
+    return numbers, stamps, zoneless
+
+
+def _of_stamps(
+    stamps: list[tuple[float, str]], aggregate: str, what: str, zoneless: bool
+) -> _Figures | Outcome:
+    if aggregate not in _OF_TIMESTAMPS:
+        return Outcome(
+            False,
+            f"found timestamps, which aggregate {aggregate} cannot take:"
+            " use span (their duration), min, max or each",
+        )
+    if aggregate == "span":
+        moments = [t for t, _ in stamps]
+        figures = _Figures([max(moments) - min(moments)], what, True)
+    elif aggregate == "each":
         figures = _Figures([t for t, _ in stamps], what, True, [s for _, s in stamps])
-        if aggregate == "span":
-            figures = _Figures([_AGGREGATES["span"](figures.figures)], what, True)
-        elif aggregate != "each":
-            chosen = (min if aggregate == "min" else max)(stamps)
-            figures = _Figures([chosen[0]], what, True, [chosen[1]])
-        figures.zoneless = zoneless
-        return figures
-    if not numbers:
-        return None
-    if aggregate == "each":
-        return _Figures(numbers, what)
-    return _Figures([_AGGREGATES[aggregate](numbers)], what)
+    else:
+        chosen = (min if aggregate == "min" else max)(stamps)
+        figures = _Figures([chosen[0]], what, True, [chosen[1]])
+    figures.zoneless = zoneless
+    return figures
 
 
 def _bound_of(raw: Any, figures: _Figures, scale: _Scale) -> tuple[float, str] | str:
