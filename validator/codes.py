@@ -262,6 +262,14 @@ CODES: dict[str, Code] = {
             '`min_keyword_coverage: 3`, `1.0` or `"100%"`',
         ),
         Code(
+            "ignore-matches-nothing",
+            WARNING,
+            "a call entry's `ignore` entry that matches no argument of the calls the traces hold",
+            "`ignore: [reqest_id]` when the calls have `request_id`",
+            "`ignore: [request_id]`",
+            when="--fixtures",
+        ),
+        Code(
             "id-mismatch",
             WARNING,
             "the case id differs from the file name",

@@ -11,11 +11,17 @@ report its case as an error; one that cannot be read or split into traces otherw
 whose case id cannot be read (`no-case-id`). A JSON Lines entry of an export whose only
 fault is not being an object is left to run, which reports it.
 
-Without a `tools:` declaration, the tool names the readable traces call (their `$.view`
-tool calls) are what is known of the agent's tools: a tool name a case writes that none of
-them calls is `tool-never-called`. Traces that cannot be read teach nothing; when none can
-be read, nothing is learned and nothing is said. The specs' queries and item keys are
-evaluated on the readable traces too (`lintqueries`).
+Without a `tools:` declaration, the tool names the readable traces call are what is known
+of the agent's tools: a tool name a case writes that none of them calls is
+`tool-never-called`. A trace tells which tools it calls through its view (`$.view`
+tool calls, when an adapter reads its shape) and through the queries of the checks that
+read a tool-name input (`items: {case: required_tools}` over
+`$[*].message.content[?(@.type == 'tool_use')].name`: the text they find is tool names).
+A trace that tells nothing either way (no adapter reads it, no such query finds text in it)
+teaches nothing, as a trace that cannot be read; when no trace tells, nothing is said.
+The calls each trace holds also meet the call entries' `ignore` lists (`lintignore`).
+The specs' queries and item keys are evaluated on the readable traces too
+(`lintqueries`).
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..evaluation.context import TraceContext
+from ..evaluation.query import QueryEvaluationError, reads_view
 from ..evaluation.tracefile import (
     CaseIdRule,
     Trace,
@@ -30,7 +38,7 @@ from ..evaluation.tracefile import (
     fields_case_id,
     reads_whole_files,
 )
-from ..evaluation.view import ViewOptions, make_view
+from ..evaluation.view import NO_ADAPTER
 from ..inputs import (
     AMBIGUOUS,
     BAD_PICK,
@@ -46,7 +54,7 @@ from ..inputs import (
 from ..loading.suite import LoadResult
 from ..loading.tools import ToolName, is_glob, is_known, listing, suggestion
 from ..loading.yamlfile import Position
-from ..model import TraceFields, TraceSettings
+from ..model import Binding, Finder, TraceFields, TraceSettings
 from ..problems import ERROR, WARNING, Problem, UsageError, did_you_mean
 from ..traces import (
     DEFAULT_MAX_TRACE_BYTES,
@@ -56,6 +64,7 @@ from ..traces import (
     parse_trace,
     read_trace_bytes,
 )
+from .lintignore import IgnoreLint
 from .lintqueries import QueryProbes
 from .strays import misnamed_advice, named_case
 
@@ -91,6 +100,8 @@ def fixture_problems(
     )
     probes = QueryProbes(loaded.suite, settings)
     reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links, probes)
+    reading.tool_queries = _tool_queries(loaded)
+    reading.ignores = IgnoreLint(loaded)
     out = reading.problems()
     out += probes.problems()
     # A case a JSON Lines entry names has a trace, whatever its name finds (as in run).
@@ -106,7 +117,7 @@ def fixture_problems(
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
         out += _never_called(loaded.tool_names, reading)
-    return out
+    return out + reading.ignores.problems()
 
 
 def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
@@ -124,11 +135,28 @@ def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) 
     return out
 
 
+def _tool_queries(loaded: LoadResult) -> tuple[Finder, ...]:
+    """The queries of the checks that read a tool-name input (a parameter bound to
+    `{case: required_tools}`), but for those on the view, which the view already tells."""
+    keys = {tool.key for tool in loaded.tool_names}
+    if loaded.suite is None or not keys:
+        return ()
+    out: dict[str, Finder] = {}
+    for spec in loaded.suite.specs.values():
+        for clause in spec.clauses:
+            condition = clause.condition
+            if any(isinstance(v, Binding) and v.case in keys for v in condition.params.values()):
+                for query in condition.queries:
+                    if not reads_view(query.expression):
+                        out.setdefault(query.expression, query)
+    return tuple(out.values())
+
+
 def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
-    """Without a `tools:` declaration, the tools the readable traces call are what is
+    """Without a `tools:` declaration, the tools the traces that tell call are what is
     known: a tool name a case writes that none of them calls is a warning."""
-    if not reading.read:
-        return []  # nothing learned: no trace could be read
+    if not reading.told:
+        return []  # nothing learned: no trace told which tools it calls
     called = reading.tools
     partly = (
         f"; {reading.failed} could not be read, see their own problems" if reading.failed else ""
@@ -145,7 +173,7 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
         )
         message = (
             f"{tool.key}: {what}{suggestion(tool.name, called)}: lint read"
-            f" {reading.read} trace{'' if reading.read == 1 else 's'} ({seen}{partly}); fix"
+            f" {reading.told} trace{'' if reading.told == 1 else 's'} ({seen}{partly}); fix"
             " the name, or declare the agent's tools with `tools:` in validator.yaml"
         )
         out.append(
@@ -234,6 +262,9 @@ class _Reading:
         self.found: set[str] = set()
         self.tools: set[str] = set()  # every tool name a readable trace calls
         self.read = 0  # traces read
+        self.told = 0  # traces that told which tools they call (see the module's docstring)
+        self.tool_queries: tuple[Finder, ...] = ()
+        self.ignores = IgnoreLint(None)  # the call entries' `ignore` lists, and what they meet
         self.failed = 0  # files (or JSON Lines entries) that could not be read
         self.out: list[Problem] = []
         self.misnamed: set[str] = set()  # stray files (as shown) whose case id names a case
@@ -303,14 +334,24 @@ class _Reading:
         return [self._problem(job, trace, "orphan-fixture", message)]
 
     def _learn(self, trace: Trace) -> None:
-        options = ViewOptions(messages=self.settings.messages, parent=trace.parent)
+        ctx = TraceContext(trace.document, self.settings.view, self.settings.messages, trace.parent)
         try:
-            view, _ = make_view(trace.document, self.settings.view, options)
+            view = ctx.view_document()["view"]
         except ValueError:  # an unknown adapter: the config's own problem says so
             return
+        told = ctx.view_adapter != NO_ADAPTER
         for call in view.get("tool_calls") or ():
             if isinstance(call, dict) and isinstance(call.get("name"), str):
                 self.tools.add(call["name"])
+        for query in self.tool_queries:
+            try:
+                names = [v for v in ctx.find(query) if isinstance(v, str)]
+            except QueryEvaluationError:
+                continue  # run reports the check that cannot be evaluated
+            told = told or bool(names)
+            self.tools.update(names)
+        self.told += told
+        self.ignores.see(ctx)
 
     def _other_case(self, job: Job, trace: Trace) -> list[Problem]:
         """A file its name files under one case whose case id field names another: run
