@@ -95,6 +95,16 @@ class RunResult:
     # runs drop their passing and skipped checks.
     checks_applied: int = 0
     checks_skipped: int = 0
+    # What the view ($.view) left unread in this trace, when a check or a figure read the
+    # view: its `unread` entries, each with `gated` (content of a kind checks read: `--fail-on
+    # unread` counts it; see view.read_by_checks). Empty when the view read everything or was
+    # not made.
+    unread: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def unread_gated(self) -> bool:
+        """Whether the view left content of a kind checks read unread (`--fail-on unread`)."""
+        return any(entry.get("gated") for entry in self.unread)
 
     @property
     def vacuous(self) -> bool:
@@ -208,6 +218,11 @@ class CaseResult:
         return self.runs.vacuous
 
     @property
+    def unread(self) -> UnreadTally | None:
+        """What the view left unread in the case's runs; None when it read everything."""
+        return self.runs.unread
+
+    @property
     def flaky(self) -> bool:
         statuses = self.runs.statuses
         return PASS in statuses and FAIL in statuses
@@ -228,6 +243,42 @@ _WHOLE = 0xFFFFFFFF  # in `Runs._kind`: the run is held whole
 _STATUS, _VERDICT_KEY, _LABEL, _NO_CALLS, _DURATION_TYPE = 1, 4, 8, 11, 12
 _INT64 = 2**63
 _EXACT = 2**53  # an integer duration up to this is exact as a float
+
+
+class UnreadTally:
+    """What the view left unread over several runs: how many runs held unread content, how
+    many of a kind checks read (`gated`), how many runs held each kind, and the entries
+    summed by kind and reason (in the order met)."""
+
+    __slots__ = ("entries", "gated_runs", "kinds", "runs")
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.gated_runs = 0
+        self.kinds: dict[str, int] = {}
+        self.entries: dict[tuple[str, str], list[Any]] = {}  # (what, reason) -> [count, gated]
+
+    def add(self, unread: list[dict[str, Any]]) -> None:
+        self.runs += 1
+        self.gated_runs += any(entry.get("gated") for entry in unread)
+        for what in dict.fromkeys(str(entry.get("what")) for entry in unread):
+            self.kinds[what] = self.kinds.get(what, 0) + 1
+        for entry in unread:
+            key = (str(entry.get("what")), str(entry.get("reason")))
+            held = self.entries.setdefault(key, [0, bool(entry.get("gated"))])
+            held[0] += entry.get("count") or 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """A case row's `unread`: runs, gated_runs, kinds, entries."""
+        return {
+            "runs": self.runs,
+            "gated_runs": self.gated_runs,
+            "kinds": dict(self.kinds),
+            "entries": [
+                {"what": what, "count": count, "reason": reason, "gated": gated}
+                for (what, reason), (count, gated) in self.entries.items()
+            ],
+        }
 
 
 class RunKinds:
@@ -260,7 +311,7 @@ class RunKinds:
         """(kind, number, tool calls, duration) of a run, or None when a run of this shape
         is held whole (a check with clauses, a count or duration no column holds exactly)."""
         calls, duration = run.tool_call_count, run.duration_ms
-        if not _fits(calls, duration) or any(c.clauses for c in run.checks):
+        if not _fits(calls, duration) or run.unread or any(c.clauses for c in run.checks):
             return None
         label, number, source_form = _label(run.fixture, run.source)
         try:
@@ -389,6 +440,7 @@ class Runs(Sequence[RunResult]):
         "passed",
         "statuses",
         "totals",
+        "unread",
         "vacuous",
     )
 
@@ -407,6 +459,8 @@ class Runs(Sequence[RunResult]):
         # Over every run: checks applied, checks skipped, failed checks that did not fail
         # their run (the report's summary counts).
         self.totals = [0, 0, 0]
+        # What the view left unread, over every run (`UnreadTally`); None until a run has some.
+        self.unread: UnreadTally | None = None
         for run in runs:
             self.append(run)
 
@@ -415,6 +469,10 @@ class Runs(Sequence[RunResult]):
         self.statuses[run.status] = self.statuses.get(run.status, 0) + 1
         self.passed += run.status == PASS
         self.vacuous += run.vacuous
+        if run.unread:
+            if self.unread is None:
+                self.unread = UnreadTally()
+            self.unread.add(run.unread)
         totals = self.totals
         totals[0] += run.checks_applied
         totals[1] += run.checks_skipped

@@ -25,6 +25,7 @@ from .columns import COLUMNS
 from .metrics import summarize
 from .reliability import wilson_interval
 from .sources import Sources
+from .unread import summary_unread
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "trace-validator"
@@ -94,6 +95,7 @@ def run_row(run: RunResult) -> dict[str, Any]:
         "tool_call_count": run.tool_call_count,
         "duration_ms": run.duration_ms,
         **_counts(run),
+        **({"unread": list(run.unread)} if run.unread else {}),
     }
 
 
@@ -146,6 +148,8 @@ def case_row(
     out["run_pass_interval"] = wilson_interval(passed, total)
     out["flaky"] = case.flaky
     out["vacuous_runs"] = case.vacuous_runs
+    if case.unread is not None:  # only when the view left something unread
+        out["unread"] = case.unread.as_dict()
     out["runs"] = {"total": total, "passed": passed}
     if case.required_passes is not None:
         out["runs"]["required"] = case.required_passes
@@ -259,6 +263,9 @@ def build_report(
     quarantine = quarantine or {}
     summary = summarize(cases, ks)
     summary.update(check_counts(cases))
+    unread = summary_unread(cases)
+    if unread is not None:  # only when a view left something unread
+        summary["unread"] = unread
     summary["quarantined"] = [
         {"case_id": c.case_id, "reason": quarantine[c.case_id], "status": c.status}
         for c in cases

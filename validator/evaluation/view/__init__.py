@@ -29,7 +29,7 @@ from typing import Any
 
 from ...problems import did_you_mean, kind_of
 from . import langfuse, langsmith, openai_messages, otel_genai, reference
-from .building import UNREAD_KINDS, Adapter, Builder, View, ViewOptions
+from .building import NOT_CALLS, UNREAD_KINDS, Adapter, Builder, View, ViewOptions, read_by_checks
 from .fields import VIEW_FIELDS, VIEW_SCHEMA, view_field_problem
 
 # Detection tries the adapters in this order: the specific formats first, the generic
@@ -123,6 +123,7 @@ __all__ = [
     "ADAPTERS",
     "DERIVED_ENUMS",
     "DETECTION_ORDER",
+    "NOT_CALLS",
     "NO_ADAPTER",
     "UNREAD_KINDS",
     "VIEW_FIELDS",
@@ -131,6 +132,7 @@ __all__ = [
     "ViewOptions",
     "detect",
     "make_view",
+    "read_by_checks",
     "view_field_problem",
     "with_derived_enums",
 ]
