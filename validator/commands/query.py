@@ -16,7 +16,7 @@ import argparse
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,14 @@ from ..display import one_line
 from ..evaluation.predicates import TraceContext, reads_view
 from ..evaluation.query import Query, QueryError, QueryEvaluationError, compile_query
 from ..evaluation.tracefile import Trace, TraceReader
-from ..evaluation.view import VIEW_FIELDS, view_field_problem
+from ..evaluation.view import (
+    ADAPTERS,
+    AUTO,
+    VIEW_CHOICES,
+    VIEW_FIELDS,
+    unread_text,
+    view_field_problem,
+)
 from ..inputs import Job, display_path, format_of
 from ..loading.specs import view_steps
 from ..model import TraceSettings
@@ -108,6 +115,7 @@ class Block:
     matches: list[tuple[str | None, Any]] = field(default_factory=list)
     error: str | None = None  # the trace could not be read, or the query not evaluated
     adapter: str | None = None  # the adapter that made $.view, when the query read it
+    unread: list[dict[str, Any]] = field(default_factory=list)  # what $.view left unread
     hint: str | None = None  # for no match: the first step of the path that is not there
 
 
@@ -134,6 +142,8 @@ def main(args: argparse.Namespace) -> int:
     if errors:
         raise ProblemsFound(errors)
     settings = config.traces if config is not None else TraceSettings()
+    if args.view is not None:  # --view: this adapter (or auto) instead of traces.view
+        settings = replace(settings, view=None if args.view == AUTO else args.view)
     options = QueryOptions(
         args.jsonpath, list(args.traces), settings, args.json, args.max_trace_bytes
     )
@@ -217,6 +227,8 @@ def _query_trace(query: Query, trace: Trace, settings: TraceSettings) -> Block:
     except RecursionError:
         block.error = "the trace is nested too deeply to examine"
     block.adapter = ctx.view_adapter
+    if ctx.view_adapter is not None:
+        block.unread = list(ctx.view_document()["view"].get("unread") or [])
     if not block.matches and block.error is None:
         block.hint = missing_step(query.expression, document)
     return block
@@ -290,6 +302,8 @@ def _print_block(block: Block, settings: TraceSettings) -> None:
     how = "configured" if settings.view else "detected"
     made = f" ($.view made by the {block.adapter} adapter, {how})" if block.adapter else ""
     print(f"== {label}: {count} match{'es' if count != 1 else ''}{made}")
+    if block.unread:
+        print(f"  $.view left unread: {one_line(unread_text(block.unread))}")
     for path, value in block.matches:
         field_name = view_field_of(path)
         shown = one_line(path) if path is not None else "(no concrete path: a computed value)"
@@ -315,7 +329,12 @@ def json_document(query: Query, blocks: list[Block]) -> dict[str, Any]:
                 record["view_field"] = field_name
             matches.append(record)
     traces = [
-        {"trace": b.trace, "matches": len(b.matches), **({"hint": b.hint} if b.hint else {})}
+        {
+            "trace": b.trace,
+            "matches": len(b.matches),
+            **({"hint": b.hint} if b.hint else {}),
+            **({"adapter": b.adapter, "unread": b.unread} if b.adapter else {}),
+        }
         for b in blocks
         if b.error is None
     ]
@@ -334,7 +353,8 @@ examples:
 
 each trace is read as run reads it: a JSON Lines file or a file split by the config's
 traces.split gives one block per trace (file:LINE, file#N); $.view is made by the
-configured adapter (traces.view) or the detected one.
+configured adapter (traces.view, or --view) or the detected one, and each block says which
+adapter made it and what it left unread.
 
 exit codes: 0 something matched; 1 nothing matched in any trace; 2 a bad JSONPath (or
             config), or no trace could be read
@@ -359,5 +379,13 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help="print one JSON document: matches as {trace, path, value}",
+    )
+    parser.add_argument(
+        "--view",
+        choices=VIEW_CHOICES,
+        default=None,
+        metavar="ADAPTER",
+        help="the adapter that makes $.view: auto (detected per trace) or one of"
+        f" {', '.join(ADAPTERS)} (default: the config's traces.view)",
     )
     options.max_trace_bytes(parser)

@@ -19,7 +19,7 @@ from .interpreter import CaseArguments, apply_condition, evaluate_spec
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
 from .tracefile import fields_case_id
-from .view import read_by_checks
+from .view import read_by_checks, unread_text
 
 MISSING = "MISSING"
 INVALID = "INVALID"
@@ -159,12 +159,6 @@ class Evaluator:
             result = CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
         result.severity, result.blocking = self._severity[spec.id]
         return result
-
-
-def unread_text(entries: list[dict[str, Any]]) -> str:
-    """`2 tool-call (tool calls written as content parts ...); 77 span (...)`: unread
-    entries in one line."""
-    return "; ".join(f"{e.get('count')} {e.get('what')} ({e.get('reason')})" for e in entries)
 
 
 def note_unread(run: RunResult, unread: list[dict[str, Any]]) -> None:

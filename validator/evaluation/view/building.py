@@ -103,6 +103,12 @@ def read_by_checks(entry: dict[str, Any]) -> bool:
     return NOT_CALLS.get(entry.get("what", "")) != entry.get("reason")
 
 
+def unread_text(entries: list[dict[str, Any]]) -> str:
+    """`2 tool-call (tool calls written as content parts ...); 77 span (...)`: unread
+    entries in one line."""
+    return "; ".join(f"{e.get('count')} {e.get('what')} ({e.get('reason')})" for e in entries)
+
+
 # --------------------------------------------------------------------------- small readers
 
 MAX_DEPTH = 32  # how deep attribute values and answer texts are looked into
