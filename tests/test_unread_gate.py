@@ -19,10 +19,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 from conftest import REPO, run_cli
 
+from validator.loading.schema import load_schema
 from validator.report.gate import Gate, parse_fail_on
 
 DATA = os.environ.get("TRACE_DATA")
@@ -115,6 +117,7 @@ def test_a_tool_call_the_view_cannot_read_fails_the_unread_gate(tmp_path: Path) 
         ("span", False),
     }
     assert any("could not read content of a kind checks read" in n for n in case["notes"])
+    jsonschema.Draft202012Validator(load_schema("report")).validate(report)
     assert any("otel-genai adapter (detected)" in n for n in case["notes"])
     assert "1 trace held content the view could not read (attributes: 1 trace" in pages
     assert "## Unread content" in pages
