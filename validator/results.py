@@ -311,7 +311,7 @@ class RunKinds:
         """(kind, number, tool calls, duration) of a run, or None when a run of this shape
         is held whole (a check with clauses, a count or duration no column holds exactly)."""
         calls, duration = run.tool_call_count, run.duration_ms
-        if not _fits(calls, duration) or run.unread or any(c.clauses for c in run.checks):
+        if not _fits(calls, duration) or any(c.clauses for c in run.checks):
             return None
         label, number, source_form = _label(run.fixture, run.source)
         try:
@@ -329,6 +329,7 @@ class RunKinds:
                 run.checks_skipped,
                 calls is None,
                 type(duration),
+                tuple(tuple(entry.items()) for entry in run.unread),
             )
             index = self._index.get(key)
         except TypeError:  # a field of a type no key can hold: the run stays whole
@@ -356,6 +357,7 @@ class RunKinds:
             skipped,
             no_calls,
             duration_type,
+            unread,
         ) = self.table[kind]
         if label == _NO_FIXTURE:
             fixture = None
@@ -379,6 +381,7 @@ class RunKinds:
             source,
             applied,
             skipped,
+            [dict(entry) for entry in unread],
         )
 
 
