@@ -262,3 +262,25 @@ def test_lint_fixtures_on_real_data_names_the_adapter_that_could_not_read_it(
     )
     assert result.code == 1
     assert "--fail-on unread" in result.out + result.err
+
+
+def test_a_case_of_several_runs_names_the_runs_that_held_unread_content(tmp_path: Path) -> None:
+    root = _suite(tmp_path / "s", _otel_trace(READABLE))
+    (root / "fixtures" / "ops.json").unlink()
+    lines = [_otel_trace([_kv("http.method", "GET")]), _otel_trace(UNREADABLE)]
+    (root / "fixtures" / "ops.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), "utf-8"
+    )
+    config = yaml.safe_load((root / "validator.yaml").read_text("utf-8"))
+    config["traces"]["pattern"] = "*.jsonl"
+    (root / "validator.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    code, _, report, pages = _run(root, "--fail-on", "unread")
+    assert code == 1
+    (case,) = report["cases"]
+    assert case["runs"]["total"] == 2
+    assert case["unread"]["runs"] == 2 and case["unread"]["gated_runs"] == 1
+    items = case["runs"]["items"]
+    assert [bool(i.get("unread")) for i in items] == [True, True]
+    assert [any(e["gated"] for e in i["unread"]) for i in items] == [False, True]
+    assert "- ops (2 of 2 runs):" in pages
+    assert report["summary"]["unread"]["traces"] == 2
