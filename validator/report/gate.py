@@ -27,8 +27,8 @@ VACUOUS = "vacuous"
 class Gate:
     """Every option that decides whether a run (or a merge of shards) exits 0 or 1, in one
     place. Each field is set by the run flag of the same name (`--fail-on` sets `fail_on`,
-    `fail_vacuous` and `fail_unread`), recorded in the shard file and in report.json's `inputs.gate` (the
-    fields that differ from the defaults), and read back by `merge`. Adding a gate flag:
+    `fail_vacuous` and `fail_unread`), recorded in the shard file and in report.json's
+    `inputs.gate` (the fields that differ from the defaults), and read back by `merge`. Adding a gate flag:
     a field here (and its reader in `_READERS`), its flag in
     `commands/gating.add_gate_arguments`, its rule in `exit_decision`."""
 
