@@ -59,6 +59,8 @@ def check_row(check: CheckResult) -> dict[str, Any]:
     details = check.details
     if details:
         out["details"] = details
+    if check.unexamined:
+        out["examined"] = 0
     return out
 
 
@@ -76,11 +78,14 @@ def _warnings(run: RunResult) -> list[dict[str, str]]:
 
 
 def _counts(run: RunResult) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "checks_applied": run.checks_applied,
         "checks_skipped": run.checks_skipped,
         "vacuous": run.vacuous,
     }
+    if run.checks_unexamined:  # only then: a run that examined everything keeps its bytes
+        out["checks_unexamined"] = run.checks_unexamined
+    return out
 
 
 def run_row(run: RunResult) -> dict[str, Any]:
@@ -148,6 +153,8 @@ def case_row(
     out["run_pass_interval"] = wilson_interval(passed, total)
     out["flaky"] = case.flaky
     out["vacuous_runs"] = case.vacuous_runs
+    if case.unexamined_runs:
+        out["unexamined_runs"] = case.unexamined_runs
     if case.unread is not None:  # only when the view left something unread
         out["unread"] = case.unread.as_dict()
     out["runs"] = {"total": total, "passed": passed}
@@ -230,6 +237,8 @@ def check_counts(cases: Sequence[CaseResult]) -> dict[str, int]:
         "vacuous_runs": sum(c.vacuous_runs for c in cases),
         "vacuous_cases": sum(c.vacuous_runs > 0 for c in cases),
         "failed_warnings": sum(c.runs.totals[2] for c in cases),
+        "checks_unexamined": sum(c.runs.unexamined_checks for c in cases),
+        "unexamined_runs": sum(c.unexamined_runs for c in cases),
     }
 
 
