@@ -202,6 +202,12 @@ def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
     return reasons
 
 
+def _added(gate: Gate, judged: list[dict[str, Any]]) -> list[str]:
+    """What the gates added to any mode (`--fail-on MODE,vacuous,unread`) fail on."""
+    reasons = _vacuous(judged) if gate.fail_vacuous else []
+    return reasons + (unread_reasons(judged, _names) if gate.fail_unread else [])
+
+
 def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[str]]:
     """The exit status (0 or 1) under `gate` (the defaults when None) and, when 1 comes
     from a gate other than `any`, why.
@@ -221,10 +227,7 @@ def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[s
     fail_on, min_pass_rate = gate.fail_on, gate.min_pass_rate
     judged = _judged(report)
     failed, reasons = _mode(report, fail_on, judged, gate.allow_unmatched)
-    if gate.fail_vacuous and (why := _vacuous(judged)):
-        failed = True
-        reasons += why
-    if gate.fail_unread and (why := unread_reasons(judged, _names)):
+    if why := _added(gate, judged):
         failed = True
         reasons += why
     passed = sum(row["status"] == "pass" for row in judged)
