@@ -120,6 +120,7 @@ def test_a_tool_call_the_view_cannot_read_fails_the_unread_gate(tmp_path: Path) 
     jsonschema.Draft202012Validator(load_schema("report")).validate(report)
     assert any("otel-genai adapter (detected)" in n for n in case["notes"])
     assert "1 trace held content the view could not read (attributes: 1 trace" in pages
+    assert pages.count("1 trace held content the view could not read") == 2  # md and HTML
     assert "## Unread content" in pages
     assert "attributes that are neither a key/value list nor a mapping" in pages
 
