@@ -270,6 +270,15 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "view-unread",
+            WARNING,
+            "a view adapter met content of a kind checks read that it could not read in the"
+            " traces (one problem per adapter, at the first such trace)",
+            "Anthropic `tool_use` content parts read by `openai-messages`",
+            "name the adapter that reads the shape (`traces.view`), or check `$.view.unread`",
+            when="--fixtures",
+        ),
+        Code(
             "id-mismatch",
             WARNING,
             "the case id differs from the file name",

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ..evaluation.context import TraceContext
 from ..evaluation.query import QueryEvaluationError, reads_view
@@ -38,7 +39,7 @@ from ..evaluation.tracefile import (
     fields_case_id,
     reads_whole_files,
 )
-from ..evaluation.view import NO_ADAPTER
+from ..evaluation.view import NO_ADAPTER, read_by_checks, unread_text
 from ..inputs import (
     AMBIGUOUS,
     BAD_PICK,
@@ -117,7 +118,56 @@ def fixture_problems(
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
         out += _never_called(loaded.tool_names, reading)
+    out += reading.views.problems()
     return out + reading.ignores.problems()
+
+
+class ViewTally:
+    """Per view adapter, over the traces lint read: how many it viewed, how many held unread
+    content, the unread entries summed (in the order met), and the first trace holding
+    content of a kind checks read (where `view-unread` is reported)."""
+
+    def __init__(self) -> None:
+        self.viewed: dict[str, int] = {}
+        self.holding: dict[str, int] = {}
+        self.entries: dict[str, dict[tuple[str, str], int]] = {}
+        self.first: dict[str, tuple[str, Trace]] = {}
+
+    def add(self, adapter: str, unread: list[dict[str, Any]], where: tuple[str, Trace]) -> None:
+        self.viewed[adapter] = self.viewed.get(adapter, 0) + 1
+        if not unread:
+            return
+        self.holding[adapter] = self.holding.get(adapter, 0) + 1
+        summed = self.entries.setdefault(adapter, {})
+        for entry in unread:
+            key = (str(entry.get("what")), str(entry.get("reason")))
+            summed[key] = summed.get(key, 0) + (entry.get("count") or 0)
+        if adapter not in self.first and any(read_by_checks(e) for e in unread):
+            self.first[adapter] = where
+
+    def problems(self) -> list[Problem]:
+        """One `view-unread` warning per adapter that left content of a kind checks read
+        unread, listing everything it left unread (content that is no call included)."""
+        out = []
+        for adapter, (file, trace) in self.first.items():
+            entries = [
+                {"what": what, "reason": reason, "count": count}
+                for (what, reason), count in self.entries[adapter].items()
+            ]
+            gated = [e for e in entries if read_by_checks(e)]
+            other = [e for e in entries if not read_by_checks(e)]
+            viewed, holding = self.viewed[adapter], self.holding[adapter]
+            message = (
+                f"the {adapter} adapter made the view ($.view) of {viewed} trace(s); in"
+                f" {holding} of them it could not read content of a kind checks read:"
+                f" {unread_text(gated)}"
+                + (f"; read for errors and times only: {unread_text(other)}" if other else "")
+                + f" (first in {trace.label}). A check on $.view may pass without seeing it:"
+                " run --fail-on unread fails such runs; name the adapter that reads this shape"
+                " with traces.view (docs/VIEW.md)"
+            )
+            out.append(Problem(file, trace.line, 1, WARNING, "view-unread", message))
+        return out
 
 
 def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
@@ -268,6 +318,7 @@ class _Reading:
         self.failed = 0  # files (or JSON Lines entries) that could not be read
         self.out: list[Problem] = []
         self.misnamed: set[str] = set()  # stray files (as shown) whose case id names a case
+        self.views = ViewTally()  # per adapter: traces viewed, and what was left unread
 
     def _read_object(self, path: str) -> ParsedTrace:
         data = read_trace_bytes(path, self.root, DEFAULT_MAX_TRACE_BYTES)
@@ -312,7 +363,7 @@ class _Reading:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
         self.read += 1
-        self._learn(trace)
+        self._learn(job, trace)
         if self.probes is not None:
             self.probes.see(trace)
         if job.unmatched is not None:
@@ -333,13 +384,15 @@ class _Reading:
         )
         return [self._problem(job, trace, "orphan-fixture", message)]
 
-    def _learn(self, trace: Trace) -> None:
+    def _learn(self, job: Job, trace: Trace) -> None:
         ctx = TraceContext(trace.document, self.settings.view, self.settings.messages, trace.parent)
         try:
             view = ctx.view_document()["view"]
         except ValueError:  # an unknown adapter: the config's own problem says so
             return
-        told = ctx.view_adapter != NO_ADAPTER
+        adapter = ctx.view_adapter or NO_ADAPTER
+        self.views.add(adapter, view.get("unread") or [], (job.source or job.fixture, trace))
+        told = adapter != NO_ADAPTER
         for call in view.get("tool_calls") or ():
             if isinstance(call, dict) and isinstance(call.get("name"), str):
                 self.tools.add(call["name"])

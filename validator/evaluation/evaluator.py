@@ -20,6 +20,7 @@ from .interpreter import CaseArguments, apply_condition, evaluate_spec
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
 from .tracefile import fields_case_id
+from .view import read_by_checks, unread_text
 
 MISSING = "MISSING"
 INVALID = "INVALID"
@@ -146,6 +147,7 @@ class Evaluator:
             run.notes.append(
                 f"the trace view ($.view) was made by the {ctx.view_adapter} adapter ({how})"
             )
+            note_unread(run, ctx.view_document()["view"].get("unread") or [])
         return run
 
     def _skipped(self, case: Case, spec: Spec) -> CheckResult | None:
@@ -164,6 +166,24 @@ class Evaluator:
             result = CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
         result.severity, result.blocking = self._severity[spec.id]
         return result
+
+
+def note_unread(run: RunResult, unread: list[dict[str, Any]]) -> None:
+    """Record what the view left unread in the run (its `unread`, each entry marked `gated`
+    when it is of a kind checks read) and say it in a note. Only for a trace whose view was
+    made: a check (or a figure of the report) read `$.view`."""
+    if not unread:
+        return
+    run.unread = [{**entry, "gated": read_by_checks(entry)} for entry in unread]
+    gated = [e for e in run.unread if e["gated"]]
+    other = [e for e in run.unread if not e["gated"]]
+    if gated:
+        run.notes.append(
+            f"the view could not read content of a kind checks read: {unread_text(gated)}"
+            " (run --fail-on unread fails such a trace)"
+        )
+    if other:
+        run.notes.append(f"the view read these for errors and times only: {unread_text(other)}")
 
 
 def unset_reason(case: Case, name: str) -> str:

@@ -214,7 +214,7 @@ class _Reader:
         settings.update(self._records(traces))
         if isinstance(traces.get("allow_unmatched"), bool):
             settings["allow_unmatched"] = traces["allow_unmatched"]
-        if traces.get("view") in ADAPTERS:
+        if traces.get("view") in ADAPTERS:  # `auto` (the default): detected per trace
             settings["view"] = traces["view"]
         if isinstance(traces.get("messages"), str) and self._jsonpath(
             ("traces", "messages"), traces["messages"]

@@ -26,6 +26,7 @@ from .columns import COLUMNS
 from .metrics import summarize
 from .reliability import wilson_interval
 from .sources import Sources
+from .unread import summary_unread
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "trace-validator"
@@ -122,6 +123,7 @@ def run_row(run: RunResult) -> dict[str, Any]:
         "tool_call_count": run.tool_call_count,
         "duration_ms": run.duration_ms,
         **_counts(run),
+        **({"unread": list(run.unread)} if run.unread else {}),
     }
 
 
@@ -176,6 +178,8 @@ def case_row(
     out["vacuous_runs"] = case.vacuous_runs
     if case.unexamined_runs:
         out["unexamined_runs"] = case.unexamined_runs
+    if case.unread is not None:  # only when the view left something unread
+        out["unread"] = case.unread.as_dict()
     out["runs"] = {"total": total, "passed": passed}
     if case.required_passes is not None:
         out["runs"]["required"] = case.required_passes
@@ -291,6 +295,9 @@ def build_report(
     quarantine = quarantine or {}
     summary = summarize(cases, ks)
     summary.update(check_counts(cases))
+    unread = summary_unread(cases)
+    if unread is not None:  # only when a view left something unread
+        summary["unread"] = unread
     summary["quarantined"] = [
         {"case_id": c.case_id, "reason": quarantine[c.case_id], "status": c.status}
         for c in cases
