@@ -80,6 +80,9 @@ class RunOptions:
     # in error, in place of any older trace left at its fixture.
     capture_failures: tuple[tuple[str, str, str], ...] = ()
     command: str | None = None  # the command line, as the reports show it (command_line)
+    sarif_root: Path | None = None  # --sarif-root; None: the repository root
+    sarif_docs_url: str | None = None  # --sarif-docs-url
+    step_summary: bool = True  # --no-step-summary: not appended to GITHUB_STEP_SUMMARY
 
 
 def load_checked(
@@ -302,6 +305,7 @@ def execute_run(options: RunOptions) -> int:
         quarantine=quarantine.reasons if quarantine else None,
     )
     report.sources = FileSources(suite, options.max_trace_bytes)
+    report.sarif_root, report.sarif_docs_url = options.sarif_root, options.sarif_docs_url
     shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
     extra = [shard.extra(report)] if shard is not None else []
     if "html" in options.formats:  # the page shows answers and tool calls: read them again
@@ -315,7 +319,8 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     # As many processes write the formats as evaluated the traces.
     processes = min(options.jobs or usable_cores(), usable_cores())
     written = write_reports(report, options.out, list(options.formats), extra, processes)
-    step_summary(report, written)
+    if options.step_summary:
+        step_summary(report, written)
     code, reasons = exit_decision(report, options.gate)
     print_summary(report, written, options.terminal, options.gate.allow_unmatched)
     gating.print_annotations(report, options.annotations)
@@ -374,9 +379,22 @@ OUTPUT_OPTIONS = (
     "--color",
     "-v",
     "--verbose",
+    "--sarif-root",
+    "--sarif-docs-url",
+    "--step-summary",
+    "--no-step-summary",
 )
 # The ones that take no value.
-_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations", "-v", "--verbose")
+_FLAGS = (
+    "--quiet",
+    "-q",
+    "--annotations",
+    "--no-annotations",
+    "-v",
+    "--verbose",
+    "--step-summary",
+    "--no-step-summary",
+)
 
 
 def command_line(
@@ -479,6 +497,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         help="the k of pass^k and pass@k in the summary, e.g. 1,3,5",
     )
     options.annotations_option(parser)
+    options.report_output_options(parser)
     parser.add_argument(
         "--follow-symlinks",
         action="store_true",
@@ -554,6 +573,9 @@ def main(args: argparse.Namespace) -> int:
         shard=args.shard,
         capture_failures=failures,
         command=command_line(args.argv, args.program, args.long_options),
+        sarif_root=options.sarif_root_of(args.sarif_root),
+        sarif_docs_url=args.sarif_docs_url,
+        step_summary=args.step_summary,
     )
     return execute_run(run)
 

@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
@@ -188,6 +189,13 @@ class Report:
     # collected it (it does when html is among the formats). Never part of `as_dict()`, so
     # report.json and the other formats are the same with or without it.
     extras: dict[str, dict[str, Any]] | None = None
+    # SARIF only: the folder its URIs are relative to (None: the repository root, found
+    # from the working folder) and the URL its rules' helpUri start with (None: docs/).
+    sarif_root: Path | None = None
+    sarif_docs_url: str | None = None
+    # JUnit only: seconds spent checking each run, by (case id, fixture); None when not
+    # measured (a report read back from JSON) or not wanted (SOURCE_DATE_EPOCH set).
+    check_seconds: dict[tuple[str, str | None], float] | None = None
 
     @property
     def summary(self) -> dict[str, Any]:
