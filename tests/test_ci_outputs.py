@@ -1,0 +1,214 @@
+"""CI outputs that their consumers accept as they are: SARIF paths, fingerprints and rules;
+JUnit times; progress lines off a terminal; the config found up to the repository root; the
+docs/CI.md recipe run as pasted; every report format from the library."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import GOOD_CASE, REPO, Workspace, good_trace, run_cli, set_verdict
+
+SARIF_SCHEMA = os.environ.get("SARIF_SCHEMA")
+
+
+def _failing(case_id: str = "db-slow") -> dict[str, Any]:
+    return set_verdict(good_trace(case_id), "REVISE")
+
+
+def _repo_suite(tmp_path: Path) -> Workspace:
+    """A suite in `repo/suite/` of a git work tree `repo/` (a `.git` folder is all it
+    takes): a failing case, a case with two runs (one failing), a warning check."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "suite").mkdir()
+    ws = Workspace(tmp_path / "repo" / "suite")
+    ws.case()
+    ws.trace("db-slow", _failing())
+    ws.case(dict(GOOD_CASE, id="twice"))
+    ws.trace("twice", good_trace("twice"), name="twice/run-1.json")
+    ws.trace("twice", _failing("twice"), name="twice/run-2.json")
+    ws.case(dict(GOOD_CASE, id="missing"))
+    return ws
+
+
+def _sarif(out: Path) -> dict[str, Any]:
+    return json.loads((out / "report.sarif").read_text("utf-8"))
+
+
+def _run_in(ws: Workspace, *extra: str) -> dict[str, Any]:
+    result = run_cli(
+        "run", "--out", str(ws.out), "--jobs", "1", "--format", "sarif", *extra, cwd=ws.root
+    )
+    assert result.code == 1, result.err
+    return _sarif(ws.out)
+
+
+# --------------------------------------------------------------------------------------------
+# SARIF
+
+
+def test_sarif_paths_are_relative_to_the_repository_root(tmp_path: Path) -> None:
+    ws = _repo_suite(tmp_path)
+    run = _run_in(ws)["runs"][0]
+    failed = next(r for r in run["results"] if r["properties"]["caseId"] == "db-slow")
+    uris = [loc["physicalLocation"]["artifactLocation"] for loc in failed["locations"]]
+    assert uris == [
+        {"uri": "suite/cases/db-slow.yaml", "uriBaseId": "%SRCROOT%"},
+        {"uri": "suite/fixtures/db-slow.json", "uriBaseId": "%SRCROOT%"},
+    ]
+    assert "repository root" in run["originalUriBaseIds"]["%SRCROOT%"]["description"]["text"]
+    # --sarif-root overrides it.
+    run = _run_in(ws, "--sarif-root", ".")["runs"][0]
+    failed = next(r for r in run["results"] if r["properties"]["caseId"] == "db-slow")
+    first = failed["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert first == "cases/db-slow.yaml"
+    result = run_cli("run", "--sarif-root", "nowhere", cwd=ws.root)
+    assert result.code == 2
+    assert "--sarif-root nowhere does not exist" in result.err and "Traceback" not in result.err
+
+
+def test_a_trace_outside_the_root_is_named_in_the_message_not_located(tmp_path: Path) -> None:
+    ws = _repo_suite(tmp_path)
+    elsewhere = tmp_path / "shared"
+    shutil.copytree(ws.fixtures, elsewhere)
+    run = _run_in(ws, "--fixtures", str(elsewhere))["runs"][0]
+    failed = next(r for r in run["results"] if r["properties"]["caseId"] == "db-slow")
+    uris = [loc["physicalLocation"]["artifactLocation"]["uri"] for loc in failed["locations"]]
+    assert uris == ["suite/cases/db-slow.yaml"]
+    text = failed["message"]["text"]
+    assert "outside the repository root, not located" in text
+    assert str(elsewhere / "db-slow.json") in text
+    for result in run["results"]:
+        for loc in result.get("locations", []):
+            assert not loc["physicalLocation"]["artifactLocation"]["uri"].startswith("..")
+
+
+def test_sarif_messages_lead_with_what_failed_and_fingerprints_are_stable(
+    tmp_path: Path,
+) -> None:
+    ws = _repo_suite(tmp_path)
+    first = _run_in(ws)["runs"][0]["results"]
+    by_case = {(r["properties"]["caseId"], r["ruleId"]): r for r in first}
+    text = by_case[("db-slow", "verdict-allowed")]["message"]["text"]
+    assert text.startswith("verdict-allowed: ") and text.endswith("(case db-slow)")
+    assert "(case twice [run-2.json])" in by_case[("twice", "verdict-allowed")]["message"]["text"]
+    assert by_case[("missing", "not-run")]["message"]["text"].startswith("not-run: ")
+    # Another run, from another folder (the root is the same), in another order of the
+    # arguments: the same fingerprints.
+    shutil.rmtree(ws.out)
+    again = run_cli(
+        "run",
+        "--format",
+        "sarif",
+        "--jobs",
+        "2",
+        "--fixtures",
+        "suite/fixtures",
+        "--out",
+        str(ws.out),
+        "--cases",
+        "suite/cases",
+        cwd=ws.root.parent,
+    )
+    assert again.code == 1, again.err
+    second = _sarif(ws.out)["runs"][0]["results"]
+    prints = [r["partialFingerprints"] for r in first]
+    assert prints == [r["partialFingerprints"] for r in second]
+    values = [next(iter(p.values())) for p in prints]
+    assert len(set(values)) == len(values), "each finding its own fingerprint"
+
+
+def test_sarif_rules_are_described_with_help_a_docs_link_and_a_level(tmp_path: Path) -> None:
+    ws = _repo_suite(tmp_path)
+    rules = {r["id"]: r for r in _run_in(ws)["runs"][0]["tool"]["driver"]["rules"]}
+    assert set(rules) == {"not-run", "verdict-allowed"}
+    for rule in rules.values():
+        assert rule["fullDescription"]["text"] and rule["shortDescription"]["text"]
+        assert rule["help"]["markdown"] and rule["help"]["text"]
+        assert rule["defaultConfiguration"]["level"] == "error"
+    assert rules["verdict-allowed"]["helpUri"] == "docs/writing-specs.md"
+    assert rules["not-run"]["helpUri"] == "docs/outputs.md"
+    assert (REPO / "docs" / "writing-specs.md").is_file() and (REPO / "docs/outputs.md").is_file()
+    assert "**verdict-allowed**" in rules["verdict-allowed"]["help"]["markdown"]
+    url = "https://docs.example.org/trace-validator/"
+    rules = {
+        r["id"]: r
+        for r in _run_in(ws, "--sarif-docs-url", url)["runs"][0]["tool"]["driver"]["rules"]
+    }
+    assert rules["verdict-allowed"]["helpUri"] == url + "writing-specs.md"
+
+
+def test_a_warning_check_has_a_warning_default_level(ws: Workspace) -> None:
+    specs = ws.root / "specs"
+    specs.mkdir()
+    (specs / "short-answer.yaml").write_text(
+        "id: short-answer\ndescription: The answer is short. Long answers tire readers.\n"
+        "severity: warning\nquery: $.finalAnswer\npredicate: contains-none\n"
+        "params: {keywords: [slow]}\n",
+        "utf-8",
+    )
+    ws.case(dict(GOOD_CASE, checks=["short-answer", "verdict-allowed"]))
+    ws.trace("db-slow", good_trace())
+    result = ws.run("--specs", str(specs), "--format", "sarif")
+    assert result.code == 0, result.out + result.err
+    run = _sarif(ws.out)["runs"][0]
+    (rule,) = run["tool"]["driver"]["rules"]
+    assert rule["defaultConfiguration"]["level"] == "warning"
+    assert rule["shortDescription"]["text"] == "The answer is short."
+    assert rule["fullDescription"]["text"].endswith("Long answers tire readers.")
+    (result,) = run["results"]
+    assert result["message"]["text"].startswith("short-answer: warning: ")
+
+
+@pytest.mark.skipif(
+    not SARIF_SCHEMA,
+    reason="set SARIF_SCHEMA to the official SARIF 2.1.0 JSON Schema (.ci/run installs it from"
+    " npm: @microsoft/jest-sarif ships lib/schemas/sarif-2.1.0-rtm.5.json)",
+)
+def test_the_repository_rooted_sarif_validates_against_the_schema(tmp_path: Path) -> None:
+    import jsonschema
+
+    schema = json.loads(Path(str(SARIF_SCHEMA)).read_text("utf-8"))
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+    ws = _repo_suite(tmp_path)
+    outside = tmp_path / "shared"
+    shutil.copytree(ws.fixtures, outside)
+    for extra in ((), ("--fixtures", str(outside))):
+        document = _run_in(ws, *extra)
+        errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(document)]
+        assert not errors, errors
+
+
+def test_sarif_tools_summarises_the_findings_by_check(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "sarif",
+        reason="sarif-tools is not installed (`pip install sarif-tools`; .ci/run installs it;"
+        " not in the test extra: it brings matplotlib, numpy and python-docx)",
+    )
+    from sarif import loader
+
+    ws = _repo_suite(tmp_path)
+    _run_in(ws)
+    sarif_file = loader.load_sarif_file(str(ws.out / "report.sarif"))
+    records = sarif_file.get_records()
+    codes = sorted((r["Code"], r["Severity"], r["Location"]) for r in records)
+    assert codes == [
+        ("not-run", "error", "suite/cases/missing.yaml"),
+        ("verdict-allowed", "error", "suite/cases/db-slow.yaml"),
+        ("verdict-allowed", "error", "suite/cases/twice.yaml"),
+    ]
+    # Its summary counts findings by check, not one line per case.
+    summary = subprocess.run(
+        [sys.executable, "-m", "sarif", "summary", str(ws.out / "report.sarif")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "- verdict-allowed: 2" in summary and "- not-run: 1" in summary
