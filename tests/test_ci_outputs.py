@@ -212,3 +212,75 @@ def test_sarif_tools_summarises_the_findings_by_check(tmp_path: Path) -> None:
         check=True,
     ).stdout
     assert "- verdict-allowed: 2" in summary and "- not-run: 1" in summary
+
+
+# --------------------------------------------------------------------------------------------
+# JUnit
+
+
+def _junit_tree(ws: Workspace) -> Any:
+    from lxml import etree
+
+    return etree.parse(str(ws.out / "report.junit.xml"))
+
+
+def test_junit_time_is_the_checking_time_and_the_agent_duration_is_output(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lxml import etree
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    ws.case()
+    ws.trace("db-slow", good_trace(durationMs=177126))
+    ws.case(dict(GOOD_CASE, id="twice"))
+    ws.trace("twice", good_trace("twice", durationMs=5000), name="twice/run-1.json")
+    ws.trace("twice", _failing("twice"), name="twice/run-2.json")
+    assert ws.run("--format", "junit").code == 1
+    tree = _junit_tree(ws)
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "data/junit-jenkins.xsd")))
+    assert schema.validate(tree), schema.error_log
+    cases = {tc.get("name"): tc for tc in tree.iter("testcase")}
+    times = {name: tc.get("time") for name, tc in cases.items()}
+    assert all(t is not None for t in times.values()), times
+    assert times["db-slow"] != "177.126", "the agent's duration is no test time"
+    assert "agent duration: 177.126 s" in cases["db-slow"].findtext("system-out")
+    assert "agent duration: 5.000 s" in cases["twice [run-1.json]"].findtext("system-out")
+    suite = tree.getroot().find("testsuite")
+    # The suite's time is the whole run's: it holds every case's checking time.
+    assert float(suite.get("time")) >= sum(float(t) for t in times.values())
+    assert tree.getroot().get("time") == suite.get("time")
+
+
+def test_junit_with_warnings_and_vacuous_runs_is_valid_for_jenkins(ws: Workspace) -> None:
+    """Jenkins' schema allows no <properties> in a test case: what did not fail it is
+    written in its <system-out>."""
+    from lxml import etree
+
+    specs = ws.root / "specs"
+    specs.mkdir()
+    (specs / "short-answer.yaml").write_text(
+        "id: short-answer\ndescription: the answer avoids the word slow\nseverity: warning\n"
+        "query: $.finalAnswer\npredicate: contains-none\nparams: {keywords: [slow]}\n",
+        "utf-8",
+    )
+    ws.case(dict(GOOD_CASE, checks=["short-answer", "verdict-allowed"]))
+    ws.trace("db-slow", good_trace())
+    assert ws.run("--specs", str(specs), "--format", "junit").code == 0
+    tree = _junit_tree(ws)
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "data/junit-jenkins.xsd")))
+    assert schema.validate(tree), schema.error_log
+    (case,) = tree.iter("testcase")
+    assert case.find("properties") is None
+    assert "warning: short-answer: " in case.findtext("system-out")
+
+
+def test_reproducible_junit_has_no_times(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SOURCE_DATE_EPOCH: the same bytes each time, so no measured time is written."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    assert ws.run("--format", "junit").code == 0
+    first = (ws.out / "report.junit.xml").read_bytes()
+    assert b" time=" not in first and b"agent duration: 1.200 s" in first
+    assert ws.run("--format", "junit", "--jobs", "2").code == 0
+    assert (ws.out / "report.junit.xml").read_bytes() == first

@@ -95,6 +95,9 @@ class RunResult:
     # runs drop their passing and skipped checks.
     checks_applied: int = 0
     checks_skipped: int = 0
+    # Seconds spent checking this trace (the evaluation, not the reading): JUnit's `time`.
+    # Never part of report.json, which stays the same from one run to the next.
+    check_seconds: float | None = None
 
     @property
     def vacuous(self) -> bool:

@@ -58,10 +58,6 @@ class FileSources:
         spec = self.specs.get(check)
         return spec.severity if spec else None
 
-    def check_file(self, check: str) -> str | None:
-        spec = self.specs.get(check)
-        return spec.file if spec and spec.file else None
-
     def _clause(self, check: str, message: str) -> tuple[Spec | None, Clause | None]:
         spec = self.specs.get(check)
         if spec is None or not spec.clauses:

@@ -96,6 +96,9 @@ def execute_merge(
     missing = missing_shards(shards, allow_partial)
     options = shards[0].data["options"]
     report = merged_report(shards, gate)
+    recorded = shards[0].data.get("sarif_root")
+    if sarif_root is None and isinstance(recorded, str) and Path(recorded).is_dir():
+        sarif_root = Path(recorded)  # where the shards found it (the same for each)
     report.sarif_root, report.sarif_docs_url = sarif_root, sarif_docs_url
     written = write_reports(report, out, list(options["formats"]))
     if step_summary:

@@ -40,6 +40,7 @@ from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report
 from ..report.gate import Gate, exit_decision
 from ..report.shard import Shard
+from ..report.timing import Timing, reproducible
 from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
@@ -248,6 +249,7 @@ def _baseline(
 
 
 def execute_run(options: RunOptions) -> int:
+    timing = None if reproducible() else Timing()  # from the start: the run's whole time
     # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
     gate = replace(options.gate, allow_unmatched=bool(options.traces.allow_unmatched))
     options = replace(options, gate=gate)
@@ -278,6 +280,8 @@ def execute_run(options: RunOptions) -> int:
         )
         if options.capture_failures:
             runs = with_capture_failures(runs, options.capture_failures)
+        if timing is not None:
+            runs = timing.watch(runs)
         cases, unmatched = group_results(
             suite,
             left_out.watch(runs),
@@ -289,6 +293,8 @@ def execute_run(options: RunOptions) -> int:
     finally:
         if bar is not None:
             bar.close()
+    if timing is not None:
+        timing.stop()
     if not shard_reports_unmatched(options.shard):
         unmatched = []
     gating.warn_thresholds(cases)
@@ -306,6 +312,7 @@ def execute_run(options: RunOptions) -> int:
     )
     report.sources = FileSources(suite, options.max_trace_bytes)
     report.sarif_root, report.sarif_docs_url = options.sarif_root, options.sarif_docs_url
+    report.timing = timing
     shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
     extra = [shard.extra(report)] if shard is not None else []
     if "html" in options.formats:  # the page shows answers and tool calls: read them again

@@ -26,6 +26,7 @@ from .columns import COLUMNS
 from .metrics import summarize
 from .reliability import wilson_interval
 from .sources import Sources
+from .timing import Timing
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "trace-validator"
@@ -193,9 +194,9 @@ class Report:
     # from the working folder) and the URL its rules' helpUri start with (None: docs/).
     sarif_root: Path | None = None
     sarif_docs_url: str | None = None
-    # JUnit only: seconds spent checking each run, by (case id, fixture); None when not
-    # measured (a report read back from JSON) or not wanted (SOURCE_DATE_EPOCH set).
-    check_seconds: dict[tuple[str, str | None], float] | None = None
+    # JUnit only: the seconds spent checking each run and the whole run's (report/timing.py);
+    # None when not measured (a report read back from JSON, or SOURCE_DATE_EPOCH set).
+    timing: Timing | None = None
 
     @property
     def summary(self) -> dict[str, Any]:

@@ -243,11 +243,8 @@ class _Results:
             full = described or f"The check {rule} of the suite's specs."
             severity = (sources.check_severity(rule) if sources else None) or "error"
             level = _DEFAULT_LEVELS.get(severity, "error")
-            where = sources.check_file(rule) if sources else None
-            shown = uri(where, self.root) if where else None
-            defined = f" It is defined in `{shown[0]}`." if shown else ""
             help_text = (
-                f"**{rule}** (severity {severity}): {full.rstrip('.')}.{defined} The result's message says"
+                f"**{rule}** (severity {severity}): {full.rstrip('.')}. The result's message says"
                 " what the trace held; the first location is the case key the check read, the"
                 " second the value in the trace. `python -m validator explain CASE` shows each"
                 " step of the check."

@@ -168,7 +168,6 @@ class RecordingSources:
         self.case_files: dict[str, str | None] = {}
         self.descriptions: dict[str, str | None] = {}
         self.severities: dict[str, str | None] = {}
-        self.spec_files: dict[str, str | None] = {}
         self.case_places: dict[tuple[str, str, str], Location | None] = {}
         self.trace_places: dict[tuple[str, str, str], Location | None] = {}
 
@@ -186,11 +185,6 @@ class RecordingSources:
         if check not in self.severities:
             self.severities[check] = self.inner.check_severity(check)
         return self.severities[check]
-
-    def check_file(self, check: str) -> str | None:
-        if check not in self.spec_files:
-            self.spec_files[check] = self.inner.check_file(check)
-        return self.spec_files[check]
 
     def case_location(self, case_file: str, check: str, message: str) -> Location | None:
         key = (case_file, check, message)
@@ -212,7 +206,6 @@ class RecordingSources:
             "case_files": self.case_files,
             "descriptions": self.descriptions,
             "severities": self.severities,
-            "spec_files": self.spec_files,
             "case_places": [[*k, _location_data(v)] for k, v in self.case_places.items()],
             "trace_places": [[*k, _location_data(v)] for k, v in self.trace_places.items()],
             "notes": self.notes(),
@@ -227,14 +220,12 @@ class RecordedSources:
         self.case_files: dict[str, str | None] = {}
         self.descriptions: dict[str, str | None] = {}
         self.severities: dict[str, str | None] = {}
-        self.spec_files: dict[str, str | None] = {}
         self.places: dict[tuple[str, str, str, str], Location | None] = {}
         self._notes: list[str] = []
         for record in records:
             self.case_files.update(record["case_files"])
             self.descriptions.update(record["descriptions"])
             self.severities.update(record.get("severities") or {})
-            self.spec_files.update(record.get("spec_files") or {})
             for kind in ("case_places", "trace_places"):
                 for file, check, message, where in record[kind]:
                     self.places[(kind, file, check, message)] = _location_from(where)
@@ -248,9 +239,6 @@ class RecordedSources:
 
     def check_severity(self, check: str) -> str | None:
         return self.severities.get(check)
-
-    def check_file(self, check: str) -> str | None:
-        return self.spec_files.get(check)
 
     def case_location(self, case_file: str, check: str, message: str) -> Location | None:
         return self.places.get(("case_places", case_file, check, message))
