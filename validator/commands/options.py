@@ -232,27 +232,16 @@ def annotations_option(parser: argparse.ArgumentParser) -> None:
 
 
 def report_output_options(parser: argparse.ArgumentParser) -> None:
-    """Where the SARIF's paths and help links point, and whether the report goes to GitHub
-    Actions' step summary: for run and merge."""
-    parser.add_argument(
-        "--sarif-root",
-        metavar="DIR",
-        default=None,
-        help="the folder report.sarif's paths are relative to (default: the top of the git"
-        " work tree, else the working folder)",
-    )
-    parser.add_argument(
-        "--sarif-docs-url",
-        metavar="URL",
-        default=None,
-        help="where the documentation is published: report.sarif's rules link to its pages"
-        " (default: docs/<page>.md, relative)",
-    )
+    """Where the SARIF's paths and help links point (documented in docs/outputs.md, kept out
+    of --help, which fits a screen), and whether the report goes to GitHub Actions' step
+    summary: for run and merge."""
+    parser.add_argument("--sarif-root", metavar="DIR", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--sarif-docs-url", metavar="URL", default=None, help=argparse.SUPPRESS)
     parser.add_argument(
         "--step-summary",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="append the Markdown report to GITHUB_STEP_SUMMARY when it is set (default: yes)",
+        help="append report.md to GITHUB_STEP_SUMMARY (default: yes)",
     )
 
 

@@ -47,8 +47,9 @@ from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating, options
 from .extras import collect_extras
 from .layout import SuiteFlags, config_errors, read_config, resolve
+from .live import LiveLog
 from .locate import FileSources
-from .progress import interactive, make_progress
+from .progress import make_progress
 from .selection import Selection, known, select_cases
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
@@ -154,8 +155,9 @@ def find_traces(
     plan.max_bytes = options.max_trace_bytes
     root = None if options.follow_symlinks or plan.single else fixtures
     warn_strays(plan, full, root, options.max_trace_bytes)
-    # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
-    wanted = interactive(sys.stderr) and not options.terminal.quiet
+    # Counting JSON Lines lines costs a read of the file: only when progress is shown (a bar
+    # on a terminal, a line every tenth of the traces off one), so never with -q.
+    wanted = not options.terminal.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
 
 
@@ -268,6 +270,17 @@ def execute_run(options: RunOptions) -> int:
     traces = find_traces(options, suite, full, elsewhere)
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
     bar = make_progress(traces.total, options.terminal.quiet)
+    live = LiveLog(
+        suite,
+        traces.plan,
+        options.terminal,
+        unknown_counts=options.traces.split is not None or bool(options.capture_failures),
+        total=traces.total,
+        quarantine=quarantine.reasons if quarantine else None,
+        min_run_pass_rate=gate.min_run_pass_rate,
+        progress_lines=bar is None,
+        pause=bar.close if bar is not None else None,
+    )
     try:
         runs = evaluate_all(
             suite,
@@ -282,6 +295,7 @@ def execute_run(options: RunOptions) -> int:
             runs = with_capture_failures(runs, options.capture_failures)
         if timing is not None:
             runs = timing.watch(runs)
+        runs = live.watch(runs)
         cases, unmatched = group_results(
             suite,
             left_out.watch(runs),
@@ -318,10 +332,12 @@ def execute_run(options: RunOptions) -> int:
     if "html" in options.formats:  # the page shows answers and tool calls: read them again
         again = traces.plan.jobs() if traces.plan else iter([])
         report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
-    return _write_and_judge(report, options, extra)
+    return _write_and_judge(report, options, extra, live.printed)
 
 
-def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]) -> int:
+def _write_and_judge(
+    report: Report, options: RunOptions, extra: list[ExtraFile], printed: int = 0
+) -> int:
     """Write the report set (atomically), say what it holds, and apply the gates."""
     # As many processes write the formats as evaluated the traces.
     processes = min(options.jobs or usable_cores(), usable_cores())
@@ -329,7 +345,7 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     if options.step_summary:
         step_summary(report, written)
     code, reasons = exit_decision(report, options.gate)
-    print_summary(report, written, options.terminal, options.gate.allow_unmatched)
+    print_summary(report, written, options.terminal, options.gate.allow_unmatched, printed)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
