@@ -284,3 +284,84 @@ def test_reproducible_junit_has_no_times(ws: Workspace, monkeypatch: pytest.Monk
     assert b" time=" not in first and b"agent duration: 1.200 s" in first
     assert ws.run("--format", "junit", "--jobs", "2").code == 0
     assert (ws.out / "report.junit.xml").read_bytes() == first
+
+
+# --------------------------------------------------------------------------------------------
+# Progress and case lines off a terminal
+
+
+def _cases_with_failures(ws: Workspace, count: int, every: int) -> list[str]:
+    """`count` one-trace cases, every `every`-th failing; the failing ids."""
+    failing = []
+    for n in range(count):
+        case_id = f"case-{n:03d}"
+        ws.case(dict(GOOD_CASE, id=case_id))
+        if n % every == every - 1:
+            ws.trace(case_id, _failing(case_id))
+            failing.append(case_id)
+        else:
+            ws.trace(case_id, good_trace(case_id))
+    return failing
+
+
+def _run_piped(ws: Workspace, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The command line in a subprocess, stdout and stderr into one pipe (a CI log)."""
+    args = [sys.executable, "-m", "validator", "run", "--cases", str(ws.cases)]
+    args += ["--fixtures", str(ws.fixtures), "--out", str(ws.out), "--jobs", "1", *extra]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("SOURCE_DATE_EPOCH", None)
+    return subprocess.run(
+        args, cwd=ws.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+
+
+def test_a_ci_log_gets_progress_lines_and_each_fail_line_as_it_is_decided(
+    ws: Workspace,
+) -> None:
+    failing = _cases_with_failures(ws, 250, 25)
+    result = _run_piped(ws)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    progress = [line for line in lines if line.startswith("progress: ")]
+    # A line every tenth of the traces (more only if a tenth took over 10 seconds).
+    assert 10 <= len(progress) <= 20, progress
+    assert progress[0].startswith("progress: 25/250 traces checked (10%), 25 cases decided,")
+    assert progress[-1] == (
+        "progress: 250/250 traces checked (100%), 250 cases decided, 10 did not pass so far"
+    )
+    fails = [line for line in lines if line.startswith("FAIL")]
+    # Once each, in case order...
+    assert [line.split()[1].rstrip(":") for line in fails] == failing
+    # ... and each before the progress line of the traces after it: printed as decided.
+    first_fail = lines.index(fails[0])
+    assert first_fail < lines.index(progress[0])
+    assert lines.index(fails[-1]) < lines.index(progress[-1])
+    assert "\r" not in result.stdout
+
+
+def test_quiet_prints_no_progress_and_no_case_lines(ws: Workspace) -> None:
+    _cases_with_failures(ws, 210, 30)
+    result = _run_piped(ws, "-q")
+    assert result.returncode == 1
+    (line,) = result.stdout.splitlines()
+    assert line.startswith("210 cases: 203 passed, 7 failed")
+
+
+def test_the_case_lines_are_the_same_whether_printed_early_or_late(ws: Workspace) -> None:
+    """With JSON Lines no case is decided before the end: the same lines either way."""
+    failing = _cases_with_failures(ws, 12, 4)
+    folder = run_cli(
+        "run", "--cases", str(ws.cases), "--fixtures", str(ws.fixtures), "--out", str(ws.out),
+        cwd=ws.root,
+    )  # fmt: skip
+    export = ws.root / "all.jsonl"
+    export.write_text(
+        "".join(p.read_text("utf-8") + "\n" for p in sorted(ws.fixtures.glob("*.json"))), "utf-8"
+    )
+    jsonl = run_cli(
+        "run", "--cases", str(ws.cases), "--fixtures", str(export), "--out", str(ws.out),
+        cwd=ws.root,
+    )  # fmt: skip
+    fails = [line for line in folder.out.splitlines() if line.startswith("FAIL")]
+    assert [line.split()[1].rstrip(":") for line in fails] == failing
+    assert fails == [line for line in jsonl.out.splitlines() if line.startswith("FAIL")]
