@@ -365,3 +365,83 @@ def test_the_case_lines_are_the_same_whether_printed_early_or_late(ws: Workspace
     fails = [line for line in folder.out.splitlines() if line.startswith("FAIL")]
     assert [line.split()[1].rstrip(":") for line in fails] == failing
     assert fails == [line for line in jsonl.out.splitlines() if line.startswith("FAIL")]
+
+
+# --------------------------------------------------------------------------------------------
+# The docs/CI.md recipe
+
+
+def _workflow_steps() -> list[dict[str, Any]]:
+    import yaml
+
+    text = (REPO / "docs" / "CI.md").read_text("utf-8")
+    block = text.split("## GitHub Actions", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    workflow = yaml.safe_load(block)
+    steps: list[dict[str, Any]] = workflow["jobs"]["validate"]["steps"]
+    return steps
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_ci_recipe_runs_as_pasted_in_a_scratch_repository(tmp_path: Path) -> None:
+    """The workflow's `run:` steps, in order, in a clone whose origin has the suite on main
+    and a change that breaks a case: each step exits as the recipe means, and the job
+    summary holds the change's report only."""
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    ws = Workspace(origin)
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    ws.case(dict(GOOD_CASE, id="other"))
+    ws.trace("other", good_trace("other"))
+    _git(origin, "init", "-q", "-b", "main")
+    _git(origin, "add", "-A")
+    _git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "suite")
+    checkout = tmp_path / "work" / "checkout"
+    checkout.parent.mkdir()
+    _git(tmp_path / "work", "clone", "-q", str(origin), "checkout")
+    # The change under review: a regression in one case.
+    (checkout / "fixtures" / "db-slow.json").write_text(json.dumps(_failing()), "utf-8")
+
+    summary = tmp_path / "summary.md"
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "RUNNER_TEMP": str(runner_temp),
+    }
+    env.pop("SOURCE_DATE_EPOCH", None)
+    bin_dir = tmp_path / "bin"  # `python` as the recipe calls it: this interpreter
+    bin_dir.mkdir()
+    wrapper = bin_dir / "python"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', "utf-8")
+    wrapper.chmod(0o755)
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    codes = {}
+    for step in _workflow_steps():
+        if "run" not in step or step["run"].startswith("pip install"):
+            continue  # the install step: this checkout's code is on PYTHONPATH
+        script = step["run"].replace("${{ github.event.repository.default_branch }}", "main")
+        done = subprocess.run(
+            ["bash", "-e", "-c", script], cwd=checkout, env=env, capture_output=True, text=True
+        )
+        codes[step["name"]] = (done.returncode, done.stdout + done.stderr)
+    assert codes["Lint case and spec files"][0] == 0, codes
+    assert codes["Baseline from the default branch"][0] == 0, codes
+    assert (runner_temp / "baseline" / "report.json").is_file()
+    code, output = codes["Evaluate the traces"]
+    assert code == 1, output  # the regression fails the gate, not a usage error (2)
+    assert "REGRESSED db-slow: pass -> fail" in output
+    assert "::error " in output  # annotations from the evaluation step
+    written = summary.read_text("utf-8")
+    # One report in the job summary: the change's (its regression), not the baseline's.
+    assert written.count("\n# ") + written.startswith("# ") == 1, written[:400]
+    assert "db-slow" in written
+    for name in ("report.json", "report.md", "report.junit.xml", "report.sarif"):
+        assert (checkout / "reports" / name).is_file()
