@@ -445,3 +445,46 @@ def test_the_ci_recipe_runs_as_pasted_in_a_scratch_repository(tmp_path: Path) ->
     assert "db-slow" in written
     for name in ("report.json", "report.md", "report.junit.xml", "report.sarif"):
         assert (checkout / "reports" / name).is_file()
+
+
+# --------------------------------------------------------------------------------------------
+# The config found up to the repository root
+
+
+def _suite_with_config(folder: Path) -> Workspace:
+    folder.mkdir(parents=True)
+    ws = Workspace(folder)
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    (folder / "validator.yaml").write_text("cases: cases\nfixtures: fixtures\n", "utf-8")
+    return ws
+
+
+def test_the_config_is_found_in_the_nearest_parent_and_named(tmp_path: Path) -> None:
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    ws = _suite_with_config(tmp_path / "repo" / "suite")
+    below = ws.cases / "deeper"
+    below.mkdir()
+    result = run_cli("run", "--out", str(tmp_path / "out"), cwd=below)
+    assert result.code == 0, result.err
+    assert "config: ../../validator.yaml (the nearest validator.yaml above" in result.err
+    report = json.loads((tmp_path / "out" / "report.json").read_text("utf-8"))
+    assert report["inputs"]["config"] == "../../validator.yaml"
+    assert report["summary"]["total"] == 1
+    # In the working folder itself: found without a word.
+    result = run_cli("run", "--out", str(tmp_path / "out"), cwd=ws.root)
+    assert result.code == 0 and "config:" not in result.err
+
+
+def test_the_config_search_stops_at_the_repository_root(tmp_path: Path) -> None:
+    _suite_with_config(tmp_path / "outer")
+    inner = tmp_path / "outer" / "repo"
+    (inner / ".git").mkdir(parents=True)
+    result = run_cli("run", "--out", str(tmp_path / "out"), cwd=inner)
+    assert result.code == 2
+    assert "config:" not in result.err and "Traceback" not in result.err
+    # Outside any repository, only the working folder is looked in.
+    plain = tmp_path / "outer" / "plain"
+    plain.mkdir()
+    result = run_cli("run", "--out", str(tmp_path / "out"), cwd=plain)
+    assert result.code == 2 and "config:" not in result.err
