@@ -488,3 +488,46 @@ def test_the_config_search_stops_at_the_repository_root(tmp_path: Path) -> None:
     plain.mkdir()
     result = run_cli("run", "--out", str(tmp_path / "out"), cwd=plain)
     assert result.code == 2 and "config:" not in result.err
+
+
+# --------------------------------------------------------------------------------------------
+# The library writes every format
+
+
+def test_the_library_writes_every_format_from_report_from_runs(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pickle
+
+    from validator import evaluate_partition, load_suite, report_from_runs, write_reports
+    from validator.problems import UsageError
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    monkeypatch.chdir(ws.root)
+    ws.case()
+    ws.case(dict(GOOD_CASE, id="fine"))
+    suite = load_suite(ws.cases)
+    runs = evaluate_partition(suite, [("t/db-slow.json", _failing()), good_trace("fine")])
+    document = report_from_runs(suite, runs)
+    assert isinstance(document, dict) and document["summary"]["failed"] == 1
+    assert pickle.loads(pickle.dumps(document)) == document
+    formats = ["json", "md", "junit", "sarif", "html"]
+    written = write_reports(document, ws.root / "lib", formats)
+    assert sorted(p.name for p in written) == sorted(
+        ["report.json", "report.md", "report.junit.xml", "report.sarif", "report.html"]
+    )
+    assert json.loads((ws.root / "lib" / "report.json").read_text("utf-8")) == document
+    sarif = _sarif(ws.root / "lib")["runs"][0]
+    (failed,) = sarif["results"]
+    case_place = failed["locations"][0]["physicalLocation"]
+    assert case_place["artifactLocation"]["uri"] == "cases/db-slow.yaml"
+    assert "region" in case_place  # the case key the check read: the suite's sources
+    junit = (ws.root / "lib" / "report.junit.xml").read_text("utf-8")
+    assert 'name="db-slow"' in junit and " time=" in junit
+    assert "db-slow" in (ws.root / "lib" / "report.html").read_text("utf-8")
+    # A document read back from JSON: every format too, with what JSON holds.
+    again = json.loads(json.dumps(document))
+    write_reports(again, ws.root / "again", formats)
+    assert (ws.root / "again" / "report.sarif").is_file()
+    with pytest.raises(UsageError, match="unknown report format 'pdf'"):
+        write_reports(document, ws.root / "x", ["json", "pdf"])

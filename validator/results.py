@@ -97,7 +97,7 @@ class RunResult:
     checks_skipped: int = 0
     # Seconds spent checking this trace (the evaluation, not the reading): JUnit's `time`.
     # Never part of report.json, which stays the same from one run to the next.
-    check_seconds: float | None = None
+    check_seconds: float | None = field(default=None, compare=False)
 
     @property
     def vacuous(self) -> bool:
