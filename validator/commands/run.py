@@ -390,34 +390,11 @@ def _inputs(
 # Options that never change what a report says, so that reports stay byte-identical across
 # them: where and in which formats it is written, how many processes, the terminal output,
 # and which shard ran (a merged report shows the command of the unsharded run).
-OUTPUT_OPTIONS = (
-    "--out",
-    "--format",
-    "--jobs",
-    "--quiet",
-    "-q",
-    "--shard",
-    "--annotations",
-    "--no-annotations",
-    "--color",
-    "-v",
-    "--verbose",
-    "--sarif-root",
-    "--sarif-docs-url",
-    "--step-summary",
-    "--no-step-summary",
-)
-# The ones that take no value.
-_FLAGS = (
-    "--quiet",
-    "-q",
-    "--annotations",
-    "--no-annotations",
-    "-v",
-    "--verbose",
-    "--step-summary",
-    "--no-step-summary",
-)
+_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations", "-v", "--verbose",
+          "--step-summary", "--no-step-summary")  # fmt: skip
+OUTPUT_OPTIONS = (*_FLAGS, "--out", "--format", "--jobs", "--shard", "--color", "--sarif-root",
+                  "--sarif-docs-url")  # fmt: skip
+# (_FLAGS: the ones that take no value.)
 
 
 def command_line(
