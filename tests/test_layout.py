@@ -18,6 +18,8 @@ LAYERS = {
     "validator.codes": (),
     "validator.display": (),
     "validator.signals": (),
+    # The git work tree's top, found from the working folder: config search, SARIF paths.
+    "validator.repository": (),
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.results": (),
     "validator.inputs": ("validator.problems", "validator.traces"),
@@ -34,6 +36,7 @@ LAYERS = {
     ),
     "validator.loading": (
         "validator.loading",
+        "validator.repository",
         "validator.evaluation",
         "validator.model",
         "validator.problems",
@@ -53,6 +56,7 @@ LAYERS = {
     ),
     "validator.report": (
         "validator.report",
+        "validator.repository",
         "validator.display",
         "validator.results",
         "validator.problems",

@@ -1,5 +1,7 @@
 """`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files;
-its flags (`build_parser`) and its entry from the command line (`main`)."""
+its flags (`build_parser`) and its entry from the command line (`main`). One concept, just
+over 600 lines: each step reads the same RunOptions, and what each step does lives in its own
+module (live.py prints while it evaluates, summary.py after, sharding.py the shard file)."""
 
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ from .extras import collect_extras
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .live import LiveLog
 from .locate import FileSources
-from .progress import make_progress
+from .progress import ProgressBar, make_progress
 from .selection import Selection, known, select_cases
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
@@ -250,6 +252,38 @@ def _baseline(
     return replace(baseline, limits=options.gate.max_regression, quarantined=held)
 
 
+def _live_log(
+    options: RunOptions,
+    suite: Suite,
+    traces: Traces,
+    quarantine: Quarantine | None,
+    bar: ProgressBar | None,
+) -> LiveLog:
+    """What the run prints while it evaluates (see commands/live.py)."""
+    return LiveLog(
+        suite,
+        traces.plan,
+        options.terminal,
+        unknown_counts=options.traces.split is not None or bool(options.capture_failures),
+        total=traces.total,
+        quarantine=quarantine.reasons if quarantine else None,
+        min_run_pass_rate=options.gate.min_run_pass_rate,
+        progress_lines=bar is None,
+        pause=bar.close if bar is not None else None,
+    )
+
+
+def _watched(
+    runs: Iterable[RunResult], options: RunOptions, timing: Timing | None, live: LiveLog
+) -> Iterator[RunResult]:
+    """The runs with the failed captures in, each one timed and shown as it goes by."""
+    if options.capture_failures:
+        runs = with_capture_failures(runs, options.capture_failures)
+    if timing is not None:
+        runs = timing.watch(runs)
+    return live.watch(runs)
+
+
 def execute_run(options: RunOptions) -> int:
     timing = None if reproducible() else Timing()  # from the start: the run's whole time
     # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
@@ -270,17 +304,7 @@ def execute_run(options: RunOptions) -> int:
     traces = find_traces(options, suite, full, elsewhere)
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
     bar = make_progress(traces.total, options.terminal.quiet)
-    live = LiveLog(
-        suite,
-        traces.plan,
-        options.terminal,
-        unknown_counts=options.traces.split is not None or bool(options.capture_failures),
-        total=traces.total,
-        quarantine=quarantine.reasons if quarantine else None,
-        min_run_pass_rate=gate.min_run_pass_rate,
-        progress_lines=bar is None,
-        pause=bar.close if bar is not None else None,
-    )
+    live = _live_log(options, suite, traces, quarantine, bar)
     try:
         runs = evaluate_all(
             suite,
@@ -291,14 +315,9 @@ def execute_run(options: RunOptions) -> int:
             progress=bar,
             settings=options.traces,
         )
-        if options.capture_failures:
-            runs = with_capture_failures(runs, options.capture_failures)
-        if timing is not None:
-            runs = timing.watch(runs)
-        runs = live.watch(runs)
         cases, unmatched = group_results(
             suite,
-            left_out.watch(runs),
+            left_out.watch(_watched(runs, options, timing, live)),
             traces.plan,
             left_out.left_out | elsewhere,
             no_run_reason(options, traces),
@@ -394,7 +413,6 @@ _FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations", "-v", "--verbose
           "--step-summary", "--no-step-summary")  # fmt: skip
 OUTPUT_OPTIONS = (*_FLAGS, "--out", "--format", "--jobs", "--shard", "--color", "--sarif-root",
                   "--sarif-docs-url")  # fmt: skip
-# (_FLAGS: the ones that take no value.)
 
 
 def command_line(
