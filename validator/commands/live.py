@@ -22,7 +22,7 @@ from ..evaluation.runner import required_passes
 from ..inputs import HARD_KINDS, NAMED, ORPHAN, PICKED, Plan, format_of
 from ..model import Suite
 from ..report.document import case_row
-from ..results import PASS, CaseResult, RunResult, Runs
+from ..results import ERROR, NOT_RUN, PASS, CaseResult, RunResult, Runs
 from .progress import PROGRESS_MIN_TRACES
 from .summary import Terminal, print_case
 
@@ -109,7 +109,7 @@ class LiveLog:
         result = CaseResult(case_id, Runs(self.runs.pop(case_id, [])), case.file, case.tags)
         kind = self.plan.missing.get(case_id)
         if kind is not None and (kind in HARD_KINDS or not result.runs):
-            result.status_override = "error" if kind in HARD_KINDS else "not_run"
+            result.status_override = ERROR if kind in HARD_KINDS else NOT_RUN
             result.reason_override = self.plan.missing_reason(case_id)
         elif not result.runs:
             return  # not from this plan's files: the end decides

@@ -296,6 +296,13 @@ def document(report: Report) -> dict[str, Any]:
     tool = report.head.get("tool", {})
     docs_url = report.sarif_docs_url or DOCS
     rules = [found.rule(rule, docs_url) for rule in rule_ids]
+    driver: dict[str, Any] = {
+        "name": str(tool.get("name") or "trace-validator"),
+        "version": str(tool.get("version") or ""),
+    }
+    if report.sarif_docs_url:  # an absolute URI, as SARIF wants it: only when given
+        driver["informationUri"] = report.sarif_docs_url
+    driver["rules"] = rules
     invocation: dict[str, Any] = {"executionSuccessful": True}
     notes = report.sources.notes() if report.sources is not None else []
     if notes:
@@ -307,14 +314,7 @@ def document(report: Report) -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": str(tool.get("name") or "trace-validator"),
-                        "version": str(tool.get("version") or ""),
-                        "informationUri": docs_url,
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": driver},
                 "invocations": [invocation],
                 "originalUriBaseIds": {
                     SRCROOT: {
