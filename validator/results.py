@@ -118,6 +118,10 @@ class RunResult:
         """Whether the view left content of a kind checks read unread (`--fail-on unread`)."""
         return any(entry.get("gated") for entry in self.unread)
 
+    # Seconds spent checking this trace (the evaluation, not the reading): JUnit's `time`.
+    # Never part of report.json, which stays the same from one run to the next.
+    check_seconds: float | None = field(default=None, compare=False)
+
     @property
     def vacuous(self) -> bool:
         """Passed without any check applied: every check was skipped (the vacuity guard)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,14 @@ class Evaluator:
         compared with `case_id` (the case was chosen by `traces.case_id` or a case's
         `fixture:` key, which replace it)."""
         self.context = None
+        started = time.perf_counter()
+        run = self._evaluate_safely(trace, case_id, fixture, parent, own_id)
+        run.check_seconds = time.perf_counter() - started
+        return run
+
+    def _evaluate_safely(
+        self, trace: Any, case_id: str | None, fixture: str | None, parent: Any, own_id: bool
+    ) -> RunResult:
         try:
             return self._evaluate(trace, case_id, fixture, parent, own_id)
         except MemoryError:

@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..display import one_line
@@ -26,6 +27,7 @@ from .columns import COLUMNS
 from .metrics import summarize
 from .reliability import wilson_interval
 from .sources import Sources
+from .timing import Timing
 from .unread import summary_unread
 
 SCHEMA_VERSION = 1
@@ -222,6 +224,13 @@ class Report:
     # collected it (it does when html is among the formats). Never part of `as_dict()`, so
     # report.json and the other formats are the same with or without it.
     extras: dict[str, dict[str, Any]] | None = None
+    # SARIF only: the folder its URIs are relative to (None: the repository root, found
+    # from the working folder) and the URL its rules' helpUri start with (None: docs/).
+    sarif_root: Path | None = None
+    sarif_docs_url: str | None = None
+    # JUnit only: the seconds spent checking each run and the whole run's (report/timing.py);
+    # None when not measured (a report read back from JSON, or SOURCE_DATE_EPOCH set).
+    timing: Timing | None = None
 
     @property
     def summary(self) -> dict[str, Any]:
