@@ -1,5 +1,6 @@
-"""validator.text against hostile answers: invisible characters that markdown-it would make
-visible, and regular expressions that must stay linear in the size of the answer."""
+"""Text normalization (validator.evaluation.text) on hostile answers: invisible characters
+that markdown-it would make visible, the Markdown rendering budget and its linear fallback,
+and regular expressions that must stay linear in the size of the answer."""
 
 from __future__ import annotations
 
