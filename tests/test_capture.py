@@ -355,6 +355,7 @@ for path in sorted(pathlib.Path(sys.argv[2]).glob("*.json")):
 """
 
 
+@pytest.mark.slow  # chaos: the capture is signalled mid-trace
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_mid_capture_keeps_only_whole_traces(
     tmp_path: Path, signum: signal.Signals, code: int
