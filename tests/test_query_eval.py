@@ -272,6 +272,7 @@ def test_regex_keeps_python_meaning_in_filters() -> None:
 # ------------------------------------------------------------------ big traces
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 def test_descendant_filter_on_a_big_trace_is_linear() -> None:
     calls = [
         {"toolName": f"t{i}", "status": "error" if i % 97 == 0 else "ok", "rows": [{"v": i}] * 5}

@@ -111,6 +111,7 @@ HTML_BLOCK_ATTACKS = {
 }
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 @pytest.mark.parametrize("unit", HTML_BLOCK_ATTACKS.values(), ids=HTML_BLOCK_ATTACKS.keys())
 def test_html_block_text_is_linear(unit: str) -> None:
     small = unit * (50_000 // len(unit))
@@ -166,6 +167,7 @@ def test_presorting_applies_to_long_runs_only() -> None:
     assert text_mod._presort_marks(long) == presorted
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 def test_long_runs_of_marks_normalize_in_linear_time() -> None:
     small = "a" + "\u0301\u0323" * 25_000
     large = "a" + "\u0301\u0323" * 100_000
@@ -277,6 +279,7 @@ FALLBACK_ATTACKS = {
 }
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 @pytest.mark.parametrize("unit", FALLBACK_ATTACKS.values(), ids=FALLBACK_ATTACKS.keys())
 def test_fallback_is_linear(unit: str) -> None:
     small = unit * (100_000 // len(unit))
@@ -287,6 +290,7 @@ def test_fallback_is_linear(unit: str) -> None:
     assert t2 / max(t1, 1e-4) < 10.0, (t1, t2)
 
 
+@pytest.mark.slow  # benchmark-like: measures memory
 def test_fallback_memory_stays_small() -> None:
     # markdown-it needed ~300 bytes a character for a big table; the fallback works chunk by
     # chunk. Allocation sizes are deterministic, so this is a stable bound.

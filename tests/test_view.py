@@ -1160,6 +1160,7 @@ def test_view_module_is_a_leaf() -> None:
         assert not any(name.startswith("validator") for name in absolute), path
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 def test_build_is_linear_and_fast() -> None:
     def spans(count: int) -> list[dict[str, Any]]:
         out = []
