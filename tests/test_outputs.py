@@ -218,6 +218,7 @@ def test_html_is_one_self_contained_page_with_tables_and_a_chart(ws: Workspace) 
     assert widths["PASS: 4"] == 300 and widths["REVISE: 1"] == pytest.approx(75)
 
 
+@pytest.mark.slow  # a browser
 @pytest.mark.skipif(
     not CHROMIUM.exists(),
     reason="/usr/bin/chromium is not installed (Debian package 'chromium'); .ci/run installs it",
