@@ -77,6 +77,11 @@ UNREAD_KINDS: dict[str, str] = {
     "tool-call": "tool calls in a form the view does not read: entries that are not objects, "
     "a tool call list that is not a list, tool calls written as content parts "
     "(tool_use, function_call) or as the legacy function_call field",
+    "event": "OpenHands events that are not objects, and observations citing an action the "
+    "event list does not hold",
+    "record": "Claude Code records the view has no field for (file-history-snapshot, "
+    "queue-operation, system, hook progress, thinking blocks), records that are not objects, "
+    "and tool results answering no tool_use of the transcript",
 }
 
 
