@@ -95,7 +95,9 @@ def detect(trace: Any) -> bool:
         return bool(trace) and _is_event(trace[0])
     if isinstance(trace, dict):
         history = trace.get("history")
-        return isinstance(history, list) and bool(history) and _is_event(history[0])
+        if isinstance(history, list):
+            return bool(history) and _is_event(history[0])
+        return _is_event(trace) and "source" in trace and "timestamp" in trace
     return False
 
 
@@ -130,12 +132,22 @@ class _Steps:
 def _events(trace: Any, builder: Builder) -> tuple[list[Any], str, dict[str, Any]]:
     if isinstance(trace, list):
         return trace, "$", {}
+    if "history" not in trace and _is_event(trace):
+        return [trace], _SINGLE, {}  # one event file of an event store, read on its own
     history = trace.get("history")
     if not isinstance(history, list):
         message = f"cannot read history: {kind_of(history)}, not a list of events"
         builder.cannot_read("trace", "a history that is not a list", message, "$.history")
         return [], "$.history", trace
     return history, "$.history", trace
+
+
+_SINGLE = ""  # the path of the events when the trace is one event, not a list
+
+
+def _at(path: str, position: int) -> str:
+    """The JSONPath of the event at `position` (`$` itself for a single event)."""
+    return "$" if path == _SINGLE else path_at(path, position)
 
 
 def _latencies(line: dict[str, Any]) -> dict[str, float]:
@@ -194,11 +206,11 @@ def _citations(
         cause = id_text(event.get("cause"))
         if cause is not None:
             if cause in ids:
-                cited.setdefault(cause, (event, path_at(path, position)))
+                cited.setdefault(cause, (event, _at(path, position)))
             else:
                 uncited += 1
         elif "id" not in event and position > 0 and _is_action(events[position - 1]):
-            following[position - 1] = (event, path_at(path, position))
+            following[position - 1] = (event, _at(path, position))
     builder.unread("event", _UNCITED, uncited)
     return cited, following
 
@@ -345,7 +357,7 @@ def build(trace: Any, options: ViewOptions) -> View:
     reader = _Reader(builder, events, path, line)
     times: list[int] = []
     for position, event in enumerate(events):
-        where = path_at(path, position)
+        where = _at(path, position)
         if not isinstance(event, dict):
             message = f"cannot read event: it is {kind_of(event)}, not an object"
             builder.cannot_read("event", _NOT_EVENTS, message, where)
