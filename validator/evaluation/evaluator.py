@@ -127,13 +127,16 @@ class Evaluator:
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
         run.checks = checks = [skip or self._check(spec, ctx) for spec, skip in self._plan]
-        skipped = 0
+        skipped = unexamined = 0
         for check in checks:
             if check.status == SKIPPED:
                 skipped += 1
             elif check.status == FAIL and check.blocking:  # `failed_blocking`
                 run.status = FAIL
+            elif check.examined == 0:
+                unexamined += 1
         run.checks_skipped, run.checks_applied = skipped, len(checks) - skipped
+        run.checks_unexamined = unexamined
         if ctx.view_adapter is not None:
             how = "configured" if settings.view else "detected"
             run.notes.append(

@@ -3,8 +3,10 @@
 Each type says, once: how it is described to a person, how a value is checked, and which
 kinds of case value (by their JSON Schema type) may feed it through a `{case: KEY}`
 binding. Predicates declare parameters by type name and never check their own options;
-the spec loader, lint and the interpreter all read this table. Over 600 lines as one concept:
-the types whose values hold structure (argument matchers, call entries) are checked here.
+the spec loader, lint and the interpreter all read this table.
+
+It is over 600 lines because it is one registry: every type with its checks, and the
+checks that look inside values (regular expressions, argument matchers, call entries), which only it uses.
 """
 
 from __future__ import annotations
@@ -57,6 +59,29 @@ class ParamType:
     # What is wrong inside a value of the right overall shape, each problem at its place
     # (a regular expression, an argument matcher); None for types a check says all of.
     problems: Callable[[Any], list[ValueProblem]] | None = None
+    # The value the predicate is given, for a value written another way (a share written
+    # `80%` is given as 0.8); None: as written.
+    convert: Callable[[Any], Any] | None = None
+
+
+# A share written as a percentage, as the command line takes one (`--min-pass-rate 80%`).
+PERCENT = re.compile(r"\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\Z")
+
+
+def percent_share(value: Any) -> float | None:
+    """`"80%"` -> 0.8: a share above 0 and at most 1 written as a percentage; None for any
+    other value."""
+    match = PERCENT.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    share = float(match.group(1)) / 100
+    return share if 0 < share <= 1 else None
+
+
+def as_share(value: Any) -> Any:
+    """A count or share as the predicate takes it: a percentage becomes its share."""
+    share = percent_share(value)
+    return value if share is None else share
 
 
 def _is_text_list(value: Any) -> bool:
@@ -70,7 +95,7 @@ def _is_keywords(value: Any) -> bool:
 
 
 def _is_count_or_share(value: Any) -> bool:
-    if value is None:
+    if value is None or percent_share(value) is not None:
         return True
     if isinstance(value, bool):
         return False
@@ -657,12 +682,13 @@ PARAM_TYPES: dict[str, ParamType] = {
             lambda v: type(v) is int and v >= 1,
             "integer",
         ),
-        _type(
+        ParamType(
             "count-or-share",
-            "a whole number (a count) or a decimal between 0 and 1 (a share)",
+            "a whole number (a count), or a share: a decimal between 0 and 1, or a percentage"
+            " such as 80%",
             _is_count_or_share,
-            "integer",
-            "number",
+            frozenset({"integer", "number", "string"}),
+            convert=as_share,
         ),
         _type(
             "scalar",

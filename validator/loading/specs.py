@@ -3,6 +3,9 @@
 A spec is data: JSONPath queries, a predicate from the registry, its parameters (literal or
 bound to a case field or to another query), and optional guards. Every JSONPath expression is
 compiled here, once per run; evaluation never parses an expression.
+
+It is over 600 lines because it is one concept: a spec file's every rule (its keys, guards,
+parameters, bindings, queries and messages), in the order a person reads the file.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from ..model import (
 )
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
 from .caseformat import INPUT_NAME, CaseFormat
-from .cases import blank_entries, blank_keyword_message
+from .cases import blank_entries, blank_keyword_message, bound_cuts
 from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
 from .schemacheck import compile_schema
 from .yamlfile import PathKey, YamlDocument
@@ -41,7 +44,7 @@ def spec_file_problems(doc: YamlDocument, fmt: CaseFormat) -> list[Problem]:
     The checks beyond the schema run even when the schema found errors, on the parts that
     have the right shape, so that one pass reports every mistake.
     """
-    problems = set(doc.problems)
+    problems = set(bound_cuts(doc, _bound, "the check reads this value"))
     problems.update(schema_problems(doc, "spec"))
     problems.update(_SpecChecker(doc, fmt).problems())
     return sorted(problems)
@@ -66,6 +69,7 @@ def compile_spec(doc: YamlDocument) -> Spec:
         skip_reason=data.get("skip_reason"),
         severity=data.get("severity", "error"),
         when_input=data.get("when_input"),
+        allow_empty=data.get("allow_empty") is True,
     )
 
 
@@ -105,6 +109,7 @@ def _clauses(data: dict[str, Any]) -> tuple[Clause, ...]:
             unless=_condition(c["unless"]) if "unless" in c else None,
             skip_reason=c.get("skip_reason"),
             message=_template(c.get("message")) or spec_message,
+            allow_empty=c.get("allow_empty") is True,
         )
         for i, c in enumerate(raw_clauses)
     )
@@ -168,6 +173,15 @@ def _param(value: Any, param: Param | None) -> Any:
 
 
 _CONDITION_KEYS = ("query", "predicate", "params")
+# The keys of a spec file whose values a check reads (not its description or messages).
+_BOUND = frozenset({"query", "predicate", "params", "when", "unless", "clauses", "fields"})
+_UNBOUND = frozenset({"message", "skip_reason", "name", "description"})
+
+
+def _bound(path: PathKey) -> bool:
+    return path[0] in _BOUND and not any(step in _UNBOUND for step in path)
+
+
 _CHECK_KEYS = (
     "query",
     "predicate",
@@ -178,6 +192,7 @@ _CHECK_KEYS = (
     "unless",
     "when_input",
     "severity",
+    "allow_empty",
 )
 
 

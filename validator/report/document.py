@@ -58,6 +58,8 @@ def check_row(check: CheckResult) -> dict[str, Any]:
     details = check.details
     if details:
         out["details"] = details
+    if check.unexamined:
+        out["examined"] = 0
     return out
 
 
@@ -75,11 +77,14 @@ def _warnings(run: RunResult) -> list[dict[str, str]]:
 
 
 def _counts(run: RunResult) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "checks_applied": run.checks_applied,
         "checks_skipped": run.checks_skipped,
         "vacuous": run.vacuous,
     }
+    if run.checks_unexamined:  # only then: a run that examined everything keeps its bytes
+        out["checks_unexamined"] = run.checks_unexamined
+    return out
 
 
 def run_row(run: RunResult) -> dict[str, Any]:
@@ -146,6 +151,8 @@ def case_row(
     out["run_pass_interval"] = wilson_interval(passed, total)
     out["flaky"] = case.flaky
     out["vacuous_runs"] = case.vacuous_runs
+    if case.unexamined_runs:
+        out["unexamined_runs"] = case.unexamined_runs
     out["runs"] = {"total": total, "passed": passed}
     if case.required_passes is not None:
         out["runs"]["required"] = case.required_passes
@@ -226,6 +233,8 @@ def check_counts(cases: Sequence[CaseResult]) -> dict[str, int]:
         "vacuous_runs": sum(c.vacuous_runs for c in cases),
         "vacuous_cases": sum(c.vacuous_runs > 0 for c in cases),
         "failed_warnings": sum(c.runs.totals[2] for c in cases),
+        "checks_unexamined": sum(c.runs.unexamined_checks for c in cases),
+        "unexamined_runs": sum(c.unexamined_runs for c in cases),
     }
 
 
