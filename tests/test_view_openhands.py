@@ -208,8 +208,7 @@ def test_run_on_the_event_store_with_group_folder(tmp_path: Path) -> None:
     )
     case = root / "cases" / f"{SESSION}.yaml"
     case.write_text(
-        f"id: {SESSION}\nrequired_tools: [finish]\nmax_llm_calls: 3\n"
-        "answer_keywords: [heads]\n",
+        f"id: {SESSION}\nrequired_tools: [finish]\nmax_llm_calls: 3\nanswer_keywords: [heads]\n",
         "utf-8",
     )
     out = tmp_path / "out"
