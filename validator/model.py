@@ -232,8 +232,6 @@ class TraceFields:
 # --------------------------------------------------------------------------------------------
 # How traces are found and matched to cases (the suite config's `traces:` section)
 
-TRACE_FORMATS = ("json", "jsonl", "otlp-json")
-
 
 @dataclass(frozen=True)
 class TraceSettings:

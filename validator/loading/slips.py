@@ -21,7 +21,6 @@ from functools import cache
 # A key (or a list entry's key) followed by a full-width colon, at the start of a line.
 _FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")
 _FULL_DASH = re.compile(r"^(\s*)(－|—|–)(\s*)")
-_ASCII_FOR = {"：": ":", "，": ",", "－": "-", "—": "-", "–": "-"}
 
 
 @dataclass(frozen=True)
@@ -126,10 +125,6 @@ def typographic_quotes(value: str) -> tuple[str, str] | None:
         if len(text) >= 2 and text.startswith(opening) and text.endswith(closing):
             return opening, closing
     return None
-
-
-def ascii_for(mark: str) -> str:
-    return _ASCII_FOR.get(mark, mark)
 
 
 @cache

@@ -16,9 +16,10 @@ from typing import Any
 
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
-from ..evaluation.params import PARAM_TYPES, defaults_problems, value_problems
+from ..evaluation.params import PARAM_TYPES, defaults_problems, duration_ms, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import FirstOf, QueryError, compile_query
+from ..evaluation.userschema import rule_problems as schema_rule_problems
 from ..evaluation.view import view_field_problem
 from ..model import (
     FIELDS_SPEC_ID,
@@ -30,7 +31,7 @@ from ..model import (
     Spec,
     Template,
 )
-from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
+from ..problems import ERROR, WARNING, Problem, closest, did_you_mean, show
 from .caseformat import INPUT_NAME, CaseFormat
 from .cases import blank_entries, blank_keyword_message, bound_cuts
 from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
@@ -196,6 +197,16 @@ _CHECK_KEYS = (
 )
 
 
+def _amount(value: Any) -> float | None:
+    """A literal bound as a number (a duration such as `30s` in milliseconds); None for a
+    binding or anything else (checked elsewhere)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    return duration_ms(value) if isinstance(value, str) else None
+
+
 def _misspelling_of(mapping: dict[str, Any], name: str, allowed: tuple[str, ...]) -> bool:
     """True when `mapping` has an unknown key that looks like a misspelt `name`."""
     return any(key not in allowed and closest(key, allowed) == name for key in mapping)
@@ -312,8 +323,17 @@ class _SpecChecker:
                     " '_', starting with a letter (e.g. max_turns)",
                     key=True,
                 )
-            elif isinstance(schema, dict) and "default" in schema:
-                self._input_default(name, schema)
+            elif isinstance(schema, dict):
+                problems = schema_rule_problems(schema, "bad-input")
+                for p in problems:
+                    self._add(
+                        ("inputs", name, *p.path),
+                        p.code,
+                        f"input '{name}', at {describe_path(p.path)}: {p.message}",
+                        key=p.key,
+                    )
+                if "default" in schema and not problems:
+                    self._input_default(name, schema)
 
     def _when_input(self, data: dict[str, Any]) -> None:
         """`when_input` names one of this spec's own inputs, declared optional."""
@@ -498,6 +518,22 @@ class _SpecChecker:
         if "params" in raw and params is None:
             return
         self._missing_params(path, pred, params)
+        self._range(path, pred, params or {})
+
+    def _range(self, path: PathKey, pred: Predicate, params: dict[str, Any]) -> None:
+        """A `min` above `max` (count, compare's between): no value can fit, so the check
+        could never pass. Bounds with units (`30s`) are compared in milliseconds."""
+        if "min" not in pred.params or "max" not in pred.params:
+            return
+        low, high = (_amount(params.get(name)) for name in ("min", "max"))
+        if low is not None and high is not None and low > high:
+            self._add(
+                (*path, "params", "min"),
+                "bad-parameter",
+                f"parameter 'min' ({show(params['min'])}) is more than 'max'"
+                f" ({show(params['max'])}) of '{pred.name}': no value lies between them; swap"
+                " them",
+            )
 
     def _queries(self, path: PathKey, query: Any) -> None:
         if isinstance(query, str) and query:

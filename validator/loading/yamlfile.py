@@ -26,6 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..files import FileRefused, read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound
 from .slips import comment_cuts, emptied_by_comment, flow_comment_slips, syntax_slips
 from .yamlfast import composer
@@ -238,24 +239,16 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
     """
     name = display or str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ProblemsFound(
-                [
-                    _problem(
-                        name,
-                        1,
-                        1,
-                        "file-too-large",
-                        f"file is {size} bytes, over the limit of {MAX_FILE_BYTES} bytes:"
-                        " a case or spec file is a few kilobytes; is this the right file?",
-                    )
-                ]
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
+        raw = read_file(path, MAX_FILE_BYTES, "file", name)
+    except FileRefused as exc:
+        code = "file-too-large" if "-byte limit" in exc.why else "unreadable"
+        fix = (
+            ": a case or spec file is a few kilobytes; is this the right file?"
+            if code == "file-too-large"
+            else ""
+        )
         raise ProblemsFound(
-            [_problem(name, 1, 1, "unreadable", f"cannot read file: {exc.strerror or exc}")]
+            [_problem(name, 1, 1, code, f"cannot read file: {exc.why}{fix}")]
         ) from None
     return load_yaml_text(raw, name)
 

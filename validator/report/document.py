@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..display import one_line
 from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
 from ..version import __version__
 from .columns import COLUMNS
@@ -30,14 +31,36 @@ SCHEMA_VERSION = 1
 TOOL_NAME = "trace-validator"
 
 
+def _pinned() -> int | None:
+    """SOURCE_DATE_EPOCH as a time the calendar can show, or None (unset or unusable)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    # plain ASCII digits only: "²".isdigit() is True, and int() refuses it
+    if not (epoch.isascii() and epoch.isdigit()):
+        return None
+    try:
+        time.gmtime(int(epoch))
+    except (OverflowError, OSError, ValueError):  # a pinned time no calendar can show
+        return None
+    return int(epoch)
+
+
+def source_date_note() -> str | None:
+    """Why a SOURCE_DATE_EPOCH that is set is not used (the report has the current time)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not epoch or _pinned() is not None:
+        return None
+    return (
+        f"SOURCE_DATE_EPOCH={one_line(epoch)[:40]!r} is not a whole number of seconds since"
+        " 1970 (e.g. SOURCE_DATE_EPOCH=1700000000): the report has the current time"
+    )
+
+
 def generated_at() -> str:
     """UTC time of the run; SOURCE_DATE_EPOCH pins it for reproducible reports."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    seconds = int(epoch) if epoch.isdigit() else int(time.time())
-    try:
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
-    except (OverflowError, OSError, ValueError):  # a pinned time no calendar can show
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(time.time())))
+    seconds = _pinned()
+    return time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(time.time()) if seconds is None else seconds)
+    )
 
 
 # --------------------------------------------------------------------------------------------
