@@ -884,6 +884,8 @@ def test_detection_order_and_unknown_traces() -> None:
         "langfuse",
         "langsmith",
         "otel-genai",
+        "openhands",
+        "claude-code",
         "openai-messages",
     )
     assert detect(good_trace(messages=[{"role": "user"}])) == "reference"  # specific before generic

@@ -28,7 +28,7 @@ import copy
 from typing import Any
 
 from ...problems import did_you_mean, kind_of
-from . import langfuse, langsmith, openai_messages, otel_genai, reference
+from . import claude_code, langfuse, langsmith, openai_messages, openhands, otel_genai, reference
 from .building import (
     NOT_CALLS,
     UNREAD_KINDS,
@@ -50,6 +50,8 @@ ADAPTERS: dict[str, Adapter] = {
         langfuse.ADAPTER,
         langsmith.ADAPTER,
         otel_genai.ADAPTER,
+        openhands.ADAPTER,
+        claude_code.ADAPTER,
         openai_messages.ADAPTER,
     )
 }

@@ -77,6 +77,11 @@ UNREAD_KINDS: dict[str, str] = {
     "tool-call": "tool calls in a form the view does not read: entries that are not objects, "
     "a tool call list that is not a list, tool calls written as content parts "
     "(tool_use, function_call) or as the legacy function_call field",
+    "event": "OpenHands events that are not objects, and observations citing an action the "
+    "event list does not hold",
+    "record": "Claude Code records the view has no field for (file-history-snapshot, "
+    "queue-operation, system, hook progress, thinking blocks), records that are not objects, "
+    "and tool results answering no tool_use of the transcript",
 }
 
 
@@ -96,11 +101,25 @@ NOT_CALLS: dict[str, str] = {
 }
 
 
+# Other (kind, reason) pairs an adapter notes for items it recognized as bookkeeping, never a
+# call or a message (a Claude Code transcript's file snapshots and hook progress, the model's
+# thinking): listed by the adapter's module with `not_a_call`.
+BOOKKEEPING: set[tuple[str, str]] = set()
+
+
+def not_a_call(what: str, reason: str) -> str:
+    """Declare `reason` (of unread kind `what`) as bookkeeping `--fail-on unread` never
+    counts; returns the reason, for the adapter to note with `builder.unread`."""
+    BOOKKEEPING.add((what, reason))
+    return reason
+
+
 def read_by_checks(entry: dict[str, Any]) -> bool:
     """Whether an unread entry is content of a kind checks read (a call, a message, the
     attributes or links that make one): `--fail-on unread` counts it. Not: the items an
-    adapter recognized as neither a tool nor a model call (NOT_CALLS)."""
-    return NOT_CALLS.get(entry.get("what", "")) != entry.get("reason")
+    adapter recognized as neither a tool nor a model call (NOT_CALLS, BOOKKEEPING)."""
+    what, reason = entry.get("what", ""), entry.get("reason")
+    return NOT_CALLS.get(what) != reason and (what, reason) not in BOOKKEEPING
 
 
 def unread_text(entries: list[dict[str, Any]]) -> str:

@@ -28,6 +28,7 @@ from .building import (
     first_text,
     id_text,
     not_an_object,
+    one_of,
     order_key,
     parse_json,
     path_at,
@@ -171,7 +172,7 @@ def build(trace: Any, options: ViewOptions) -> View:
         elif obs.get("type") == "GENERATION" and id_text(obs.get("id")) not in inner:
             _observation_llm(builder, obs, order)
             generations.append(obs)
-        elif obs.get("type") not in _READ_TYPES:
+        elif not one_of(obs.get("type"), _READ_TYPES):
             builder.unread("observation", _OTHER_TYPES)
     builder.final_answer = answer_text(head.get("output"))
     if builder.final_answer is None:
