@@ -28,7 +28,7 @@ import copy
 from typing import Any
 
 from ...problems import did_you_mean, kind_of
-from . import langfuse, langsmith, openai_messages, otel_genai, reference
+from . import langfuse, langsmith, openai_messages, otel_genai, reference, smolagents
 from .building import UNREAD_KINDS, Adapter, Builder, View, ViewOptions
 from .fields import VIEW_FIELDS, VIEW_SCHEMA, view_field_problem
 
@@ -41,6 +41,7 @@ ADAPTERS: dict[str, Adapter] = {
         langfuse.ADAPTER,
         langsmith.ADAPTER,
         otel_genai.ADAPTER,
+        smolagents.ADAPTER,
         openai_messages.ADAPTER,
     )
 }

@@ -74,9 +74,14 @@ UNREAD_KINDS: dict[str, str] = {
     "the answer and the duration), and runs that are not objects",
     "message": "chat messages that are not objects, and tool messages that answer no tool call "
     "of an assistant message",
+    "step": "smolagents memory steps written as Python repr text that does not parse, steps "
+    "that are neither objects nor text, and steps of a kind the view does not read",
+    "time": "start and end times the view cannot put on one clock (epoch seconds against a "
+    "local date-time without zone), so the duration they would give is not read",
     "tool-call": "tool calls in a form the view does not read: entries that are not objects, "
     "a tool call list that is not a list, tool calls written as content parts "
-    "(tool_use, function_call) or as the legacy function_call field",
+    "(tool_use, function_call) or as the legacy function_call field, and tool call texts "
+    "(smolagents) that do not parse as a Python list of calls",
 }
 
 
