@@ -65,6 +65,11 @@ INPUTS: dict[str, tuple[str, Any, Any]] = {
     "forbidden_tools": ("agent-forbidden-tools", ["shell"], ["get_weather"]),
     "allowed_tools": ("agent-allowed-tools", ["get_*"], ["search"]),
     "tool_order": ("agent-tool-order", ["get_weather"], ["search", "get_weather"]),
+    "forbidden_tool_order": (
+        "agent-forbidden-tool-order",
+        ["search", "get_weather"],
+        [{"name": "get_weather", "args": {"city": "Tokyo"}, "mode": "subset"}],
+    ),
     "max_tool_calls": ("agent-max-tool-calls", 1, 0),  # inclusive; 0 is a bound, not "unset"
     "max_llm_calls": ("agent-max-llm-calls", 2, 1),
     "max_total_tokens": ("agent-max-total-tokens", 184, 183),

@@ -133,12 +133,13 @@ def test_the_real_tau2_bench_retail_file(ws: Workspace) -> None:
     assert ws.report()["unmatched_traces"] == [] and ws.report()["unused_files"] == []
 
 
-def test_a_top_level_list_without_split_says_to_set_split(ws: Workspace) -> None:
+def test_a_top_level_list_without_split_is_one_trace(ws: Workspace) -> None:
     ws.case()
     ws.trace("db-slow", [good_trace(), good_trace()])
     assert _run(ws).code == 1
-    reason = ws.case_result()["reason"]
-    assert "found a list" in reason and "set traces.split: $[*]" in reason
+    case = ws.case_result()
+    assert case["runs"]["total"] == 1, "the list is one trace: its checks read $ as the list"
+    assert case["status"] == "fail" and "split" not in json.dumps(case)
     _config(ws, "traces:\n  split: $[*]\n")
     assert _run(ws).code == 0, "two runs of db-slow, named by the file"
     assert ws.case_result()["runs"]["total"] == 2

@@ -123,6 +123,8 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
     ("no-shared-run", ["abc"], {"other": [5]}, False, "found a whole number"),
     ("sequence", ["a", "b"], {"steps": ["a", "b"]}, True, "occur in order"),
     ("sequence", ["b"], {"steps": ["a"], "mode": "only"}, False, "not one of the allowed"),
+    ("sequence", ["a", "x", "b"], {"steps": ["a", "b"], "present": False}, False, "item 0 (a)"),
+    ("sequence", ["b", "a"], {"steps": ["a", "b"], "present": False}, True, "does not occur"),
     ("precedes", ["a", "b"], {"first": "a", "then": "b"}, True, "comes after"),
     ("precedes", ["b"], {"first": "a", "then": "b"}, False, "before any"),
     ("no-repeat", [[{"name": "q"}, {"name": "q"}]], {}, False, "called 2 times"),

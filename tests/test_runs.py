@@ -96,7 +96,8 @@ def test_a_run_in_error_makes_the_case_error_and_flaky_ignores_it(ws: Workspace)
     ws.case()
     ws.case(dict(GOOD_CASE, id="mixed"))
     _runs(ws, "db-slow", good_trace(), "{not json")
-    _runs(ws, "mixed", good_trace("mixed"), _failing("mixed"), "[]")
+    # A top-level list is a trace now (a trajectory): `null` is the document that is none.
+    _runs(ws, "mixed", good_trace("mixed"), _failing("mixed"), "null")
     assert ws.run().code == 1
     only_error = ws.case_result("db-slow")
     assert only_error["status"] == "error"

@@ -496,6 +496,7 @@ GUARD = {"query": QUERY, "predicate": PREDICATE}
 CONDITION = mostly(mapping(GUARD, {"params": PARAMS}))
 CHECK = {
     "params": PARAMS,
+    "pick": mostly(st.sampled_from(["first", "last", "lats"])),
     "when": CONDITION,
     "unless": CONDITION,
     "skip_reason": TEXT,

@@ -320,6 +320,14 @@ CODES: dict[str, Code] = {
             "`args: {command: {contains: rm}}`",
         ),
         Code(
+            "default-never-applies",
+            WARNING,
+            "a call entry's `defaults` names an argument that `args` fixes to another value,"
+            " so the default never makes a call match",
+            "`args: {page: 2}, defaults: {page: 1}`",
+            "`args: {page: {in: [1, 2]}}`, or drop the default",
+        ),
+        Code(
             "bad-binding",
             ERROR,
             "a bound parameter ({case: ...} or {trace: ...}) written wrongly",

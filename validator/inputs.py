@@ -2,7 +2,8 @@
 `lint` and the library.
 
 Nothing here reads a file's content; it only finds files and plans which traces belong to
-which case (`plan_fixtures`).
+which case (`plan_fixtures`). Over 600 lines, one concept: the walk, the names, the
+`fixture:` picks and the folder groups decide together which job a file is part of.
 """
 
 from __future__ import annotations
@@ -189,6 +190,10 @@ class Job:
     picked: bool = False  # chosen by a case's fixture: key (its own case id is not checked)
     unmatched: str | None = None  # a file no case claims, known from its name: why (not read)
     source: str | None = None  # the file it comes from, as shown (None: `fixture`)
+    # A `traces.group: folder` job: (path, label) of each file of the folder, in name order
+    # (`path` is then the folder).
+    members: tuple[tuple[str, str], ...] = ()
+    group: str | None = None  # `file`/`folder` groups: the path under the fixtures folder
 
 
 AMBIGUOUS = "ambiguous"  # both <id>.json and <id>/ exist
@@ -233,6 +238,8 @@ class Plan:
     format: str | None = None
     single: bool = False  # the fixtures path is one file
     max_bytes: int = DEFAULT_MAX_TRACE_BYTES  # longer JSON Lines lines are refused unread
+    group: str | None = None  # traces.group
+    whole_files: bool = False  # a JSON Lines export is one job, not one a line
     # Case id -> stray files (as shown) whose case id field names it but whose name does
     # not; filled by whoever reads the strays (commands.strays), said in missing_reason.
     misnamed: dict[str, list[str]] = field(default_factory=dict)
@@ -247,30 +254,75 @@ class Plan:
     @property
     def job_count(self) -> int:
         """How many jobs `jobs()` makes (reads a JSON Lines export to count its lines)."""
-        if self.single and self.sources and format_of(self.shown, self.format) == "jsonl":
+        if self.group == "folder":
+            return sum(1 for _ in self.jobs())
+        if self._per_line():
             return count_lines(self.path(self.sources[0].rel)) or 0
         return len(self.sources)
 
+    def _per_line(self) -> bool:
+        return (
+            self.single
+            and bool(self.sources)
+            and not self.whole_files
+            and format_of(self.shown, self.format) == "jsonl"
+        )
+
     def jobs(self, kinds: Collection[str] | None = None) -> Iterator[Job]:
-        """The jobs of the plan's files (of those `kinds` only, when given), in file order."""
+        """The jobs of the plan's files (of those `kinds` only, when given), in file order;
+        with `traces.group: folder`, one job for the files of each folder."""
+        if self.group == "folder":
+            yield from self._folder_jobs(kinds)
+            return
+        for src in self.sources:
+            if kinds is None or src.how in kinds:
+                yield from self._jobs_of(src)
+
+    def _folder_jobs(self, kinds: Collection[str] | None) -> Iterator[Job]:
+        """One job for the files of each folder (a top-level file is a group of its own), in
+        the order of each folder's first file."""
+        folders: dict[tuple[str, tuple[str, ...], str], list[Source]] = {}
+        order: list[Source | tuple[str, tuple[str, ...], str]] = []
         for src in self.sources:
             if kinds is not None and src.how not in kinds:
                 continue
-            path, label = self.path(src.rel), self.label(src.rel)
-            case = src.cases[0] if src.cases else None
-            if src.how == ORPHAN:
-                yield Job(case, label, str(path), unmatched=src.reason)
+            folder = src.rel.rsplit("/", 1)[0] if "/" in src.rel else ""
+            if not folder or src.how == ORPHAN:
+                order.append(src)
                 continue
-            fmt = format_of(src.rel or self.shown, self.format)
-            more, picked = src.cases[1:], src.how == PICKED
-            if fmt == "jsonl" and self.single:
-                # An export given as --fixtures: one job per line, so its lines spread over
-                # the workers (and a progress bar counts them).
-                for line in iter_jsonl(path, label, self.max_bytes):
-                    yield Job(case, line.fixture, text=line.text, more_cases=more,
-                              picked=picked, source=label, problem=line.problem)  # fmt: skip
-            else:
-                yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked)
+            key = (folder, src.cases, src.how)
+            if key not in folders:
+                folders[key] = []
+                order.append(key)
+            folders[key].append(src)
+        for item in order:
+            if isinstance(item, Source):
+                yield from self._jobs_of(item)
+                continue
+            folder, cases, how = item
+            members = tuple((str(self.path(s.rel)), self.label(s.rel)) for s in folders[item])
+            yield Job(cases[0] if cases else None, self.label(folder) + "/",
+                      str(self.path(folder)), more_cases=cases[1:], picked=how == PICKED,
+                      members=members, group=folder)  # fmt: skip
+
+    def _jobs_of(self, src: Source) -> Iterator[Job]:
+        path, label = self.path(src.rel), self.label(src.rel)
+        case = src.cases[0] if src.cases else None
+        if src.how == ORPHAN:
+            yield Job(case, label, str(path), unmatched=src.reason)
+            return
+        fmt = format_of(src.rel or self.shown, self.format)
+        more, picked = src.cases[1:], src.how == PICKED
+        if fmt == "jsonl" and self._per_line():
+            # An export given as --fixtures: one job per line, so its lines spread over
+            # the workers (and a progress bar counts them).
+            for line in iter_jsonl(path, label, self.max_bytes):
+                yield Job(case, line.fixture, text=line.text, more_cases=more,
+                          picked=picked, source=label, problem=line.problem)  # fmt: skip
+        else:
+            group = src.rel or self.shown if self.group in ("file", "folder") else None
+            yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked,
+                      group=group)  # fmt: skip
 
     def missing_reason(self, case_id: str) -> str:
         """Why a case gets no run, as the report says it (and a misnamed file of it)."""
@@ -324,6 +376,8 @@ def plan_fixtures(
     picks: Mapping[str, str] | None = None,
     format: str | None = None,
     elsewhere: Collection[str] = (),
+    group: str | None = None,
+    whole_files: bool = False,
 ) -> Plan:
     """Which files under `fixtures` (a folder, or one file) are traces of which case.
 
@@ -331,14 +385,15 @@ def plan_fixtures(
     --case/--tag selection; files of cases left out on purpose are unused, not orphans).
     `patterns`: globs a trace file's path under the folder, or its name, must match.
     `by_name` (no `traces.case_id`): a file's name without its extension, or its top-level
-    folder `<id>/`, names its case, `FIXTURES/<id>.json` or `FIXTURES/<id>/...`; JSON Lines
-    files at the top name their case per entry. Otherwise every trace names its case.
-    `picks`: a case's `fixture:` key (a path or glob under the folder), which gives it the
-    files it names whatever their names. A case folder that is a link to a folder outside
+    folder `<id>/`, names its case; ungrouped JSON Lines files at the top name it per entry.
+    Otherwise every trace names its case. `picks`: a case's `fixture:` key (a path or glob
+    under the folder) gives it the files it names, in addition to the case their name
+    gives. `group`, `whole_files`: see `Plan`. A case folder that is a link to a folder outside
     the fixtures folder is refused unless `follow_links` (single trace files are checked
     when they are read, see `traces.read_trace_file`). `elsewhere`: cases another shard
     evaluates (`run --shard`): their files are neither read nor listed as unused here."""
     plan = Plan(fixtures, shown, patterns=patterns, format=format, single=fixtures.is_file())
+    plan.group, plan.whole_files = group, whole_files or group is not None
     walk = _Walk.of(fixtures, follow_links, _Globs(patterns))
     plan.unused.extend(walk.unused)
     selected = set(case_ids)
@@ -349,11 +404,14 @@ def plan_fixtures(
     named: dict[str, list[int]] = {}  # case id -> indexes of its NAMED sources
     for rel in walk.files:
         pickers = picking.pickers(rel)
+        matches = plan.single or matcher.matches(rel)
+        content = not by_name or _names_its_cases(rel, format, group)
         if pickers:
-            _add_picked(plan, rel, pickers, selected, others)
-        elif not plan.single and not matcher.matches(rel):
+            named_too = matches and not content  # its name gives a case too
+            _add_picked(plan, rel, pickers, selected, others, named if named_too else None)
+        elif not matches:
             plan.unused.append((rel, f"does not match traces.pattern ({', '.join(patterns)})"))
-        elif not by_name or ("/" not in rel and format_of(rel, format) == "jsonl"):
+        elif content:
             plan.sources.append(Source(rel, (), CONTENT))
         else:
             _add_named(plan, rel, selected, known_ids, named, others)
@@ -367,9 +425,25 @@ def plan_fixtures(
     return plan
 
 
+def _names_its_cases(rel: str, format: str | None, group: str | None) -> bool:
+    """An ungrouped JSON Lines file at the top: its entries name their case."""
+    return group is None and "/" not in rel and format_of(rel, format) == "jsonl"
+
+
 def _add_picked(
-    plan: Plan, rel: str, pickers: list[str], selected: set[str], elsewhere: set[str]
+    plan: Plan,
+    rel: str,
+    pickers: list[str],
+    selected: set[str],
+    elsewhere: set[str],
+    named: dict[str, list[int]] | None = None,
 ) -> None:
+    """A file a case's `fixture:` picks: for those cases, and (`named` given: the file is
+    matched by name) for the case its name gives, in addition."""
+    key = _key_of(rel) if named is not None else None
+    if named is not None and key in selected and key not in pickers:
+        pickers = [*pickers, key]
+        named.setdefault(key, [])
     chosen = tuple(c for c in pickers if c in selected)
     if chosen:
         plan.sources.append(Source(rel, chosen, PICKED))

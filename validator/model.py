@@ -85,6 +85,11 @@ class Unbound:
     choices: tuple[str, ...] = ()  # the only values allowed, when any
 
 
+# `pick:` on a spec or clause: which of the query's matches (in document order) the predicate
+# sees; the spec schema's enum is this list.
+PICKS = ("first", "last")
+
+
 @dataclass(frozen=True, eq=False)
 class Condition:
     """`query` + `predicate` + `params`, compiled: evaluable thousands of times.
@@ -106,6 +111,7 @@ class Condition:
     # Where the values were read, as it follows every message: "(read from $.finalAnswer;
     # other from $.executorAnswer)" (parameters read from the trace are named too).
     read: str = ""
+    pick: str | None = None  # one of PICKS: only that match is given to the predicate
 
 
 @dataclass(frozen=True)
@@ -234,8 +240,11 @@ class TraceSettings:
     pattern: tuple[str, ...] = ("*.json", "*.jsonl")  # globs, relative to the fixtures folder
     format: str | None = None  # json | jsonl | otlp-json; None: by file suffix
     split: str | None = None  # a JSONPath: each match is one trace ($[*], $.samples[*])
-    # A JSONPath read from each trace, or a template joining {file_stem}, {file_name} and
-    # {$.json.path} values; None: the trace-fields spec's case_id, then the file name.
+    # Records made one trace: `file` (all of a file's), `folder` (all of a folder's files),
+    # or a JSONPath (records with equal values); None: each record is a trace.
+    group: str | None = None
+    # A JSONPath read from each trace, or a template joining {file_stem}, {file_name},
+    # {group}, {index} and {$.json.path} values; None: the trace-fields spec's case_id, then the file name.
     case_id: str | None = None
     view: str | None = None  # the adapter that makes $.view; None: detected per trace
     messages: str | None = None  # openai-messages: where the message list is (a JSONPath)

@@ -44,7 +44,7 @@ class TraceError(Exception):
 
 @dataclass
 class ParsedTrace:
-    document: dict[str, Any]
+    document: Any  # a JSON object or list
     notes: list[str] = field(default_factory=list)
 
 
@@ -461,26 +461,26 @@ def _text_of(text: str, given_as_text: bool) -> tuple[str, int]:
     return text, 0
 
 
-# Said wherever a trace must be an object: a file of several traces is the usual reason.
-SPLIT_HINT = (
-    "if the file holds several traces, set traces.split: $[*] (or the JSONPath of the list"
-    " of traces) in validator.yaml"
-)
-
-
-def not_an_object(value: Any, where: str = "") -> TraceError:
+def not_a_trace(value: Any, where: str = "") -> TraceError:
+    """The error for a document whose top level is neither an object nor a list."""
     prefix = f"{where}: " if where else ""
-    hint = f"; {SPLIT_HINT}" if isinstance(value, list) else ""
     return TraceError(
-        f"{prefix}the top level must be a JSON object {{...}}, found {kind_of(value)}{hint}"
+        f"{prefix}the top level must be a JSON object {{...}} or a list [...], found"
+        f" {kind_of(value)}"
     )
 
 
+def is_trace(value: Any) -> bool:
+    """Whether a document can be a trace: an object, or a list (a trajectory's events)."""
+    return isinstance(value, (dict, list))
+
+
 def parse_trace(data: bytes | str, where: str = "") -> ParsedTrace:
-    """Parse one trace document (a JSON object). Raises TraceError with a precise reason."""
+    """Parse one trace document (a JSON object or list: `$` is the document, so `$[*]` are
+    a trajectory's events). Raises TraceError with a precise reason."""
     parsed = parse_document(data, where)
-    if not isinstance(parsed.value, dict):
-        raise not_an_object(parsed.value, where)
+    if not is_trace(parsed.value):
+        raise not_a_trace(parsed.value, where)
     notes = drop_invalid(parsed.value).get(None, []) if parsed.marked else []
     return ParsedTrace(parsed.value, [*notes, *parsed.notes])
 

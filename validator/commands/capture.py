@@ -251,6 +251,8 @@ def _check_fixtures(options: CaptureOptions) -> None:
         problems.append("traces.case_id (capture names each file after its case)")
     if settings.split is not None:
         problems.append("traces.split (a captured file is one trace)")
+    if settings.group is not None:
+        problems.append("traces.group (each captured run is a trace of its own)")
     if settings.format not in (None, "json"):
         problems.append(f"traces.format {settings.format} (a captured file is JSON)")
 

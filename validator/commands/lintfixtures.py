@@ -22,7 +22,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..evaluation.tracefile import CaseIdRule, Trace, TraceReader, fields_case_id
+from ..evaluation.tracefile import (
+    CaseIdRule,
+    Trace,
+    TraceReader,
+    fields_case_id,
+    reads_whole_files,
+)
 from ..evaluation.view import ViewOptions, make_view
 from ..inputs import (
     AMBIGUOUS,
@@ -78,6 +84,8 @@ def fixture_problems(
         by_name=settings.case_id is None,
         picks={case_id: pick for case_id, (pick, _) in loaded.picks.items()},
         format=settings.format,
+        group=settings.group,
+        whole_files=reads_whole_files(settings),
     )
     reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
     out = reading.problems()
@@ -334,7 +342,7 @@ class _Reading:
 
     def _case_id(self, job: Job, trace: Trace) -> tuple[str | None, str | None]:
         if self.rule is not None:
-            return self.rule.case_id(trace.document, job.path or job.source or "")
+            return self.rule.case_id(trace.document, job.path or job.source or "", trace.place)
         if self.fields is None:
             return None, "no usable trace-fields spec says where traces keep their case id"
         named, error = fields_case_id(self.fields, trace.document)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..display import one_line
 from ..evaluation.runner import evaluate_all, group_results, usable_cores
+from ..evaluation.tracefile import reads_whole_files
 from ..inputs import (
     DEFAULT_PACKS,
     ORPHAN,
@@ -144,6 +145,8 @@ def find_traces(
         by_name=settings.case_id is None,
         picks=picks_of(full),
         format=settings.format,
+        group=settings.group,
+        whole_files=reads_whole_files(settings),
         elsewhere=elsewhere,
     )
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
@@ -412,7 +415,7 @@ def _changed_settings(settings: TraceSettings) -> dict[str, Any]:
     """The `traces:` settings that differ from the defaults, as the config writes them."""
     default = TraceSettings()
     out: dict[str, Any] = {}
-    for name in ("pattern", "format", "split", "case_id", "allow_unmatched"):
+    for name in ("pattern", "format", "split", "group", "case_id", "allow_unmatched"):
         value = getattr(settings, name)
         if value != getattr(default, name):
             out[name] = list(value) if isinstance(value, tuple) else value

@@ -84,8 +84,8 @@ class Evaluator:
     def _evaluate(
         self, trace: Any, case_id: str | None, fixture: str | None, parent: Any, own_id: bool
     ) -> RunResult:
-        if not isinstance(trace, dict):
-            reason = f"the trace must be a JSON object, found {kind_of(trace)}"
+        if not isinstance(trace, (dict, list)):
+            reason = f"the trace must be a JSON object or list, found {kind_of(trace)}"
             return RunResult(case_id or "?", ERROR, reason, fixture)
         if case_id is None or own_id:
             named, problem = self.case_id_of(trace)
@@ -115,9 +115,7 @@ class Evaluator:
             )
         return None
 
-    def _run(
-        self, case: Case, trace: dict[str, Any], fixture: str | None, parent: Any = None
-    ) -> RunResult:
+    def _run(self, case: Case, trace: Any, fixture: str | None, parent: Any = None) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
             self._severity = severities(self.suite, case)

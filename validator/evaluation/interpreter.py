@@ -207,6 +207,8 @@ def apply_condition(
     args = case.of(condition, ctx)
     if isinstance(args, Outcome):
         return args
+    if condition.pick is not None and values:
+        values = [values[0] if condition.pick == "first" else values[-1]]
     try:
         result: Outcome = condition.fn(values, args, ctx)
     except RecursionError:
@@ -250,9 +252,10 @@ def _resolve(raw: Any, case_fields: dict[str, Any], ctx: TraceContext) -> Any:
 
 
 def compile_condition(
-    queries: tuple[Finder, ...], predicate: str, params: dict[str, Any]
+    queries: tuple[Finder, ...], predicate: str, params: dict[str, Any], pick: str | None = None
 ) -> Condition:
-    """A condition ready to evaluate. `predicate` must be registered (the loader checks)."""
+    """A condition ready to evaluate. `predicate` must be registered (the loader checks);
+    `pick` (first, last): the predicate sees only that one of the queries' matches."""
     pred = PREDICATES[predicate]
     # Parameters whose value is known now (a literal or the default, of the right type) are
     # filled in once; the others are resolved and checked per case or per trace, in declared
@@ -282,16 +285,19 @@ def compile_condition(
         tuple(unbound),
         per_case,
         where,
-        _read(where, params),
+        _read(where, params, pick),
+        pick,
     )
 
 
-def _read(where: str, params: dict[str, Any]) -> str:
-    """`(read from $.finalAnswer; other from $.executorAnswer)`: the queries, and every
-    parameter read from the trace, so a message names each field it compared."""
+def _read(where: str, params: dict[str, Any], pick: str | None = None) -> str:
+    """`(read from $.finalAnswer; other from $.executorAnswer)`: the queries (and which match
+    `pick` took), and every parameter read from the trace, so a message names each field it
+    compared."""
     bound = [
         f"; {name} from {raw.trace.expression}"
         for name, raw in params.items()
         if isinstance(raw, Binding) and raw.trace is not None
     ]
-    return f"(read from {where}{''.join(bound)})" if where else ""
+    picked = f", its {pick} match" if pick else ""
+    return f"(read from {where}{picked}{''.join(bound)})" if where else ""

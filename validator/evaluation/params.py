@@ -3,7 +3,8 @@
 Each type says, once: how it is described to a person, how a value is checked, and which
 kinds of case value (by their JSON Schema type) may feed it through a `{case: KEY}`
 binding. Predicates declare parameters by type name and never check their own options;
-the spec loader, lint and the interpreter all read this table.
+the spec loader, lint and the interpreter all read this table. Over 600 lines as one concept:
+the types whose values hold structure (argument matchers, call entries) are checked here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..problems import did_you_mean, kind_of, show
+from ..problems import closest, did_you_mean, kind_of, show
 from .saferegex import RegexError, compile_safe
 from .text import normalize_plain
 
@@ -33,6 +34,7 @@ class ValueProblem:
     pattern: str | None = None
     column: int = 0
     key: bool = False  # about the key at `path` (an argument path), not its value
+    warning: bool = False  # a value that works but does not do what it seems to (lint warns)
 
     def caret_lines(self, indent: str = "  ") -> tuple[str, ...]:
         """The pattern and a caret under the bad character (none without a pattern); line
@@ -262,7 +264,11 @@ MATCHER_OPERATORS: dict[str, str] = {
     "contains": "text",
     "json-schema": "json-schema",
     "absent": "bool",
+    "optional": "matcher",
+    "equals": "json",
 }
+# Operators that stand alone in a matcher: the others combine with AND.
+ALONE_OPERATORS = ("absent", "optional")
 _OPERAND_PROBLEMS: dict[str, Callable[[Any], list[ValueProblem]]] = {
     "contains": _contains_problems,
 }
@@ -274,8 +280,18 @@ def field_steps(field: str) -> list[str]:
     return field.split(".")
 
 
+def whole_arguments(value: Any) -> tuple[bool, Any]:
+    """Whether `args` compares a call's arguments whole, and with what: a literal list (for
+    arguments that are an array) or a mapping of only `equals`."""
+    if isinstance(value, list):
+        return True, value
+    if isinstance(value, dict) and len(value) == 1 and "equals" in value:
+        return True, value["equals"]
+    return False, None
+
+
 def _matchers_problems(value: Any) -> list[ValueProblem]:
-    if not isinstance(value, dict):  # null: not set
+    if not isinstance(value, dict) or whole_arguments(value)[0]:  # null: not set
         return []
     out: list[ValueProblem] = []
     for field, matcher in value.items():
@@ -332,21 +348,33 @@ def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[V
             )
         else:
             out.extend(_operand_problems(where, path, op, operand))
-    if "absent" in matcher and len(matcher) > 1:
-        out.append(
-            ValueProblem(
-                (field, "absent"),
-                "bad-matcher",
-                f"{where}: 'absent' cannot be combined with other operators (an absent"
-                " argument has no value to compare): keep one",
+    for alone in ALONE_OPERATORS:
+        if alone in matcher and len(matcher) > 1:
+            out.append(
+                ValueProblem(
+                    (field, alone),
+                    "bad-matcher",
+                    f"{where}: '{alone}' cannot be combined with other operators"
+                    + (
+                        " (an absent argument has no value to compare): keep one"
+                        if alone == "absent"
+                        else f": put them inside it ({alone}: {{gt: 1, lt: 9}})"
+                    ),
+                )
             )
-        )
     return out
 
 
 def _operand_problems(
     where: str, path: tuple[str, str], op: str, operand: Any
 ) -> list[ValueProblem]:
+    if op == "optional":  # a matcher in a matcher: checked as one
+        if not isinstance(operand, dict):
+            return []
+        return [
+            ValueProblem((*path, *p.path[1:]), p.code, p.message, p.pattern, p.column, p.key)
+            for p in _matcher_problems(path[0], f"{where}: 'optional'", operand)
+        ]
     kind = PARAM_TYPES[MATCHER_OPERATORS[op]]
     if not kind.check(operand) and not (kind.problems and kind.problems(operand)):
         return [
@@ -363,9 +391,15 @@ def _operand_problems(
     ]
 
 
-# The keys of one entry of a `call-matches-each` list: a `call-matches` check in little.
-EXPECTATION_KEYS = ("name", "args", "mode", "quantifier")
-CALL_MODES = ("partial", "exact")
+# The keys of one entry of a `call-matches-each` list: a `call-matches` check in little; a
+# call step of `sequence` takes the same keys but `quantifier`.
+EXPECTATION_KEYS = ("name", "args", "mode", "defaults", "ignore", "quantifier")
+STEP_KEYS = EXPECTATION_KEYS[:-1]
+# How a call's arguments meet `args`: superset (partial is its old name): the listed ones
+# hold, others may be there; subset: every argument is listed and holds, listed ones may be
+# missing; exact: both.
+CALL_MODES = ("superset", "partial", "subset", "exact")
+_ENTRY_EXAMPLE = "{name: write_file, args: {path: {regex: '.*[.]txt'}}, quantifier: any}"
 
 
 def _expectations_problems(value: Any) -> list[ValueProblem]:
@@ -379,61 +413,161 @@ def _expectations_problems(value: Any) -> list[ValueProblem]:
                 ValueProblem(
                     (i,),
                     "bad-parameter",
-                    f"entry {i + 1} must be a mapping such as {{name: write_file, args:"
-                    f" {{path: {{regex: '.*[.]txt'}}}}, quantifier: any}}",
+                    f"entry {i + 1} must be a mapping such as {_ENTRY_EXAMPLE}",
                 )
             )
             continue
-        out.extend(_expectation_problems(i, entry))
+        out.extend(call_entry_problems(i, entry, EXPECTATION_KEYS))
     return out
 
 
-def _expectation_problems(i: int, entry: dict[str, Any]) -> list[ValueProblem]:
+def _is_steps(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        (_is_scalar(x) and x is not None) or isinstance(x, dict) for x in value
+    )
+
+
+def _steps_problems(value: Any) -> list[ValueProblem]:
+    """Each thing wrong in a call step of `sequence` ({name, args, ...}), at its place."""
+    if not isinstance(value, list):
+        return []
+    out: list[ValueProblem] = []
+    for i, step in enumerate(value):
+        if isinstance(step, dict):
+            if not step:
+                out.append(ValueProblem((i,), "bad-parameter", f"step {i + 1} is an empty mapping"))
+            out.extend(call_entry_problems(i, step, STEP_KEYS, "step"))
+    return out
+
+
+def call_entry_problems(
+    i: int, entry: dict[str, Any], keys: tuple[str, ...], what: str = "entry"
+) -> list[ValueProblem]:
+    """What is wrong in one call entry ({name, args, mode, defaults, ignore[, quantifier]})."""
+    label = f"{what} {i + 1}"
     out = [
         ValueProblem(
             (i, key),
             "bad-parameter",
-            f"entry {i + 1} has no key '{key}'{did_you_mean(str(key), EXPECTATION_KEYS)}:"
-            f" its keys are {', '.join(EXPECTATION_KEYS)}",
+            f"{label} has no key '{key}'{did_you_mean(str(key), keys)}:"
+            f" its keys are {', '.join(keys)}",
             key=True,
         )
         for key in entry
-        if key not in EXPECTATION_KEYS
+        if key not in keys
     ]
-    name, mode = entry.get("name"), entry.get("mode", "partial")
+    name, mode = entry.get("name"), entry.get("mode", "superset")
     if name is not None and not isinstance(name, str):
-        out.append(ValueProblem((i, "name"), "bad-parameter", f"entry {i + 1}: name must be text"))
+        out.append(ValueProblem((i, "name"), "bad-parameter", f"{label}: name must be text"))
     if mode not in CALL_MODES:
-        hint = did_you_mean(str(mode), CALL_MODES)
-        out.append(
-            ValueProblem(
-                (i, "mode"), "bad-parameter", f"entry {i + 1}: mode is partial or exact{hint}"
-            )
-        )
-    quantifier = entry.get("quantifier", "any")
-    if not _is_quantifier(quantifier):
-        inner = _quantifier_problems(quantifier)
-        words = inner[0].message if inner else "must be any, all, none, or {min: N, max: N}"
-        out.append(ValueProblem((i, "quantifier"), "bad-parameter", f"entry {i + 1}: {words}"))
+        out.append(ValueProblem((i, "mode"), "bad-parameter", f"{label}: {mode_problem(mode)}"))
+    if "quantifier" in keys:
+        quantifier = entry.get("quantifier", "any")
+        if not _is_quantifier(quantifier):
+            inner = _quantifier_problems(quantifier)
+            words = inner[0].message if inner else "must be any, all, none, or {min: N, max: N}"
+            out.append(ValueProblem((i, "quantifier"), "bad-parameter", f"{label}: {words}"))
     args = entry.get("args")
-    if args is not None and not isinstance(args, dict):
+    if args is not None and not isinstance(args, (dict, list)):
         out.append(
             ValueProblem(
-                (i, "args"), "bad-matcher", f"entry {i + 1}: args must map arguments to matchers"
+                (i, "args"),
+                "bad-matcher",
+                f"{label}: args must map arguments to matchers (or be a list, or {{equals: ...}})",
             )
         )
-    for found in _matchers_problems(args):
+    nested = [
+        *((("args", *f.path), f) for f in _matchers_problems(args)),
+        *((("defaults", *f.path), f) for f in defaults_problems(entry.get("defaults"), args)),
+        *((("ignore", *f.path), f) for f in _ignore_problems(entry.get("ignore"))),
+    ]
+    for path, found in nested:
         out.append(
             ValueProblem(
-                (i, "args", *found.path),
+                (i, *path),
                 found.code,
-                f"entry {i + 1}: {found.message}",
+                f"{label}: {found.message}",
                 found.pattern,
                 found.column,
                 found.key,
+                found.warning,
             )
         )
     return out
+
+
+def mode_problem(mode: Any) -> str:
+    """The words for a `mode` that is none of CALL_MODES, with the line to write instead."""
+    close = did_you_mean(str(mode), CALL_MODES)
+    fix = closest(str(mode), CALL_MODES) or "superset"
+    return (
+        f"mode must be one of {', '.join(CALL_MODES)}, found {show(mode)}{close}: write mode: {fix}"
+    )
+
+
+def defaults_problems(value: Any, args: Any = None) -> list[ValueProblem]:
+    """`defaults` must map argument paths to values; a default for an argument that `args`
+    fixes to another value never applies (a warning)."""
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        return [
+            ValueProblem(
+                (), "bad-parameter", "defaults must map arguments to values, e.g. {page: 1}"
+            )
+        ]
+    out = []
+    for field, default in value.items():
+        if not isinstance(field, str) or not all(field_steps(field)):
+            out.append(
+                ValueProblem(
+                    (field,),
+                    "bad-parameter",
+                    f"defaults: '{field}' is not an argument path; write names joined by dots",
+                    key=True,
+                )
+            )
+            continue
+        fixed = _fixed_value(args, field)
+        if fixed is not _NOTHING and not (fixed == default and _bools(fixed) == _bools(default)):
+            out.append(
+                ValueProblem(
+                    (field,),
+                    "default-never-applies",
+                    f"defaults: '{field}' is {show(default)}, but args fixes it to"
+                    f" {show(fixed)}, so a call without it never matches: drop the default,"
+                    f" or write {field}: {{in: [{show(fixed)}, {show(default)}]}} in args",
+                    key=True,
+                    warning=True,
+                )
+            )
+    return out
+
+
+_NOTHING = object()
+
+
+def _bools(value: Any) -> Any:  # where true/false sit: `True == 1` must not make them equal
+    if isinstance(value, (dict, list)):
+        return [_bools(v) for v in (value.values() if isinstance(value, dict) else value)]
+    return isinstance(value, bool)
+
+
+def _fixed_value(args: Any, field: str) -> Any:
+    """The one value `args` allows for `field` (a literal, or `{equals: X}`), else _NOTHING."""
+    if not isinstance(args, dict) or field not in args:
+        return _NOTHING
+    matcher = args[field]
+    if isinstance(matcher, dict):
+        return matcher["equals"] if set(matcher) == {"equals"} else _NOTHING
+    return matcher
+
+
+def _ignore_problems(value: Any) -> list[ValueProblem]:
+    if value is None or (_is_text_list(value) and all(value)):
+        return []
+    words = "ignore must be a list of argument names, paths or globs, e.g. [request_id, '*_id']"
+    return [ValueProblem((), "bad-parameter", words)]
 
 
 def _is_number(value: Any) -> bool:
@@ -471,6 +605,9 @@ def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
+_JSON_TYPES = ("string", "integer", "number", "boolean", "null", "array", "object")
+
+
 def _type(name: str, words: str, check: Callable[[Any], bool], *accepts: str) -> ParamType:
     return ParamType(name, words, check, frozenset(accepts))
 
@@ -484,7 +621,11 @@ def _checked(
 ) -> ParamType:
     """A type whose values of the right shape are checked further, problem by problem."""
     return ParamType(
-        name, words, lambda v: shape(v) and not problems(v), frozenset(accepts), problems
+        name,
+        words,
+        lambda v: shape(v) and not any(not p.warning for p in problems(v)),
+        frozenset(accepts),
+        problems,
     )
 
 
@@ -579,14 +720,39 @@ PARAM_TYPES: dict[str, ParamType] = {
         ),
         _checked(
             "matchers",
-            "a mapping of 'argument: matcher' entries, or null",
-            lambda v: v is None or isinstance(v, dict),
+            "a mapping of 'argument: matcher' entries, a list, or null",
+            lambda v: v is None or isinstance(v, (dict, list)),
             _matchers_problems,
             "object",
+            "array",
         ),
         _checked(
+            "steps",
+            "a list of names, globs or call entries {name, args, mode, defaults, ignore}",
+            _is_steps,
+            _steps_problems,
+            "array",
+        ),
+        _checked(
+            "argument-defaults",
+            "a mapping of 'argument: default value' entries, or null",
+            lambda v: v is None or isinstance(v, dict),
+            defaults_problems,
+            "object",
+            "null",
+        ),
+        _type(
+            "argument-globs",
+            "a list of argument names, paths or globs, or null",
+            lambda v: v is None or (_is_text_list(v) and all(v)),
+            "array",
+            "null",
+        ),
+        _type("json", "any JSON value", lambda v: True, *_JSON_TYPES),
+        _type("matcher", "a value, or a mapping of operators", lambda v: True, *_JSON_TYPES),
+        _checked(
             "call-expectations",
-            "a list of {name, args, mode, quantifier} entries",
+            "a list of {name, args, mode, defaults, ignore, quantifier} entries",
             lambda v: isinstance(v, list),
             _expectations_problems,
             "array",

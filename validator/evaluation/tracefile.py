@@ -11,7 +11,9 @@ through here, so they cannot disagree on which trace belongs to which case.
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -28,7 +30,8 @@ from ..traces import (
     checked_stat,
     drop_invalid,
     is_invalid,
-    not_an_object,
+    is_trace,
+    not_a_trace,
     otlp_traces,
     parse_document,
     read_trace_bytes,
@@ -38,7 +41,9 @@ from .query import Query, QueryError, QueryEvaluationError, compile_query
 # The case schema's id rule: an id found in a trace that breaks it can name no case.
 _ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 
-FILE_PLACEHOLDERS = ("file_stem", "file_name")
+FILE_PLACEHOLDERS = ("file_stem", "file_name", "group", "index")
+# `traces.group`'s words; any other value is a JSONPath.
+GROUP_WORDS = ("file", "folder")
 
 
 # --------------------------------------------------------------------------------------------
@@ -87,9 +92,9 @@ Part = str | tuple[str, str] | Query
 
 def compile_case_id(text: str) -> list[Part]:
     """`traces.case_id` as parts: a JSONPath (`$.task_id`, the whole text) or a template of
-    literal text and `{file_stem}`, `{file_name}` and `{$...}` placeholders (`{{` and `}}`
-    are literal braces). Raises TemplateError, or QueryError with its column counted in the
-    whole text."""
+    literal text and `{file_stem}`, `{file_name}`, `{group}`, `{index}` and `{$...}`
+    placeholders (`{{` and `}}` are literal braces). Raises TemplateError, or QueryError
+    with its column counted in the whole text."""
     if text.startswith("$"):
         return [compile_query(text)]
     parts: list[Part] = []
@@ -119,7 +124,7 @@ def compile_case_id(text: str) -> list[Part]:
             text,
             1,
             "a case_id is a JSONPath ($.task_id) or a template with a placeholder"
-            " ({file_stem}, {file_name} or {$.json.path}); this is neither",
+            " ({file_stem}, {file_name}, {group}, {index} or {$.json.path}); this is neither",
         )
     return parts
 
@@ -164,8 +169,46 @@ def _placeholder(text: str, start: int, end: int) -> Part:
     raise TemplateError(
         text,
         start + 1,
-        f"unknown placeholder '{{{inner}}}'{hint}: use {{file_stem}}, {{file_name}} or a"
-        " JSONPath such as {$.id}",
+        f"unknown placeholder '{{{inner}}}'{hint}: use {{file_stem}}, {{file_name}},"
+        " {group}, {index} or a JSONPath such as {$.id}",
+    )
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a trace was read: what `traces.case_id` reads besides the trace itself.
+
+    `index`: the 1-based position of the trace in its file (after split and grouping);
+    `group`: the group's value as text (for `file` and `folder`, the path under the fixtures
+    folder), None when not grouped; `first`: what the case id is read from (a grouped trace's
+    first record; None: the trace itself)."""
+
+    index: int
+    group: str | None = None
+    first: Any = None
+
+
+class _Current(threading.local):
+    """The place of the trace a reader yielded last in this thread: the run asks for a
+    trace's case id with its document only, and finds its place here (see `CaseIdRule`)."""
+
+    def __init__(self) -> None:
+        self.document_id = 0
+        self.place: Place | None = None
+
+
+_CURRENT = _Current()
+
+
+def place_of(document: Any) -> Place | None:
+    """The place of `document` when it is the trace a reader yielded last, else None."""
+    return _CURRENT.place if _CURRENT.document_id == id(document) else None
+
+
+def uses_place(text: str | None) -> bool:
+    """Whether a `traces.case_id` needs where a trace was read ({group}, {index})."""
+    return (
+        text is not None and not text.startswith("$") and ("{index}" in text or "{group}" in text)
     )
 
 
@@ -173,21 +216,26 @@ class CaseIdRule:
     """`traces.case_id`, compiled once per process: the id of the case a trace belongs to.
 
     The id found is lower-cased (case ids are lower-case, so a file `Run-A.json` read with
-    `{file_stem}` matches case `run-a`); a number is its JSON text (12 matches case "12")."""
+    `{file_stem}` matches case `run-a`); a number is its JSON text (12 matches case "12").
+    A grouped trace's id is read from its first record."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.parts = compile_case_id(text)
 
-    def case_id(self, trace: Any, file_name: str) -> tuple[str | None, str | None]:
+    def case_id(
+        self, trace: Any, file_name: str, place: Place | None = None
+    ) -> tuple[str | None, str | None]:
         """(the case id, None), or (None, why none can be read) for this trace."""
+        place = place or place_of(trace)
+        if place is not None and place.first is not None:
+            trace = place.first
         out = []
         for part in self.parts:
             if isinstance(part, str):
                 out.append(part)
             elif isinstance(part, tuple):
-                path = PurePosixPath(file_name)
-                out.append(path.name if part[1] == "file_name" else _stem(path.name))
+                out.append(self._placed(part[1], file_name, place))
             else:
                 value, error = self._value(part, trace)
                 if error is not None:
@@ -201,6 +249,15 @@ class CaseIdRule:
                 " field, or give the cases a fixture: key"
             )
         return found, None
+
+    @staticmethod
+    def _placed(name: str, file_name: str, place: Place | None) -> str:
+        if name == "index":
+            return str(place.index) if place is not None else "1"
+        if name == "group":
+            return place.group or "" if place is not None else ""
+        path = PurePosixPath(file_name)
+        return path.name if name == "file_name" else _stem(path.name)
 
     def _value(self, query: Query, trace: Any) -> tuple[str | None, str | None]:
         where = query.expression if query.expression == self.text else f"{{{query.expression}}}"
@@ -248,6 +305,7 @@ class Trace:
     text: str | None = None  # a JSON Lines entry that cannot be read, as written
     column: int = 1  # where on that line the error is, for lint
     error_kind: str | None = None  # the TraceError's kind ("json", "encoding"...), for lint
+    place: Place | None = None  # where it was read, for traces.case_id's {group} and {index}
 
 
 class TraceReader:
@@ -266,12 +324,41 @@ class TraceReader:
     ) -> None:
         self.settings = settings
         self.split = compile_query(settings.split) if settings.split else None
+        self.group = settings.group
+        self.placed = uses_place(settings.case_id)  # case ids read {index} or {group}
+        self.group_query = (
+            compile_query(self.group) if self.group and self.group not in GROUP_WORDS else None
+        )
         self.read_object = read_object
         self.root = root
         self.max_bytes = max_bytes
 
     def traces(self, job: Job) -> Iterator[Trace]:
-        """The traces of one job, in file order. Raises TraceError for the file as a whole."""
+        """The traces of one job, in file order, each with its place (see `Place`): its
+        records (`_records`), grouped as `traces.group` says. Raises TraceError for the file
+        as a whole."""
+        _CURRENT.document_id, _CURRENT.place = 0, None  # nothing of an earlier job is current
+        if job.members:
+            stream: Iterator[Trace] = self._whole(self._members(job), job)
+        elif self.group is None:
+            stream = self._records(job)
+            if not self.placed:  # the common case: nothing needs to know where it was read
+                yield from stream
+                return
+        elif self.group in GROUP_WORDS:
+            stream = self._whole(self._records(job), job)
+        else:
+            stream = self._by_value(self._records(job), job.fixture)
+        for index, trace in enumerate(stream, start=1):
+            group = trace.place.group if trace.place is not None else None
+            first = trace.place.first if trace.place is not None else None
+            trace.place = Place(index, group, first)
+            _CURRENT.document_id, _CURRENT.place = id(trace.document), trace.place
+            yield trace
+
+    def _records(self, job: Job) -> Iterator[Trace]:
+        """The records of one job: a whole document, each match of `traces.split`, each
+        JSON Lines line (split too), or each trace of an OpenTelemetry export."""
         if job.text is not None:
             raw = job.text.encode("utf-8", errors="surrogateescape")
             if len(raw) > self.max_bytes:
@@ -293,14 +380,96 @@ class TraceReader:
             data = read_trace_bytes(job.path, self.root, self.max_bytes)
             yield from self._split(parse_document(data), job.fixture, 1)
 
+    def _members(self, job: Job) -> Iterator[Trace]:
+        """The records of the files of a `folder` group, file after file (name order)."""
+        for path, label in job.members:
+            member = Job(job.case_id, label, path, format=format_of(path, self.settings.format))
+            try:
+                yield from self._records(member)
+            except TraceError as exc:
+                yield Trace(None, label, error=str(exc), column=exc.column or 1,
+                            line=exc.line or 1, error_kind=exc.kind)  # fmt: skip
+
+    def _whole(self, records: Iterator[Trace], job: Job) -> Iterator[Trace]:
+        """All records as one trace (`group: file` or `folder`): a list, in read order. A
+        record that cannot be read makes the whole group an error, naming it."""
+        documents: list[Any] = []
+        notes: list[str] = []
+        first: Trace | None = None
+        for record in records:
+            if record.error is not None:
+                yield _failed_group(record, job.fixture)
+                return
+            first = first or record
+            documents.append(record.document)
+            notes.extend(n for n in record.notes if n not in notes)
+        if first is None:
+            return  # no record: the run says the file holds no trace
+        place = Place(1, job.group or job.fixture, first.document)
+        yield Trace(documents, job.fixture, first.parent, notes, place=place)
+
+    def _by_value(self, records: Iterator[Trace], label: str) -> Iterator[Trace]:
+        """Records with equal values of the `traces.group` JSONPath as one trace each (in
+        the order each value is first seen); a record without the value is its own trace."""
+        assert self.group_query is not None
+        groups: dict[str, list[Trace]] = {}
+        order: list[str | Trace] = []
+        for record in records:
+            key, why = (None, None) if record.error else self._group_value(record.document)
+            if key is None:
+                if why is not None:
+                    record.notes.append(why)
+                order.append(record)
+            elif key in groups:
+                groups[key].append(record)
+            else:
+                groups[key] = [record]
+                order.append(key)
+        for item in order:
+            if isinstance(item, Trace):
+                yield item
+                continue
+            members = groups[item]
+            notes: list[str] = []
+            for record in members:
+                notes.extend(n for n in record.notes if n not in notes)
+            first = members[0]
+            yield Trace(
+                [r.document for r in members],
+                f"{label}#{item}",
+                first.parent,
+                notes,
+                line=first.line,
+                place=Place(1, item, first.document),
+            )
+
+    def _group_value(self, record: Any) -> tuple[str | None, str | None]:
+        """The record's group value as text, or (None, the note saying why it has none)."""
+        assert self.group_query is not None
+        expression = self.group_query.expression
+        own = "it is read as a trace of its own"
+        try:
+            found = [v for v in self.group_query.find(record) if v is not None]
+        except QueryEvaluationError as exc:
+            return None, f"traces.group {expression} cannot be read ({exc.reason}): {own}"
+        if not found:
+            return None, f"traces.group {expression} finds nothing in this record: {own}"
+        value = found[0]
+        if isinstance(value, (dict, list, bool)):
+            return None, (
+                f"traces.group {expression} finds {kind_of(value)} {show(value)}, not a"
+                f" value to group by: {own}"
+            )
+        return (value if isinstance(value, str) else json.dumps(value)), None
+
     def _split(
         self, document: Document, label: str, line: int, what: str = "file"
     ) -> Iterator[Trace]:
         """Each match of `traces.split` as one trace (the document itself without it)."""
         value = document.value
         if self.split is None:
-            if not isinstance(value, dict):
-                raise not_an_object(value)
+            if not is_trace(value):
+                raise not_a_trace(value)
             notes = drop_invalid(value).get(None, []) if document.marked else []
             yield Trace(value, label, notes=[*notes, *document.notes], line=line)
             return
@@ -315,11 +484,11 @@ class TraceReader:
         for i, match in enumerate(matches):
             notes = [*by_owner.get(None, []), *by_owner.get(i, []), *document.notes]
             trace = Trace(match, f"{label}#{i + 1}", value, notes, line=line)
-            if is_invalid(match) or not isinstance(match, dict):
+            if is_invalid(match) or not is_trace(match):
                 kind = "a non-standard JSON value" if is_invalid(match) else kind_of(match)
                 trace.error = (
                     f"traces.split {self.split.expression}: match {i + 1} is {kind}, not a"
-                    " trace (a JSON object)"
+                    " trace (a JSON object or list)"
                 )
             yield trace
 
@@ -367,3 +536,29 @@ class TraceReader:
 def _line_of(job: Job) -> int:
     tail = job.fixture.rsplit(":", 1)[-1]
     return int(tail) if tail.isdigit() else 1
+
+
+def _failed_group(record: Trace, label: str) -> Trace:
+    """The error of a group one of whose records cannot be read (no silent pass: the group
+    is not evaluated without it)."""
+    error = record.error or ""
+    one_line = "invalid JSON at line 1 column "
+    if record.text is not None and error.startswith(one_line):  # a JSON Lines line: its line
+        error = f"invalid JSON at line {record.line} column {error[len(one_line) :]}"
+    elif record.label != label:
+        error = f"{record.label}: {error}"
+    return Trace(
+        None,
+        label,
+        error=error,
+        line=record.line,
+        text=record.text,
+        column=record.column,
+        error_kind=record.error_kind,
+    )
+
+
+def reads_whole_files(settings: TraceSettings) -> bool:
+    """Whether a JSON Lines export is read as a whole (not one job a line): its lines are
+    grouped, or their case ids count their place in the file ({index})."""
+    return settings.group is not None or uses_place(settings.case_id)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..evaluation.query import QueryError, compile_query
-from ..evaluation.tracefile import TemplateError, compile_case_id
+from ..evaluation.tracefile import GROUP_WORDS, TemplateError, compile_case_id
 from ..evaluation.view import ADAPTERS
 from ..inputs import available_packs, display_path, glob_regex
 from ..model import TraceSettings
@@ -209,10 +209,7 @@ class _Reader:
             settings["pattern"] = tuple(patterns)
         if traces.get("format") in ("json", "jsonl", "otlp-json"):
             settings["format"] = traces["format"]
-        if isinstance(traces.get("split"), str) and self._split(traces):
-            settings["split"] = traces["split"]
-        if isinstance(traces.get("case_id"), str) and self._case_id(traces["case_id"]):
-            settings["case_id"] = traces["case_id"]
+        settings.update(self._records(traces))
         if isinstance(traces.get("allow_unmatched"), bool):
             settings["allow_unmatched"] = traces["allow_unmatched"]
         if traces.get("view") in ADAPTERS:
@@ -222,6 +219,18 @@ class _Reader:
         ):
             settings["messages"] = traces["messages"]
         return TraceSettings(**settings)
+
+    def _records(self, traces: dict[str, Any]) -> dict[str, str]:
+        """`split`, `group` and `case_id`: how a file's records become traces of cases."""
+        out = {}
+        if isinstance(traces.get("split"), str) and self._split(traces):
+            out["split"] = traces["split"]
+        if isinstance(traces.get("group"), str) and self._group(traces):
+            out["group"] = traces["group"]
+        case_id = traces.get("case_id")
+        if isinstance(case_id, str) and self._case_id(case_id, "group" in traces):
+            out["case_id"] = case_id
+        return out
 
     def _globs(self, patterns: list[str], single: bool) -> bool:
         good = True
@@ -250,6 +259,31 @@ class _Reader:
             return False
         return self._jsonpath(("traces", "split"), traces["split"])
 
+    def _group(self, traces: dict[str, Any]) -> bool:
+        text = traces["group"]
+        path: PathKey = ("traces", "group")
+        if traces.get("format") == "otlp-json":
+            self.problem(
+                path,
+                "bad-value",
+                "traces.group does not apply to format otlp-json, whose traces are its spans"
+                " grouped by traceId: remove group, or choose another format",
+            )
+            return False
+        if text in GROUP_WORDS:
+            return True
+        if not text.startswith("$"):
+            hint = did_you_mean(text, GROUP_WORDS)
+            self.problem(
+                path,
+                "bad-value",
+                f"traces.group: {show(text)} is neither file, folder nor a JSONPath{hint}:"
+                " write `group: file` (each file's records are one trace), `group: folder`"
+                " (each folder's files are one trace) or `group: $.sessionId`",
+            )
+            return False
+        return self._jsonpath(path, text)
+
     def _jsonpath(self, path: PathKey, text: str) -> bool:
         try:
             compile_query(text)
@@ -267,10 +301,10 @@ class _Reader:
             tuple(exc.caret_lines()),
         )
 
-    def _case_id(self, text: str) -> bool:
+    def _case_id(self, text: str, grouped: bool) -> bool:
         path: PathKey = ("traces", "case_id")
         try:
-            compile_case_id(text)
+            parts = compile_case_id(text)
         except QueryError as exc:
             self._bad_jsonpath(path, exc)
             return False
@@ -280,6 +314,16 @@ class _Reader:
                 "bad-template",
                 f"traces.case_id: {exc.message} (at character {exc.column})",
                 tuple(exc.caret_lines()),
+            )
+            return False
+        if not grouped and ("file", "group") in parts:
+            column = text.index("{group}") + 1
+            self.problem(
+                path,
+                "bad-template",
+                "traces.case_id: {group} is the value of traces.group, which is not set"
+                f" (at character {column}): set traces.group, or use {{file_stem}}",
+                tuple(TemplateError(text, column, "").caret_lines()),
             )
             return False
         return True

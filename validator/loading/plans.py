@@ -65,7 +65,8 @@ def _bound_values(doc: YamlDocument, plan: tuple[Spec, ...]) -> list[Problem]:
             if found.key and found.code == "bad-parameter":
                 continue  # an unknown key: the case schema names it (unknown-key)
             message = f"{key}: {found.message}"
-            problem = doc.problem((key, *found.path), ERROR, found.code, message, key=found.key)
+            severity = WARNING if found.warning else ERROR
+            problem = doc.problem((key, *found.path), severity, found.code, message, key=found.key)
             out.append(replace(problem, detail=found.caret_lines()))
     return out
 

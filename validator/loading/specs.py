@@ -13,7 +13,7 @@ from typing import Any
 
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
-from ..evaluation.params import PARAM_TYPES, value_problems
+from ..evaluation.params import PARAM_TYPES, defaults_problems, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import FirstOf, QueryError, compile_query
 from ..evaluation.view import view_field_problem
@@ -100,7 +100,7 @@ def _clauses(data: dict[str, Any]) -> tuple[Clause, ...]:
     return tuple(
         Clause(
             name=c.get("name") or (f"clause {i + 1}" if len(raw_clauses) > 1 else data["id"]),
-            condition=_condition(c),
+            condition=_condition(c, c.get("pick") or data.get("pick")),
             when=_condition(c["when"]) if "when" in c else None,
             unless=_condition(c["unless"]) if "unless" in c else None,
             skip_reason=c.get("skip_reason"),
@@ -139,10 +139,11 @@ def _queries(raw: str | list[str]) -> tuple[Finder, ...]:
     return tuple(compile_query(q) for q in ([raw] if isinstance(raw, str) else raw))
 
 
-def _condition(raw: dict[str, Any]) -> Condition:
+def _condition(raw: dict[str, Any], pick: str | None = None) -> Condition:
+    """A condition (a clause's, with its `pick`, or a guard's) compiled."""
     declared = PREDICATES[raw["predicate"]].params
     params = {k: _param(v, declared.get(k)) for k, v in (raw.get("params") or {}).items()}
-    return compile_condition(_queries(raw["query"]), raw["predicate"], params)
+    return compile_condition(_queries(raw["query"]), raw["predicate"], params, pick)
 
 
 def binds(value: Any, param: Param | None) -> bool:
@@ -171,6 +172,7 @@ _CHECK_KEYS = (
     "query",
     "predicate",
     "params",
+    "pick",
     "clauses",
     "when",
     "unless",
@@ -432,7 +434,7 @@ class _SpecChecker:
                     if isinstance(alternative, str) and alternative:
                         self._jsonpath(("fields", name, i), alternative)
         self._field_alternatives(fields)
-        self._fields_missing(fields)
+        # A field it does not give keeps the standard spec's path (see suite._overriding).
 
     def _field_alternatives(self, fields: dict[str, Any]) -> None:
         for field in TRACE_FIELDS.values():
@@ -445,24 +447,6 @@ class _SpecChecker:
                     f" {field.name} is {field.doc}",
                     key=True,
                 )
-
-    def _fields_missing(self, fields: dict[str, Any]) -> None:
-        required = [f.name for f in TRACE_FIELDS.values() if f.required]
-        missing = [
-            name
-            for name in required
-            if name not in fields
-            and not _misspelling_of(fields, name, tuple(TRACE_FIELDS))
-            and TRACE_FIELDS[name].alternative not in fields
-        ]
-        if missing:
-            self._add(
-                ("fields",),
-                "missing-key",
-                f"'fields' needs a JSONPath for each of {', '.join(required)};"
-                f" missing: {', '.join(missing)}",
-                key=True,
-            )
 
     def _add(
         self,
@@ -491,6 +475,11 @@ class _SpecChecker:
             return
         for pname, value in (params or {}).items():
             self._param(path, pred, pname, value)
+        if params and isinstance(params.get("defaults"), dict) and "args" in params:
+            for found in defaults_problems(params["defaults"], params["args"]):
+                if found.warning:  # a default that args fixes to another value
+                    where = (*path, "params", "defaults", *found.path)
+                    self._add(where, found.code, found.message, key=True, severity=WARNING)
         if "params" in raw and params is None:
             return
         self._missing_params(path, pred, params)
@@ -526,12 +515,14 @@ class _SpecChecker:
         elif binds(value, param):
             self._binding(ppath, pname, param, value)
         else:
-            problem = param_type_error(param, value)
+            problem = param_type_error(param, value, pname)
             if problem:
                 self._bad_value(
                     ppath, f"parameter '{pname}' of '{pred.name}'", param, value, problem
                 )
-            elif param.type == "keywords":
+            else:
+                self._value_warnings(ppath, f"parameter '{pname}' of '{pred.name}'", param, value)
+            if not problem and param.type == "keywords":
                 self._blank_keywords(ppath, f"parameter '{pname}'", value)
 
     def _bad_value(self, path: PathKey, what: str, param: Param, value: Any, problem: str) -> None:
@@ -546,8 +537,23 @@ class _SpecChecker:
                 found.code,
                 f"{what} {found.message}",
                 key=found.key,
+                severity=WARNING if found.warning else ERROR,
                 detail=found.caret_lines(),
             )
+
+    def _value_warnings(self, path: PathKey, what: str, param: Param, value: Any) -> None:
+        """What works in a value of the right type but does not do what it seems to."""
+        if PARAM_TYPES[param.type].problems is None:
+            return
+        for found in value_problems(param.type, value):
+            if found.warning:
+                self._add(
+                    (*path, *found.path),
+                    found.code,
+                    f"{what} {found.message}",
+                    key=found.key,
+                    severity=WARNING,
+                )
 
     def _missing_params(
         self, path: PathKey, pred: Predicate, params: dict[str, Any] | None

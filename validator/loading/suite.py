@@ -6,7 +6,7 @@ folders overriding the standard specs by id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,9 +104,23 @@ def read_specs(folders: list[Path]) -> Specs:
                 out.broken.add(spec_id)
             continue
         spec = compile_spec(doc)
-        out.specs[spec.id] = spec
+        out.specs[spec.id] = _overriding(spec, out.specs.get(spec.id))
         out.broken.discard(spec.id)
     return out
+
+
+def _overriding(spec: Spec, earlier: Spec | None) -> Spec:
+    """A trace-fields spec overrides the one before it field by field: the fields it does
+    not give keep the earlier paths (a field given replaces its alternative, so
+    `tool_call_matches` replaces `tool_calls`)."""
+    if spec.fields is None or earlier is None or earlier.fields is None:
+        return spec
+    kept = {
+        name: query
+        for name, query in earlier.fields.items()
+        if name not in spec.fields and TRACE_FIELDS[name].alternative not in spec.fields
+    }
+    return replace(spec, fields={**kept, **spec.fields})
 
 
 def _duplicate_id(

@@ -1,0 +1,118 @@
+"""How a predicate declares itself: its parameters (`Param`), its registry entry
+(`Predicate`, made by the `predicate` decorator), what it returns (`Outcome`), and `show`,
+the quoting every message uses.
+
+The decorator records each predicate by the module that declares it; the package's
+`__init__` puts the families together into `PREDICATES`, in the order of its `FAMILIES`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...problems import closest, did_you_mean
+from ...problems import show as _show_any
+from ..context import TraceContext
+from ..params import PARAM_TYPES, type_error
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """`problems.show`, without json.dumps for the common case: text that needs no escape.
+
+    JSON (ensure_ascii off) escapes only quotes, backslashes and control characters, and
+    `isprintable()` is false for every control character, so such text renders as itself
+    in quotes, exactly as `problems.show` renders it. Messages are built for every check of
+    every trace, so this is on the hot path.
+    """
+    if type(value) is str and '"' not in value and "\\" not in value and value.isprintable():
+        text = f'"{value}"'
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    return _show_any(value, limit)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What a predicate found: pass or fail, a message for people, and structured details."""
+
+    passed: bool
+    message: str = ""
+    details: dict[str, Any] | None = None
+    # For a failure the predicate judged (not a value of the wrong type, not a parameter
+    # error): the values a `message:` template may show, by placeholder name. None: the
+    # failure is of another kind, and the predicate's own message is the one shown.
+    facts: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Param:
+    type: str
+    required: bool = False
+    default: Any = None
+    doc: str = ""
+    choices: tuple[str, ...] = ()  # the only values allowed (a mode), when any
+
+
+PredicateFn = Callable[[list[Any], dict[str, Any], TraceContext], Outcome]
+
+
+@dataclass(frozen=True)
+class Predicate:
+    name: str
+    fn: PredicateFn
+    params: dict[str, Param]
+    doc: str  # the docstring: user documentation, first line "Passes when ..."
+    zero: str  # what zero matches give, in a few words (the README's table shows it)
+    gives: tuple[str, ...] = ()  # the placeholders its failures fill (evaluation.messages)
+
+    @property
+    def passes_when(self) -> str:
+        first = self.doc.split("\n\n", 1)[0].replace("\n", " ")
+        return first.removeprefix("Passes when ").rstrip(".")
+
+
+# Each module's predicates, in the order it declares them (the package's __init__ reads them).
+_DECLARED: dict[str, list[Predicate]] = {}
+
+
+def predicate(
+    name: str, /, *, zero: str, gives: tuple[str, ...] = (), **params: Param
+) -> Callable[[PredicateFn], PredicateFn]:
+    """Declare a predicate under the name spec files use; `zero`: what zero matches give;
+    `gives`: the placeholders (`found`, `expected`, ...) its failures fill for a template."""
+
+    def register(fn: PredicateFn) -> PredicateFn:
+        for p in params.values():
+            assert p.type in PARAM_TYPES, f"{name}: unknown parameter type {p.type}"
+        doc = inspect.cleandoc(fn.__doc__ or "")
+        assert doc.startswith("Passes when "), f"{name}: the docstring says when it passes"
+        entry = Predicate(name, fn, dict(params), doc, zero, tuple(gives))
+        _DECLARED.setdefault(fn.__module__, []).append(entry)
+        return fn
+
+    return register
+
+
+def param_type_error(param: Param, value: Any, name: str | None = None) -> str | None:
+    """Why `value` does not fit `param`, in words, or None when it fits; with the
+    parameter's `name`, a value that is none of its choices gets the line to write."""
+    problem = type_error(param.type, value)
+    if problem is None and param.choices and value not in param.choices:
+        hint = did_you_mean(str(value), param.choices)
+        fix = f": write {name}: {closest(str(value), param.choices) or param.choices[0]}"
+        return f"must be one of {', '.join(param.choices)}, found {show(value)}{hint}" + (
+            fix if name else ""
+        )
+    return problem
+
+
+def declared_in(module: str) -> list[Predicate]:
+    """The predicates module `module` declares, in its order."""
+    return list(_DECLARED.get(module, ()))
+
+
+def declared_count() -> int:
+    """How many predicates all modules declare (the registry checks it holds every one)."""
+    return sum(map(len, _DECLARED.values()))
