@@ -28,7 +28,15 @@ import copy
 from typing import Any
 
 from ...problems import did_you_mean, kind_of
-from . import langfuse, langsmith, openai_messages, otel_genai, reference, smolagents
+from . import (
+    langfuse,
+    langsmith,
+    openai_agents,
+    openai_messages,
+    otel_genai,
+    reference,
+    smolagents,
+)
 from .building import UNREAD_KINDS, Adapter, Builder, View, ViewOptions
 from .fields import VIEW_FIELDS, VIEW_SCHEMA, view_field_problem
 
@@ -40,8 +48,9 @@ ADAPTERS: dict[str, Adapter] = {
         reference.ADAPTER,
         langfuse.ADAPTER,
         langsmith.ADAPTER,
-        otel_genai.ADAPTER,
         smolagents.ADAPTER,
+        openai_agents.ADAPTER,
+        otel_genai.ADAPTER,
         openai_messages.ADAPTER,
     )
 }

@@ -74,6 +74,9 @@ UNREAD_KINDS: dict[str, str] = {
     "the answer and the duration), and runs that are not objects",
     "message": "chat messages that are not objects, and tool messages that answer no tool call "
     "of an assistant message",
+    "item": "OpenAI Agents SDK generated items of a type the view does not read (MCP "
+    "requests, computer and shell actions, ...), tool outputs that answer no tool call item, "
+    "and items or model responses that are not objects",
     "step": "smolagents memory steps written as Python repr text that does not parse, steps "
     "that are neither objects nor text, and steps of a kind the view does not read",
     "time": "start and end times the view cannot put on one clock (epoch seconds against a "
