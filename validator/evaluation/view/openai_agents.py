@@ -64,9 +64,9 @@ _LLM_SPANS = frozenset({"generation", "response"})
 
 def _span_list(trace: Any) -> list[Any] | None:
     items = trace.get("data") if isinstance(trace, dict) else trace
-    if isinstance(items, list) and items and isinstance(items[0], dict):
-        if one_of(items[0].get("object"), _SPAN_OBJECTS):
-            return items
+    first = items[0] if isinstance(items, list) and items else None
+    if isinstance(first, dict) and one_of(first.get("object"), _SPAN_OBJECTS):
+        return items  # type: ignore[return-value]
     return None
 
 
