@@ -66,7 +66,7 @@ def _span_list(trace: Any) -> list[Any] | None:
     items = trace.get("data") if isinstance(trace, dict) else trace
     first = items[0] if isinstance(items, list) and items else None
     if isinstance(first, dict) and one_of(first.get("object"), _SPAN_OBJECTS):
-        return items  # type: ignore[return-value]
+        return items
     return None
 
 
