@@ -29,6 +29,7 @@ from typing import Any
 
 from ...problems import did_you_mean, kind_of
 from . import (
+    autogen,
     langfuse,
     langsmith,
     openai_agents,
@@ -50,6 +51,7 @@ ADAPTERS: dict[str, Adapter] = {
         langsmith.ADAPTER,
         smolagents.ADAPTER,
         openai_agents.ADAPTER,
+        autogen.ADAPTER,
         otel_genai.ADAPTER,
         openai_messages.ADAPTER,
     )

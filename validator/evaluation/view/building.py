@@ -72,11 +72,13 @@ UNREAD_KINDS: dict[str, str] = {
     "observations that are not objects",
     "run": "LangSmith runs of a type other than llm and tool (the root run excepted: it gives "
     "the answer and the duration), and runs that are not objects",
-    "message": "chat messages that are not objects, and tool messages that answer no tool call "
-    "of an assistant message",
+    "message": "chat messages that are not objects, tool messages (or AutoGen function "
+    "results, smolagents tool responses) that answer no tool call, and AutoGen messages of a "
+    "type the view does not know",
     "item": "OpenAI Agents SDK generated items of a type the view does not read (MCP "
     "requests, computer and shell actions, ...), tool outputs that answer no tool call item, "
     "and items or model responses that are not objects",
+    "record": "AutoGen recorded model calls that are not objects or hold no response",
     "step": "smolagents memory steps written as Python repr text that does not parse, steps "
     "that are neither objects nor text, and steps of a kind the view does not read",
     "time": "start and end times the view cannot put on one clock (epoch seconds against a "
