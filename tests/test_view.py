@@ -883,6 +883,9 @@ def test_detection_order_and_unknown_traces() -> None:
         "reference",
         "langfuse",
         "langsmith",
+        "smolagents",
+        "openai-agents",
+        "autogen",
         "otel-genai",
         "openai-messages",
     )

@@ -134,8 +134,17 @@ def test_hostile_repr_text_is_never_evaluated_and_is_noted_unread(tmp_path: Path
     assert view["final_answer"] == "done"
 
 
-def test_a_tool_call_text_that_does_not_parse_is_an_error_and_unread() -> None:
-    text = {"type": "text", "text": "Calling tools:\n[{'id': 'c', 'function': {'name': 1 + 2}}]"}
+@pytest.mark.parametrize(
+    "calls",
+    [
+        "Calling tools:\n[{'id': 'c', 'function': {'name': 1 + 2}}]",
+        "Calling tools:",
+        "",
+        "[{'a': [",
+    ],
+)
+def test_a_tool_call_text_that_does_not_parse_is_an_error_and_unread(calls: str) -> None:
+    text = {"type": "text", "text": calls}
     line = {"answer": "a", "intermediate_steps": [{"role": "tool-call", "content": [text]}]}
     view, _ = make_view(line)
     assert view["tool_calls"] == []

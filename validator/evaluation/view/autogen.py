@@ -36,6 +36,7 @@ from .building import (
     first_number,
     id_text,
     not_an_object,
+    one_of,
     order_key,
     path_at,
     summary,
@@ -50,7 +51,7 @@ _UNANSWERED = "tool results that answer no function call"
 
 def _first_is_message(messages: Any) -> bool:
     first = messages[0] if isinstance(messages, list) and messages else None
-    return isinstance(first, dict) and first.get("type") in _TYPES
+    return isinstance(first, dict) and one_of(first.get("type"), _TYPES)
 
 
 def _is_recording(trace: Any) -> bool:
@@ -129,7 +130,7 @@ def _build_context(trace: dict[str, Any], builder: Builder) -> View:
                 calls.add(content, index, path_at(where, "content"))
             elif isinstance(content, str) and content:
                 builder.final_answer = content
-        elif kind not in _TYPES:
+        elif not one_of(kind, _TYPES):
             builder.unread("message", "messages of a type the view does not know")
     calls.note_unanswered()
     return builder.finish()

@@ -90,7 +90,7 @@ def balanced_prefix(text: str, start: int) -> str | None:
     """The bracketed Python value that starts at `text[start]` (`{`, `[` or `(`), quotes
     respected, or None when it does not close. Linear in the text."""
     closers = {"{": "}", "[": "]", "(": ")"}
-    if start >= len(text) or text[start] not in closers:
+    if not 0 <= start < len(text) or text[start] not in closers:
         return None
     stack: list[str] = []
     quote: str | None = None

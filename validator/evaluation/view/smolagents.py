@@ -56,6 +56,7 @@ from .building import (
     elapsed_ms,
     first_number,
     not_an_object,
+    one_of,
     openai_call,
     order_key,
     path_at,
@@ -205,9 +206,9 @@ class _Reader:
 
     def memory_step(self, step: dict[str, Any], index: int, where: str) -> None:
         kind = step.get(CLASS_KEY)
-        if kind in _NO_CALL_STEPS:
+        if one_of(kind, _NO_CALL_STEPS):
             return
-        if kind is not None and kind not in _MODEL_STEPS and kind != "FinalAnswerStep":
+        if kind is not None and not one_of(kind, _MODEL_STEPS) and kind != "FinalAnswerStep":
             self.builder.unread("step", "memory steps of a kind the view does not read")
             return
         if kind == "FinalAnswerStep":
