@@ -144,3 +144,46 @@ def test_the_check_sees_imports_inside_functions(tmp_path: Path) -> None:
     source = PACKAGE / "model.py"
     assert _imports(source) == set()
     assert "validator.api" in _imports(PACKAGE / "__init__.py")
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    # Private stays private: a helper another module needs gets a public name in a module that
+    # fits (`from .x import _helper` across modules is how two copies of a rule start).
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = _module_name(path)
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if not target.startswith("validator") or target == name:
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    wrong.append(f"{name} imports {target}.{alias.name}")
+    assert not wrong, "\n".join(wrong)
+
+
+def layer_table() -> str:
+    """docs/ARCHITECTURE.md's layer table, made from LAYERS (so the two cannot disagree)."""
+    rows = ["| layer | may import |", "|---|---|", "| `cli`, `api`, `commands` | anything |"]
+    for module, targets in sorted(LAYERS.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        short = module.removeprefix("validator.")
+        allowed = [t.removeprefix("validator.") for t in targets if t != module]
+        shown = ", ".join(f"`{a}`" for a in allowed) or "nothing of the package"
+        rows.append(f"| `{short}` | {shown} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_the_architecture_page_shows_these_layers() -> None:
+    page = (PACKAGE.parent / "docs" / "ARCHITECTURE.md").read_text("utf-8")
+    start = page.index("<!-- layers: made from tests/test_layout.py LAYERS -->\n")
+    start = page.index("\n", start) + 1
+    shown = page[start : page.index("<!-- /layers -->", start)]
+    assert shown == layer_table(), "docs/ARCHITECTURE.md's layer table should be:\n" + layer_table()

@@ -394,13 +394,13 @@ def plan_fixtures(
     evaluates (`run --shard`): their files are neither read nor listed as unused here."""
     plan = Plan(fixtures, shown, patterns=patterns, format=format, single=fixtures.is_file())
     plan.group, plan.whole_files = group, whole_files or group is not None
-    walk = _Walk.of(fixtures, follow_links, _Globs(patterns))
+    walk = _Walk.of(fixtures, follow_links, Globs(patterns))
     plan.unused.extend(walk.unused)
     selected = set(case_ids)
     known_ids = set(case_ids if known is None else known)
     others = set(elsewhere)
     picking = _Picks(fixtures, picks or {}, walk, patterns)
-    matcher = _Globs(patterns)
+    matcher = Globs(patterns)
     named: dict[str, list[int]] = {}  # case id -> indexes of its NAMED sources
     for rel in walk.files:
         pickers = picking.pickers(rel)
@@ -540,10 +540,10 @@ class _Walk:
         self.top_folders: set[str] = set()
         self.outside: set[str] = set()  # top-level links to folders outside the folder
         self.unused: list[tuple[str, str]] = []
-        self.traces = _Globs(())
+        self.traces = Globs(())
 
     @classmethod
-    def of(cls, fixtures: Path, follow_links: bool, traces: _Globs) -> _Walk:
+    def of(cls, fixtures: Path, follow_links: bool, traces: Globs) -> _Walk:
         walk = cls()
         walk.traces = traces
         if fixtures.is_file():
@@ -611,7 +611,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-class _Globs:
+class Globs:
     """Glob patterns as `traces.pattern` reads them: `*` and `?` stay within one folder
     name, `**` crosses folders, `[abc]` is a set; a file matches when its path under the
     fixtures folder, or its name, matches."""
@@ -625,7 +625,7 @@ class _Globs:
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A compiled regular expression for one glob pattern (see `_Globs`)."""
+    """A compiled regular expression for one glob pattern (see `Globs`)."""
     out = []
     i = 0
     while i < len(pattern):
@@ -666,7 +666,7 @@ class _Picks:
         self.bad: dict[str, str] = {}
         self.hits: set[str] = set()
         self.folders: dict[str, str] = {}  # case id -> a folder it names ('x/')
-        self.traces = _Globs(patterns)
+        self.traces = Globs(patterns)
         for case_id, pick in picks.items():
             self._add(fixtures, case_id, pick)
 

@@ -40,7 +40,7 @@ from ..capture.transport import (
     utc_now,
 )
 from ..display import one_line
-from ..inputs import _Globs, display_path, find_case_files, spec_folders
+from ..inputs import Globs, display_path, find_case_files, spec_folders
 from ..loading.config import Config
 from ..loading.suite import load_suite_and_problems
 from ..loading.target import Target
@@ -257,8 +257,8 @@ def _check_fixtures(options: CaptureOptions) -> None:
         problems.append(f"traces.format {settings.format} (a captured file is JSON)")
 
     if not (
-        _Globs(settings.pattern).matches("x.json")
-        and _Globs(settings.pattern).matches("x/run-1.json")
+        Globs(settings.pattern).matches("x.json")
+        and Globs(settings.pattern).matches("x/run-1.json")
     ):
         problems.append(f"traces.pattern {', '.join(settings.pattern)} (it must match *.json)")
     if problems:
