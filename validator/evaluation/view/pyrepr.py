@@ -32,40 +32,56 @@ def _name(node: ast.expr) -> str:
     raise _Unreadable(type(node).__name__)
 
 
+def _constant(node: ast.Constant) -> Any:
+    value = node.value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, complex) or value is Ellipsis:
+        return repr(value)
+    return value
+
+
+def _dict(node: ast.Dict, depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in zip(node.keys, node.values, strict=True):
+        if key is None:
+            raise _Unreadable("** in a dict")
+        k = _value(key, depth + 1)
+        out[k if isinstance(k, str) else repr(k)] = _value(item, depth + 1)
+    return out
+
+
+def _signed(node: ast.UnaryOp, depth: int) -> Any:
+    inner = _value(node.operand, depth + 1)
+    if not isinstance(inner, (int, float)) or isinstance(inner, bool):
+        raise _Unreadable("sign on a non-number")
+    return -inner if isinstance(node.op, ast.USub) else inner
+
+
+def _call(node: ast.Call, depth: int) -> dict[str, Any]:
+    call: dict[str, Any] = {CLASS_KEY: _name(node.func)}
+    if node.args:
+        call[ARGS_KEY] = [_value(arg, depth + 1) for arg in node.args]
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            raise _Unreadable("** in a call")
+        call[keyword.arg] = _value(keyword.value, depth + 1)
+    return call
+
+
 def _value(node: ast.expr, depth: int) -> Any:
     if depth > 200:
         raise _Unreadable("too deep")
     if isinstance(node, ast.Constant):
-        value = node.value
-        if isinstance(value, bytes):
-            return value.decode("utf-8", "replace")
-        if isinstance(value, complex) or value is Ellipsis:
-            return repr(value)
-        return value
+        return _constant(node)
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [_value(item, depth + 1) for item in node.elts]
     if isinstance(node, ast.Dict):
-        out: dict[str, Any] = {}
-        for key, item in zip(node.keys, node.values, strict=True):
-            if key is None:
-                raise _Unreadable("** in a dict")
-            k = _value(key, depth + 1)
-            out[k if isinstance(k, str) else repr(k)] = _value(item, depth + 1)
-        return out
+        return _dict(node, depth)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        inner = _value(node.operand, depth + 1)
-        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
-            return -inner if isinstance(node.op, ast.USub) else inner
-        raise _Unreadable("sign on a non-number")
+        return _signed(node, depth)
     if isinstance(node, ast.Call):
-        call: dict[str, Any] = {CLASS_KEY: _name(node.func)}
-        if node.args:
-            call[ARGS_KEY] = [_value(arg, depth + 1) for arg in node.args]
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                raise _Unreadable("** in a call")
-            call[keyword.arg] = _value(keyword.value, depth + 1)
-        return call
+        return _call(node, depth)
     if isinstance(node, (ast.Name, ast.Attribute)):
         return _name(node)  # e.g. an enum member written as MessageRole.USER
     raise _Unreadable(type(node).__name__)
