@@ -10,6 +10,7 @@ body, or to give another verdict one run in three.
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import threading
 import time
@@ -109,6 +110,16 @@ def _handler(agent: Agent) -> type[BaseHTTPRequestHandler]:
             elif mode == "huge-stream":
                 self._huge(declared=False)
                 return
+            elif mode == "drip":  # headers at once, then one byte every 0.3 s, for a minute
+                self._drip()
+                return
+            elif mode == "gzip-bomb":  # 20 KB on the wire, 20 MB decoded
+                data = gzip.compress(b'{"trace": {"pad": "' + b" " * (20 * 1024 * 1024), 9)
+                self._send(200, data, {"Content-Encoding": "gzip"})
+                return
+            elif mode == "brotli":
+                self._send(200, b"\x0b\x02\x80{}\x03", {"Content-Encoding": "br"})
+                return
             elif mode == "notrace":
                 self._send(200, b'{"result": "no trace here", "token": "' + self._token() + b'"}')
                 return
@@ -120,7 +131,24 @@ def _handler(agent: Agent) -> type[BaseHTTPRequestHandler]:
                 answer["trace"]["selfEvaluation"]["verifier_evaluation"]["verdict"] = "REJECT"
             if mode == "leak":
                 answer["trace"]["debug"] = {"auth": self.headers.get("Authorization", "")}
-            self._send(200, json.dumps(answer, ensure_ascii=False).encode("utf-8"))
+            data = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+            if mode == "gzip":
+                self._send(200, gzip.compress(data), {"Content-Encoding": "gzip"})
+                return
+            self._send(200, data)
+
+        def _drip(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "200")
+            self.end_headers()
+            try:
+                for _ in range(200):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.3)
+            except OSError:
+                pass  # the client gave up: what it should do
 
         def _token(self) -> bytes:
             return self.headers.get("Authorization", "").encode("latin-1")

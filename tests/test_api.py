@@ -174,7 +174,7 @@ def test_streamed_report_renders_exactly_as_its_plain_document(
     # The command line makes a multi-run case's runs.items when a reporter reads the row
     # (memory flat in the number of runs); every reporter must write the same bytes as from
     # the plain document (report.json read back).
-    from validator.evaluation.runner import group_results
+    from validator.evaluation.grouping import group_results
     from validator.report import REPORTERS
     from validator.report.document import Report, build_report
 

@@ -49,7 +49,7 @@ def _slow_answer(cases: Path) -> str:
     chunk of them takes ~20 times the CPU time that marks a worker busy, however fast the
     text checks become (the length doubles until it is slow enough)."""
     from validator.api import load_suite
-    from validator.evaluation.runner import Worker
+    from validator.evaluation.worker import Worker
     from validator.inputs import Job
 
     worker = Worker(load_suite(cases))

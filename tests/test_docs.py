@@ -90,7 +90,7 @@ def test_the_user_docs_speak_to_users() -> None:
         # A Claude Code session or a GitHub issue is the user's own vocabulary; the work's
         # numbered issues, its sessions and rounds, and a target "MISSED" are not.
         for pattern in (
-            r"(?i)\bissues? #?\d",
+            r"(?i)\bissues? \d",
             r"(?i)\b(?:sessions?|rounds?) \d",
             r"(?i)\b(?:this|previous|earlier|last|next|a later) (?:session|round)\b",
             r"\bMISSED\b",

@@ -227,7 +227,7 @@ def test_a_broken_json_lines_entry_with_an_escaped_case_id_errs_its_case(ws: Wor
 def test_running_out_of_memory_on_one_trace_is_that_trace_s_error(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from validator.evaluation import runner
+    from validator.evaluation import worker as runner
 
     real = runner.read_trace_file
 

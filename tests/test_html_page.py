@@ -189,7 +189,8 @@ def test_json_lines_input_gets_the_same_extras(ws: Workspace) -> None:
 
 def test_a_trace_that_cannot_be_read_again_says_why(ws: Workspace) -> None:
     from validator.commands.run import load_checked
-    from validator.evaluation.runner import evaluate_all, group_results
+    from validator.evaluation.grouping import group_results
+    from validator.evaluation.runner import evaluate_all
     from validator.inputs import find_case_files, plan_fixtures, spec_folders
 
     ws.case()

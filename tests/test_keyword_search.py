@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator.evaluation import text as text_mod
 from validator.evaluation.interpreter import run_predicate
 from validator.evaluation.predicates import TraceContext
+from validator.evaluation.text import keywords as text_keywords
 from validator.evaluation.text import keywords_in, many_keywords, normalize_plain
 
 HYP = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=300)
@@ -24,7 +24,7 @@ def by_in(text: str, keywords: list[str]) -> set[str]:
 
 
 def by_automaton(text: str, keywords: list[str]) -> set[str]:
-    found = text_mod._Automaton(sorted(set(keywords))).search(text)
+    found = text_keywords._Automaton(sorted(set(keywords))).search(text)
     return found | ({""} if "" in keywords else set())
 
 
@@ -80,8 +80,8 @@ def test_overlapping_and_nested_keywords() -> None:
 
 @pytest.fixture
 def automaton_always(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(text_mod, "_AUTOMATON_MIN_KEYWORDS", 0)
-    monkeypatch.setattr(text_mod, "_AUTOMATON_MIN_WORK", 0)
+    monkeypatch.setattr(text_keywords, "_AUTOMATON_MIN_KEYWORDS", 0)
+    monkeypatch.setattr(text_keywords, "_AUTOMATON_MIN_WORK", 0)
 
 
 @HYP
@@ -89,8 +89,8 @@ def automaton_always(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_keywords_in_is_identical_on_both_paths(case: tuple[str, list[str]]) -> None:
     text, keywords = case
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(text_mod, "_AUTOMATON_MIN_KEYWORDS", 0)
-        mp.setattr(text_mod, "_AUTOMATON_MIN_WORK", 0)
+        mp.setattr(text_keywords, "_AUTOMATON_MIN_KEYWORDS", 0)
+        mp.setattr(text_keywords, "_AUTOMATON_MIN_WORK", 0)
         forced = keywords_in(text, keywords)
     assert forced == keywords_in(text, keywords) == by_in(text, keywords)
 
@@ -136,8 +136,8 @@ def test_predicates_identical_with_and_without_the_automaton(
         args["min"] = 0.5
     plain = outcomes(name, answers, args)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(text_mod, "_AUTOMATON_MIN_KEYWORDS", 0)
-        mp.setattr(text_mod, "_AUTOMATON_MIN_WORK", 0)
+        mp.setattr(text_keywords, "_AUTOMATON_MIN_KEYWORDS", 0)
+        mp.setattr(text_keywords, "_AUTOMATON_MIN_WORK", 0)
         forced = outcomes(name, answers, args)
     assert forced == plain
 
@@ -182,8 +182,8 @@ def test_search_cost_does_not_grow_with_the_number_of_keywords() -> None:
     rng = random.Random(4)
     keywords = [normalize_plain(k) for k in _random_keywords(rng, 8_000)]
     text = normalize_plain(" ".join(rng.choice(keywords) for _ in range(10_000)))
-    few = text_mod._Automaton(sorted(set(keywords[:1_000])))
-    many = text_mod._Automaton(sorted(set(keywords)))
+    few = text_keywords._Automaton(sorted(set(keywords[:1_000])))
+    many = text_keywords._Automaton(sorted(set(keywords)))
     t_few = _best_cpu_time(lambda: few.search(text))
     t_many = _best_cpu_time(lambda: many.search(text))
     # 8x the keywords: one `in` per keyword would cost ~8x; one pass costs about the same.
@@ -195,7 +195,7 @@ def test_search_cost_does_not_grow_with_the_number_of_keywords() -> None:
 def test_search_cost_is_linear_in_the_text() -> None:
     rng = random.Random(5)
     keywords = [normalize_plain(k) for k in _random_keywords(rng, 2_000)]
-    automaton = text_mod._Automaton(sorted({*keywords, "never there"}))  # no early stop
+    automaton = text_keywords._Automaton(sorted({*keywords, "never there"}))  # no early stop
     words = [rng.choice(keywords) for _ in range(20_000)]
     small = " ".join(words[:5_000]) + " zzzz"
     large = " ".join(words) + " zzzz"

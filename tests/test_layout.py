@@ -18,11 +18,16 @@ LAYERS = {
     "validator.codes": (),
     "validator.display": (),
     "validator.signals": (),
+    "validator.shares": (),
+    # processes: every process the tool starts (loading, evaluation and report writing use it)
+    "validator.processes": ("validator.signals",),
     "validator.problems": ("validator.codes", "validator.display"),
+    "validator.files": ("validator.problems",),
     "validator.results": (),
     "validator.inputs": ("validator.problems", "validator.traces"),
     "validator.traces": ("validator.problems",),
     "validator.evaluation": (
+        "validator.files",
         "validator.evaluation",
         "validator.model",
         "validator.problems",
@@ -30,17 +35,22 @@ LAYERS = {
         "validator.inputs",
         "validator.traces",
         "validator.signals",
+        "validator.processes",
+        "validator.shares",
         "validator.display",
     ),
     "validator.loading": (
+        "validator.files",
         "validator.loading",
         "validator.evaluation",
         "validator.model",
         "validator.problems",
         "validator.inputs",
+        "validator.processes",
     ),
     # capture: asks the agent and reads its answers; the command writes what it returns.
     "validator.capture": (
+        "validator.files",
         "validator.capture",
         "validator.loading",
         "validator.evaluation",
@@ -52,12 +62,15 @@ LAYERS = {
         "validator.version",
     ),
     "validator.report": (
+        "validator.files",
         "validator.report",
         "validator.display",
         "validator.results",
         "validator.problems",
         "validator.version",
         "validator.signals",
+        "validator.processes",
+        "validator.shares",
     ),
 }
 

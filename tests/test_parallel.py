@@ -12,7 +12,9 @@ from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 import validator.report as report_module
 from validator.api import load_suite
 from validator.evaluation import runner
-from validator.evaluation.runner import Worker, evaluate_all, group_results
+from validator.evaluation.grouping import group_results
+from validator.evaluation.runner import evaluate_all
+from validator.evaluation.worker import Worker
 from validator.inputs import Job, plan_fixtures
 from validator.report.document import build_report
 from validator.traces import DEFAULT_MAX_TRACE_BYTES

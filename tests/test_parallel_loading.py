@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import GOOD_CASE, REPO, Workspace, run_cli
 
-from validator.evaluation.runner import map_in_processes
 from validator.inputs import find_case_files, spec_folders
 from validator.loading import suite as suite_module
 from validator.loading.suite import load_suite_and_problems
+from validator.processes import map_in_processes
 
 
 def _many_cases(ws: Workspace, count: int = 330) -> None:

@@ -238,7 +238,9 @@ def test_min_passes_above_the_runs_found_warns_at_run_time(ws: Workspace) -> Non
         ("min_passes", 0, "out-of-range"),
         ("min_passes", 2.5, "wrong-type"),
         ("min_pass_rate", 1.5, "out-of-range"),
-        ("min_pass_rate", "80%", "wrong-type"),
+        # "80%" is a share, as run --min-run-pass-rate takes it; a percentage above 100% is not
+        ("min_pass_rate", "150%", "out-of-range"),
+        ("min_pass_rate", "most", "wrong-type"),
     ],
 )
 def test_impossible_thresholds_are_lint_errors(

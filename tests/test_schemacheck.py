@@ -501,6 +501,7 @@ CHECK = {
     "unless": CONDITION,
     "skip_reason": TEXT,
     "message": TEXT,
+    "allow_empty": mostly(st.booleans()),
 }
 CLAUSE = mostly(mapping(GUARD, {**CHECK, "name": TEXT}))
 FIELDS = ("case_id", "verdict", "tool_calls", "tool_call_matches", "duration_ms")

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator.evaluation import text as text_mod
+from validator.evaluation.text import markdown as text_markdown
+from validator.evaluation.text import normalize as text_normalize
 from validator.evaluation.text import normalize_markdown, normalize_plain, shared_run
 
 HYP = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -250,7 +251,7 @@ def test_md_falls_back_to_plain_when_parser_fails(monkeypatch):
     def boom():
         raise RuntimeError("parser exploded")
 
-    monkeypatch.setattr(text_mod, "_parser", boom)
+    monkeypatch.setattr(text_markdown, "_parser", boom)
     assert normalize_markdown("**Slow**\n query") == normalize_plain("**Slow**\n query")
 
 
@@ -518,4 +519,4 @@ def test_ignorable_table_matches_the_unicode_database() -> None:
             f"table made for Unicode {text.IGNORABLE_UNICODE_VERSION}, this Python has"
             f" {unicodedata.unidata_version}: regenerate it with ignorable_ranges_from_database()"
         )
-    assert list(text._IGNORABLE_RANGES) == text.ignorable_ranges_from_database()
+    assert list(text_normalize._IGNORABLE_RANGES) == text.ignorable_ranges_from_database()

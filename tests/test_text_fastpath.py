@@ -21,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator.evaluation import text as text_mod
 from validator.evaluation.text import has_markdown_syntax, normalize_markdown, normalize_plain
+from validator.evaluation.text import markdown as text_markdown
+from validator.evaluation.text import normalize as text_normalize
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "tests" / "data" / "commonmark-spec-0.31.2-examples.json").read_text())
@@ -33,11 +34,13 @@ HYP = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_
 
 def rendered(text: str) -> str:
     """Always through markdown-it, as normalize_markdown did before the fast path."""
-    return normalize_plain(text_mod._markdown_text(text_mod._ignorable_re().sub("", text)))
+    return normalize_plain(
+        text_markdown._markdown_text(text_normalize.ignorable_re().sub("", text))
+    )
 
 
 def fast_path_taken(text: str) -> bool:
-    return not has_markdown_syntax(text_mod._ignorable_re().sub("", text))
+    return not has_markdown_syntax(text_normalize.ignorable_re().sub("", text))
 
 
 def assert_same(inputs: list[str], min_fast: int) -> None:
@@ -83,7 +86,7 @@ def test_fast_path_refuses_every_example_whose_rendering_changes_more_than_white
     for text in spec_variants():
         if fast_path_taken(text):
             squeezed = "".join(text.split())
-            assert "".join(text_mod._markdown_text(text).split()) == squeezed, repr(text)
+            assert "".join(text_markdown._markdown_text(text).split()) == squeezed, repr(text)
 
 
 # ---------------------------------------------------------------------------

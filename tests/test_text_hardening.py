@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 from validator.evaluation import text as text_mod
 from validator.evaluation.interpreter import run_predicate
 from validator.evaluation.predicates import TraceContext
+from validator.evaluation.text import markdown as text_markdown
+from validator.evaluation.text import markup as text_markup
+from validator.evaluation.text import normalize as text_normalize
 from validator.evaluation.text import normalize_markdown, normalize_plain
 
 
@@ -114,17 +117,17 @@ HTML_BLOCK_ATTACKS = {
 def test_html_block_text_is_linear(unit: str) -> None:
     small = unit * (50_000 // len(unit))
     large = unit * (200_000 // len(unit))
-    t1 = _best_cpu_time(lambda: text_mod._html_block_text(small))
-    t2 = _best_cpu_time(lambda: text_mod._html_block_text(large))
+    t1 = _best_cpu_time(lambda: text_markup.html_block_text(small))
+    t2 = _best_cpu_time(lambda: text_markup.html_block_text(large))
     assert t2 / max(t1, 1e-4) < 10.0, (t1, t2)
 
 
 def test_unterminated_declaration_keeps_its_text_and_later_pieces() -> None:
     # The linear scan must find exactly what the old (quadratic) pattern found.
-    assert text_mod._html_block_text("<!A x &amp; y <b") == "<!A x & y <b"
-    assert text_mod._html_block_text("<!A x <!-- z") == "<!A x "  # comments run to the end
-    assert text_mod._html_block_text("<!A<!A x <b>y</b>") == "y"  # "<b>" ends the first one
-    assert text_mod._html_block_text("<!DOCTYPE html><p>x") == " x"
+    assert text_markup.html_block_text("<!A x &amp; y <b") == "<!A x & y <b"
+    assert text_markup.html_block_text("<!A x <!-- z") == "<!A x "  # comments run to the end
+    assert text_markup.html_block_text("<!A<!A x <b>y</b>") == "y"  # "<b>" ends the first one
+    assert text_markup.html_block_text("<!DOCTYPE html><p>x") == " x"
 
 
 # Long runs of combining marks: NFKC's canonical ordering is an insertion sort in CPython, so a
@@ -151,18 +154,18 @@ mark_soup = st.lists(
 @settings(deadline=None, max_examples=300)
 @given(mark_soup)
 def test_presorting_marks_changes_no_nfkc_result(text: str) -> None:
-    assert unicodedata.normalize("NFKC", text_mod._presort_marks(text)) == unicodedata.normalize(
-        "NFKC", text
-    )
+    assert unicodedata.normalize(
+        "NFKC", text_normalize._presort_marks(text)
+    ) == unicodedata.normalize("NFKC", text)
 
 
 def test_presorting_applies_to_long_runs_only() -> None:
     short = "a" + "\u0301\u0323" * 15  # 30 marks: NFKC sorts them itself
-    assert text_mod._presort_marks(short) == short
+    assert text_normalize._presort_marks(short) == short
     # 32 marks, an astral character that is not a mark, 2 marks (too few to bother)
     long = "a" + "\u0301\u0323" * 16 + "\U0001f600" + "\u0301\u0323"
     presorted = "a" + "\u0323" * 16 + "\u0301" * 16 + "\U0001f600\u0301\u0323"
-    assert text_mod._presort_marks(long) == presorted
+    assert text_normalize._presort_marks(long) == presorted
 
 
 def test_long_runs_of_marks_normalize_in_linear_time() -> None:
@@ -180,7 +183,7 @@ def test_mark_table_matches_the_unicode_database() -> None:
             f"table made for Unicode {text_mod.MARK_UNICODE_VERSION}, this Python has"
             f" {unicodedata.unidata_version}: regenerate it with mark_ranges_from_database()"
         )
-    assert text_mod._mark_ranges() == text_mod.mark_ranges_from_database()
+    assert text_normalize._mark_ranges() == text_mod.mark_ranges_from_database()
 
 
 # ---------------------------------------------------------------------------
@@ -222,7 +225,7 @@ def test_over_the_budget_markdown_it_is_not_called(monkeypatch) -> None:
     def refuse(src: str) -> str:
         raise AssertionError("markdown-it called over the budget")
 
-    monkeypatch.setattr(text_mod, "_markdown_text", refuse)
+    monkeypatch.setattr(text_markdown, "_markdown_text", refuse)
     for unit in ("[", "*[", "![", "| a |\n", "`[", "[x](!["):
         assert text_mod.normalize_markdown_ex(unit * (BUDGET // len(unit) + 1))[1] is not None
 
@@ -231,7 +234,7 @@ def test_markdown_it_failure_is_noted(monkeypatch) -> None:
     def boom(src: str) -> str:
         raise RuntimeError("parser exploded")
 
-    monkeypatch.setattr(text_mod, "_markdown_text", boom)
+    monkeypatch.setattr(text_markdown, "_markdown_text", boom)
     normalized, note = text_mod.normalize_markdown_ex("**Slow**\n query")
     assert normalized == normalize_plain("**Slow**\n query")
     assert note is not None and "RuntimeError" in note and "without Markdown rendering" in note
@@ -354,20 +357,20 @@ def test_fallback_keeps_what_is_text() -> None:
 
 def reference_normalize_plain(text: str) -> str:
     """normalize_plain without any shortcut, as it was written first."""
-    ignorable = text_mod._ignorable_re()
+    ignorable = text_normalize.ignorable_re()
     text = ignorable.sub("", text)
     text = unicodedata.normalize("NFKC", text)
     text = unicodedata.normalize("NFKC", text.casefold())
     text = ignorable.sub("", text)
-    text = text_mod._WS_RUN_RE.sub(" ", text).strip(" ")
-    text = text_mod._CJK_SPACE_RE.sub("", text)
+    text = text_normalize._WS_RUN_RE.sub(" ", text).strip(" ")
+    text = text_normalize._CJK_SPACE_RE.sub("", text)
     if not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)
     return text
 
 
-IGNORABLE = [chr(lo) for lo, _ in text_mod._IGNORABLE_RANGES] + [
-    chr(hi) for _, hi in text_mod._IGNORABLE_RANGES
+IGNORABLE = [chr(lo) for lo, _ in text_normalize._IGNORABLE_RANGES] + [
+    chr(hi) for _, hi in text_normalize._IGNORABLE_RANGES
 ]
 
 

@@ -19,7 +19,8 @@ from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
 import validator.report as report_module
 from validator.api import load_suite
-from validator.evaluation.runner import Worker, evaluate_all
+from validator.evaluation.runner import evaluate_all
+from validator.evaluation.worker import Worker
 from validator.inputs import Job
 from validator.results import RunResult
 
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _four_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whatever the machine: the cores this process may use (see runner.usable_cores)."""
+    """Whatever the machine: the cores this process may use (see processes.usable_cores)."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
 

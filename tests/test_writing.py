@@ -19,7 +19,8 @@ from conftest import GOOD_CASE, REPO, Workspace, good_trace, set_verdict
 
 import validator.report as report_module
 from validator.api import load_suite
-from validator.evaluation.runner import evaluate_all, group_results
+from validator.evaluation.grouping import group_results
+from validator.evaluation.runner import evaluate_all
 from validator.inputs import plan_fixtures
 from validator.problems import UsageError
 from validator.report import append_step_summary, write_reports

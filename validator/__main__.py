@@ -1,12 +1,61 @@
 """`python -m validator`: see validator.cli."""
 
+import errno
 import os
 import sys
 from contextlib import suppress
+from typing import Any
 
 from .cli import main
 
+
+class _Stdout:
+    """Standard output that cannot fail the command half way: a write that fails (a full
+    device, a disk error) is remembered, later writes are dropped, and the command ends with
+    one clear error once its work (its reports) is done. A closed pipe (`| head`) stays quiet."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.failure: OSError | None = None
+
+    def _guard(self, call: Any, *args: Any) -> Any:
+        if self.failure is not None:
+            return None
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            self.failure = exc
+            return None
+
+    def write(self, text: str) -> int:
+        self._guard(self._stream.write, text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _write_failure(failure: OSError) -> str:
+    why = os.strerror(failure.errno) if failure.errno else str(failure)
+    hint = (
+        ": free space there, or send the output elsewhere" if failure.errno == errno.ENOSPC else ""
+    )
+    return f"error: cannot write to standard output ({why}){hint}"
+
+
+stdout = sys.stdout = _Stdout(sys.stdout)
 code = main()
+with suppress(OSError, ValueError):
+    stdout.flush()
+if stdout.failure is not None:
+    with suppress(OSError, ValueError):
+        print(_write_failure(stdout.failure), file=sys.stderr)
+    code = 2
 # The command is done: its reports are written, renamed and closed, its worker processes
 # ended. Tearing the interpreter down would free every object of the run one by one (50 ms
 # and more after a run over 2,000 cases, on one core while the others idle), so the process

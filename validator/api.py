@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .evaluation.compaction import Compactor
 from .evaluation.evaluator import Evaluator, evaluate_trace
-from .evaluation.runner import Compactor, group_results
+from .evaluation.grouping import group_results
 from .inputs import DEFAULT_PACKS, find_case_files, spec_folders
 from .loading.schema import load_schema
 from .loading.suite import load_suite_and_problems

@@ -164,7 +164,7 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM, what CI runners send to cancel a step
 class Terminated(BaseException):
     """SIGTERM, raised in the main thread as KeyboardInterrupt is for SIGINT, so that one
     cleanup serves both: temporary report files removed (report.write_reports), worker
-    processes killed (evaluation.runner), the previous reports left as they were. Not an
+    processes killed (validator.processes), the previous reports left as they were. Not an
     Exception, so that no `except Exception` on the way swallows it."""
 
 
@@ -200,10 +200,10 @@ def signals_as_exceptions() -> Iterator[None]:
 def _stop_workers() -> None:
     """Kill any worker process still running. A run stops its own when its generator is
     closed; this covers a signal that arrived between two of its results. Workers exist
-    only if the runner was imported, which this does not do for lint or schema."""
-    runner = sys.modules.get("validator.evaluation.runner")
-    if runner is not None:
-        runner.stop_workers()
+    only if the process module was imported, which lint and schema never do."""
+    processes = sys.modules.get("validator.processes")
+    if processes is not None:
+        processes.stop_all()
 
 
 def main(argv: list[str] | None = None) -> int:

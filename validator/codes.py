@@ -4,6 +4,8 @@ Each code is stable (users' tooling and the tests rely on it) and has a severity
 title, and a bad and a fixed example. The README's code table is rendered from this table
 (`markdown_table`) and a test keeps the two equal; a `Problem` with a code missing here is a
 bug the tests catch. Adding a code means an entry here and the place that detects it.
+
+It is over 600 lines because it is one table, an entry per code.
 """
 
 from __future__ import annotations
@@ -234,6 +236,32 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "query-matches-nothing",
+            WARNING,
+            "a spec's query matches nothing in any trace lint read: a negative check on it"
+            " always passes",
+            "`query: $.finalAnswr` with `contains-none`",
+            "`query: $.finalAnswer`, or `allow_empty: true` when no match is expected",
+            when="--fixtures",
+        ),
+        Code(
+            "item-key-missing",
+            WARNING,
+            "an item-key parameter (`key`, `name_key`, `args_key`) names a key no matched item"
+            " holds in any trace lint read",
+            "`name_key: function.name` on calls `{name, arguments}`",
+            "`name_key: name`",
+            when="--fixtures",
+        ),
+        Code(
+            "count-or-share",
+            WARNING,
+            'a whole number that counts list entries where a share was likely meant ("at least'
+            ' 1 of 3", or a `%` comment)',
+            "`min_keyword_coverage: 1  # 100%` with 3 keywords",
+            '`min_keyword_coverage: 3`, `1.0` or `"100%"`',
+        ),
+        Code(
             "id-mismatch",
             WARNING,
             "the case id differs from the file name",
@@ -461,10 +489,12 @@ CODES: dict[str, Code] = {
         ),
         Code(
             "comment-in-value",
-            WARNING,
-            "an unquoted value cut short by ' #' (YAML reads the rest as a comment)",
-            "`question: why did build #42 fail?`",
-            '`question: "why did build #42 fail?"`',
+            ERROR,
+            "a value emptied or cut short by ' #' (YAML reads the rest as a comment): an error"
+            " where a check reads the value, a warning where none does",
+            "`order_id: #W5362037`, `question: why did build #42 fail?`",
+            '`order_id: "#W5362037"`, `question: "why did build #42 fail?"`',
+            also_warning=True,
         ),
         Code(
             "bad-input",

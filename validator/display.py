@@ -40,6 +40,16 @@ def one_line(text: object) -> str:
     return _UNSAFE.sub(_escape, value)
 
 
+ECHO_CHARS = 200  # of a value from a trace or a file echoed in a message (a case id, a name)
+
+
+def shorten(text: str, limit: int = ECHO_CHARS) -> str:
+    """`text` cut to about `limit` characters, with a marker that says how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
+
 # What GitHub's Markdown turns into a link or a notification: URLs with a scheme, bare
 # www. hosts, e-mail addresses and @mentions. A zero-width space after the first character
 # of each keeps it readable and inert.

@@ -729,10 +729,6 @@ def run_order(name: str) -> tuple[tuple[int | str, ...], str]:
     return parts, name
 
 
-def is_jsonl(path: Path) -> bool:
-    return path.suffix in JSONL_SUFFIXES and path.is_file()
-
-
 def not_a_file(path: Path) -> str:
     """Why a path that is neither a regular file nor a folder cannot be read."""
     if path.exists():

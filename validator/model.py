@@ -137,6 +137,7 @@ class Clause:
     unless: Condition | None = None
     skip_reason: str | None = None
     message: Template | None = None  # the clause's own, else the spec's
+    allow_empty: bool = False  # its own `allow_empty: true` (the spec's applies as well)
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +155,9 @@ class Spec:
     severity: str = "error"
     # The input this check needs: without it (see `Case.sets`) the check is skipped.
     when_input: str | None = None
+    # `allow_empty: true`: a query matching no node is expected (e.g. "no tool call at all"),
+    # so a pass on zero matches is not marked as having examined nothing.
+    allow_empty: bool = False
     # The case keys this check declares (name -> its JSON Schema, with an optional default)
     # and every case key its parameters read ({case: NAME}), declared here or elsewhere.
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -227,8 +231,6 @@ class TraceFields:
 
 # --------------------------------------------------------------------------------------------
 # How traces are found and matched to cases (the suite config's `traces:` section)
-
-TRACE_FORMATS = ("json", "jsonl", "otlp-json")
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ class ClauseResult:
     # True when `message` is the spec author's sentence (a `message:` template): it says
     # what is wrong by itself, so a check of several clauses does not prefix it with the name.
     worded: bool = False
+    # 0 when the clause passed because its queries matched no node (it read nothing);
+    # None otherwise (it examined something, or failed, or was skipped).
+    examined: int | None = None
 
 
 @dataclass(slots=True)
@@ -53,6 +56,13 @@ class CheckResult:
     report_as: str | None = None
     severity: str = "error"
     blocking: bool = True  # a failure of this check fails the run (see SEVERITIES)
+    # 0 when the check passed because a query matched no node (see ClauseResult.examined).
+    examined: int | None = None
+
+    @property
+    def unexamined(self) -> bool:
+        """Passed with nothing to examine: a query of it matched no node."""
+        return self.examined == 0 and self.status == PASS
 
     @property
     def failed_blocking(self) -> bool:
@@ -95,11 +105,18 @@ class RunResult:
     # runs drop their passing and skipped checks.
     checks_applied: int = 0
     checks_skipped: int = 0
+    # Of the applied checks, those that passed with nothing to examine (`examined: 0`).
+    checks_unexamined: int = 0
 
     @property
     def vacuous(self) -> bool:
         """Passed without any check applied: every check was skipped (the vacuity guard)."""
         return self.status == PASS and self.checks_applied == 0
+
+    @property
+    def unexamined(self) -> bool:
+        """Passed with a check that had nothing to examine (its query matched no node)."""
+        return self.status == PASS and self.checks_unexamined > 0
 
     @property
     def reason(self) -> str | None:
@@ -208,6 +225,10 @@ class CaseResult:
         return self.runs.vacuous
 
     @property
+    def unexamined_runs(self) -> int:
+        return self.runs.unexamined
+
+    @property
     def flaky(self) -> bool:
         statuses = self.runs.statuses
         return PASS in statuses and FAIL in statuses
@@ -225,7 +246,7 @@ _SEPARATORS = (":", "#")
 _SOURCE_IS_FIXTURE = 1  # the run's source is its fixture (a trace file of its own)
 _WHOLE = 0xFFFFFFFF  # in `Runs._kind`: the run is held whole
 # Places in a kind (the tuple `RunKinds.kind` makes) read without unpacking it all.
-_STATUS, _VERDICT_KEY, _LABEL, _NO_CALLS, _DURATION_TYPE = 1, 4, 8, 11, 12
+_STATUS, _VERDICT_KEY, _LABEL, _NO_CALLS, _DURATION_TYPE = 1, 4, 8, 12, 13
 _INT64 = 2**63
 _EXACT = 2**53  # an integer duration up to this is exact as a float
 
@@ -253,6 +274,7 @@ class RunKinds:
             check.report_as,
             check.severity,
             check.blocking,
+            check.examined,
         )
         return self._checks.setdefault(key, (key, check))[0]
 
@@ -276,6 +298,7 @@ class RunKinds:
                 label,
                 run.checks_applied,
                 run.checks_skipped,
+                run.checks_unexamined,
                 calls is None,
                 type(duration),
             )
@@ -303,6 +326,7 @@ class RunKinds:
             label,
             applied,
             skipped,
+            unexamined,
             no_calls,
             duration_type,
         ) = self.table[kind]
@@ -328,6 +352,7 @@ class RunKinds:
             source,
             applied,
             skipped,
+            unexamined,
         )
 
 
@@ -389,6 +414,8 @@ class Runs(Sequence[RunResult]):
         "passed",
         "statuses",
         "totals",
+        "unexamined",
+        "unexamined_checks",
         "vacuous",
     )
 
@@ -404,6 +431,8 @@ class Runs(Sequence[RunResult]):
         self.statuses: dict[str, int] = {}  # status -> how many runs have it
         self.passed = 0
         self.vacuous = 0
+        self.unexamined = 0  # runs that passed with a check that examined nothing
+        self.unexamined_checks = 0  # over every run: checks that passed with nothing to examine
         # Over every run: checks applied, checks skipped, failed checks that did not fail
         # their run (the report's summary counts).
         self.totals = [0, 0, 0]
@@ -415,10 +444,12 @@ class Runs(Sequence[RunResult]):
         self.statuses[run.status] = self.statuses.get(run.status, 0) + 1
         self.passed += run.status == PASS
         self.vacuous += run.vacuous
+        self.unexamined += run.unexamined
         totals = self.totals
         totals[0] += run.checks_applied
         totals[1] += run.checks_skipped
         totals[2] += sum(c.failed_nonblocking for c in run.checks)
+        self.unexamined_checks += run.checks_unexamined
         found = None
         if run.status != PASS and self._first_not_passed is None:
             self._first_not_passed = index

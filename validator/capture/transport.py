@@ -16,6 +16,7 @@ import email.utils
 import http.client
 import os
 import random
+import re
 import selectors
 import signal
 import socket
@@ -33,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..display import one_line
+from ..display import one_line, shorten
 from ..version import __version__
 
 MAX_RETRY_AFTER = 60.0  # seconds: an agent asking for a longer pause fails the run instead
@@ -41,6 +42,7 @@ BACKOFF_BASE = 0.25  # seconds before the first retry; doubled each time, with j
 BACKOFF_CAP = 8.0
 SNIPPET_CHARS = 200  # of an answer shown in a reason
 STDERR_LINES = 5  # of a failed command's standard error shown in a reason
+STDERR_LINE_CHARS = 300  # of each of those lines
 _CHUNK = 256 * 1024
 REDACTED = "[redacted]"
 
@@ -52,15 +54,14 @@ MIN_SECRET = 8
 
 class Redactor:
     """Replaces every secret (the environment values a target reads, of MIN_SECRET
-    characters or more) in a text."""
+    characters or more) in a text, in every form an answer or a message may carry it (see
+    `secret_forms`)."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         forms: set[str] = set()
         for secret in secrets:
             if len(secret) >= MIN_SECRET:
-                forms.add(secret)
-                forms.add(_json_escaped(secret))
-                forms.add(urllib.parse.quote(secret, safe=""))  # as a URL would carry it
+                forms |= secret_forms(secret)
         self.secrets = sorted(forms, key=len, reverse=True)
         self.longest = len(self.secrets[0]) if self.secrets else 0
 
@@ -79,10 +80,55 @@ class Redactor:
         return one_line(shown) + more if shown else "(empty)"
 
 
-def _json_escaped(text: str) -> str:
+def secret_forms(secret: str) -> set[str]:
+    """The texts that carry `secret`: as it is; inside a JSON string, escaped once or twice
+    (a JSON text inside a JSON string), with or without `\\uXXXX` escapes (either case of hex)
+    and `\\/` for `/`; percent-encoded as a URL carries it (`%2F` or `/`, `+` or `%20` for a
+    space, either case of hex); in base64 (standard and URL-safe, at each of the three byte
+    alignments it can have inside a longer encoded text: the characters that only the secret
+    decides)."""
     import json
 
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    forms = {secret}
+    escaped: set[str] = set()
+    for ascii_only in (False, True):
+        once = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+        escaped |= {once, once.replace("/", "\\/")}
+    escaped |= {
+        _UNICODE_ESCAPE.sub(lambda m: m.group().upper().replace("\\U", "\\u"), e) for e in escaped
+    }
+    forms |= escaped
+    forms |= {json.dumps(e, ensure_ascii=False)[1:-1] for e in escaped}
+    for quoted in (
+        urllib.parse.quote(secret, safe=""),
+        urllib.parse.quote(secret),
+        urllib.parse.quote_plus(secret, safe=""),
+    ):
+        forms |= {quoted, _PERCENT.sub(lambda m: m.group().lower(), quoted)}
+    forms |= _base64_forms(secret.encode("utf-8", "surrogatepass"))
+    return {f for f in forms if len(f) >= MIN_SECRET}
+
+
+_UNICODE_ESCAPE = re.compile(r"\\u[0-9a-f]{4}")
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+
+
+def _base64_forms(data: bytes) -> set[str]:
+    import base64
+
+    out: set[str] = set()
+    for lead in range(3):  # bytes before the secret in its 3-byte group
+        encoded = base64.b64encode(b"\0" * lead + data).decode("ascii").rstrip("=")
+        # the first group's characters that hold a byte before the secret, and the last
+        # group's that hold a byte after it, depend on what surrounds it: left out
+        start = (0, 2, 3)[lead]
+        tail = (lead + len(data)) % 3
+        end = len(encoded) - ((0, 1, 1)[tail] if tail else 0)
+        # a secret at the very end of the encoded text: its padding decides nothing more
+        inner = encoded[start:end]
+        if inner:
+            out |= {inner, inner.replace("+", "-").replace("/", "_")}
+    return out
 
 
 class RateLimiter:
@@ -267,6 +313,8 @@ def _attempt(request: HttpRequest, limits: Limits) -> _Attempt:
         with limits.opener().open(prepared, timeout=limits.timeout) as response:
             body, problem = _read(response, limits, deadline)
             status = response.status
+            if problem is None:
+                body, problem = _decoded(body, response.headers, limits.max_bytes)
     except urllib.error.HTTPError as exc:
         return _http_error(exc, limits, deadline)
     except urllib.error.URLError as exc:
@@ -327,14 +375,19 @@ def _read(
         return b"", _too_large(f"declares {int(declared):,} bytes,", limit, response)
     pieces: list[bytes] = []
     size = 0
+    # read1: what has arrived, at most one receive; read() would wait for a whole chunk
+    # and never look at the deadline while an agent drips a byte at a time
+    read = getattr(response, "read1", response.read)
     try:
         while True:
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return b"", _Attempt(
                     error=f"the answer took longer than the timeout of {limits.timeout:g} s"
-                    f" ({size:,} bytes read)"
+                    f" ({size:,} bytes read): the timeout is for the whole answer"
                 )
-            piece = response.read(min(_CHUNK, limit + 1 - size))
+            _wait_at_most(response, left)
+            piece = read(min(_CHUNK, limit + 1 - size))
             if not piece:
                 break
             pieces.append(piece)
@@ -343,8 +396,11 @@ def _read(
                 if max_bytes is not None:
                     break  # an error answer: its beginning is all a reason shows
                 return b"", _too_large("is", limit, response)
-    except TimeoutError:
-        return b"", _Attempt(error=f"the answer stalled past the timeout of {limits.timeout:g} s")
+    except TimeoutError:  # a receive waited for the time left: the deadline has come
+        return b"", _Attempt(
+            error=f"the answer took longer than the timeout of {limits.timeout:g} s"
+            f" ({size:,} bytes read): the timeout is for the whole answer"
+        )
     except (OSError, http.client.HTTPException) as exc:
         return b"", _Attempt(
             error=f"the connection was dropped after {size:,} bytes of the answer"
@@ -352,6 +408,50 @@ def _read(
             retryable=True,
         )
     return b"".join(pieces), None
+
+
+def _wait_at_most(response: Any, seconds: float) -> None:
+    """Let the next receive wait no longer than the time left (the connection's timeout is
+    the whole timeout, set when it was opened)."""
+    sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
+    if isinstance(sock, socket.socket):
+        with suppress(OSError):
+            sock.settimeout(max(seconds, 0.001))
+
+
+# Content-Encoding -> zlib's wbits for it (gzip and zlib-wrapped deflate)
+_ENCODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
+
+
+def _decoded(body: bytes, headers: Any, limit: int) -> tuple[bytes, _Attempt | None]:
+    """The answer's body without its Content-Encoding (gzip, deflate), decoded up to the
+    trace size limit; an encoding capture does not decode, or a broken one, is a reason."""
+    import zlib
+
+    encoding = (headers.get("Content-Encoding") or "").strip().lower() if headers else ""
+    if encoding in ("", "identity"):
+        return body, None
+    wbits = _ENCODINGS.get(encoding)
+    if wbits is None:
+        return b"", _Attempt(
+            error=f"the agent answered with Content-Encoding: {one_line(encoding)[:40]}, which"
+            " capture does not decode (it decodes gzip and deflate): have the agent answer"
+            " uncompressed or with gzip"
+        )
+    decoder = zlib.decompressobj(wbits)
+    try:
+        data = decoder.decompress(body, limit + 1)
+    except zlib.error as exc:
+        return b"", _Attempt(
+            error=f"the agent's {encoding}-encoded answer cannot be decoded ({exc}):"
+            " its HTTP answer is damaged or not the encoding its Content-Encoding names"
+        )
+    if len(data) > limit:
+        return b"", _Attempt(
+            error=f"the agent's {encoding}-encoded answer decodes to more than the"
+            f" {limit:,}-byte limit for a trace (raise it with --max-trace-bytes N)"
+        )
+    return data, None
 
 
 def _too_large(how: str, limit: int, response: Any) -> _Attempt:
@@ -403,6 +503,7 @@ def _collect(child: subprocess.Popen[bytes], limits: Limits) -> Answer:
     out: list[bytes] = []
     size = 0
     err = bytearray()
+    err_cut = False  # its beginning was dropped (only its end is shown)
     problem: str | None = None
     with selectors.DefaultSelector() as selector:
         selector.register(child.stdout, selectors.EVENT_READ, "out")
@@ -427,7 +528,7 @@ def _collect(child: subprocess.Popen[bytes], limits: Limits) -> Answer:
                         )
                 else:
                     err += data
-                    del err[: max(0, len(err) - 64 * 1024)]  # only its end is shown
+                    err_cut |= _keep_end(err)
     if problem is not None:
         _kill(child)
     code = child.wait()
@@ -435,18 +536,34 @@ def _collect(child: subprocess.Popen[bytes], limits: Limits) -> Answer:
     child.stderr.close()
     if problem is not None:
         return Answer(error=limits.redact(problem), interrupted=problem == "interrupted")
-    tail = limits.redact(_stderr_tail(bytes(err)))
+    tail = _stderr_tail(bytes(err), limits.redact, err_cut)
     if code != 0:
         how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
         return Answer(error=limits.redact(f"the command {how}") + tail)
     return Answer(body=b"".join(out), stderr=tail)
 
 
-def _stderr_tail(data: bytes) -> str:
-    lines = [ln for ln in data.decode("utf-8", errors="replace").splitlines() if ln.strip()]
+def _keep_end(err: bytearray, size: int = 64 * 1024) -> bool:
+    """Keep the last `size` bytes of a command's standard error (only its end is shown);
+    True when bytes were dropped."""
+    if len(err) <= size:
+        return False
+    del err[: len(err) - size]
+    return True
+
+
+def _stderr_tail(data: bytes, redact: Redactor, cut: bool = False) -> str:
+    """The last lines of a command's standard error, each redacted whole and then cut to
+    STDERR_LINE_CHARS (`cut`: the text starts mid-line, so its first line, where a secret
+    may have been cut in two, is left out)."""
+    text = data.decode("utf-8", errors="replace")
+    if cut:
+        text = text.partition("\n")[2]
+    lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
         return " (nothing on its standard error)"
-    return "; its standard error ends: " + " | ".join(one_line(ln) for ln in lines[-STDERR_LINES:])
+    shown = (shorten(one_line(redact(ln)), STDERR_LINE_CHARS) for ln in lines[-STDERR_LINES:])
+    return "; its standard error ends: " + " | ".join(shown)
 
 
 def _kill(child: subprocess.Popen[bytes]) -> None:

@@ -27,9 +27,10 @@ from typing import Any
 
 from ..display import one_line
 from ..evaluation.evaluator import Evaluator, Found, Look, look
+from ..evaluation.grouping import group_results
 from ..evaluation.interpreter import CaseArguments
 from ..evaluation.predicates import PREDICATES, TraceContext
-from ..evaluation.runner import Worker, group_results
+from ..evaluation.worker import Worker
 from ..inputs import find_case_files, spec_folders
 from ..loading.yamlfile import PathKey, YamlDocument, load_yaml
 from ..model import Binding, Case, Clause, Condition, Spec, Suite

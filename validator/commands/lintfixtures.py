@@ -14,7 +14,8 @@ fault is not being an object is left to run, which reports it.
 Without a `tools:` declaration, the tool names the readable traces call (their `$.view`
 tool calls) are what is known of the agent's tools: a tool name a case writes that none of
 them calls is `tool-never-called`. Traces that cannot be read teach nothing; when none can
-be read, nothing is learned and nothing is said.
+be read, nothing is learned and nothing is said. The specs' queries and item keys are
+evaluated on the readable traces too (`lintqueries`).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from ..traces import (
     parse_trace,
     read_trace_bytes,
 )
+from .lintqueries import QueryProbes
 from .strays import misnamed_advice, named_case
 
 CaseIds = dict[str, tuple[str, Position]]
@@ -87,8 +89,10 @@ def fixture_problems(
         group=settings.group,
         whole_files=reads_whole_files(settings),
     )
-    reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links)
+    probes = QueryProbes(loaded.suite, settings)
+    reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links, probes)
     out = reading.problems()
+    out += probes.problems()
     # A case a JSON Lines entry names has a trace, whatever its name finds (as in run).
     out += [
         _missing(plan, c, case_ids, loaded)
@@ -217,8 +221,10 @@ class _Reading:
         fields: TraceFields | None,
         case_ids: CaseIds,
         follow_links: bool,
+        probes: QueryProbes | None = None,
     ) -> None:
         self.plan = plan
+        self.probes = probes
         self.settings = settings
         self.fields = fields
         self.case_ids = case_ids
@@ -276,6 +282,8 @@ class _Reading:
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
         self.read += 1
         self._learn(trace)
+        if self.probes is not None:
+            self.probes.see(trace)
         if job.unmatched is not None:
             return self._stray(job, trace)
         if job.case_id is not None:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..display import one_line
-from ..evaluation.runner import evaluate_all, group_results, usable_cores
+from ..evaluation.grouping import group_results
+from ..evaluation.runner import evaluate_all
 from ..evaluation.tracefile import reads_whole_files
 from ..inputs import (
     DEFAULT_PACKS,
@@ -31,14 +32,16 @@ from ..loading.quarantine import Quarantine
 from ..loading.suite import load_suite_and_problems
 from ..model import Suite, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound, UsageError
+from ..processes import usable_cores
 from ..report import (
     DEFAULT_FORMATS,
     REPORTERS,
     ExtraFile,
+    check_out_dir,
     write_reports,
 )
 from ..report.baseline import Baseline, load_baseline
-from ..report.document import Report, build_report
+from ..report.document import Report, build_report, source_date_note
 from ..report.gate import Gate, exit_decision
 from ..report.shard import Shard
 from ..results import ERROR as RUN_ERROR
@@ -248,6 +251,7 @@ def _baseline(
 
 
 def execute_run(options: RunOptions) -> int:
+    check_out_dir(options.out, options.fixtures)
     # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
     gate = replace(options.gate, allow_unmatched=bool(options.traces.allow_unmatched))
     options = replace(options, gate=gate)
@@ -317,6 +321,9 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     """Write the report set (atomically), say what it holds, and apply the gates."""
     # As many processes write the formats as evaluated the traces.
     processes = min(options.jobs or usable_cores(), usable_cores())
+    note = source_date_note()
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
     written = write_reports(report, options.out, list(options.formats), extra, processes)
     step_summary(report, written)
     code, reasons = exit_decision(report, options.gate)

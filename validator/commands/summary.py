@@ -95,6 +95,11 @@ def print_summary(
         line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
     if unused:
         line += f"; {unused_line(unused)}"
+    if s.get("checks_unexamined"):  # never a silent pass: see report.md
+        line += (
+            f"; {s['checks_unexamined']} check(s) passed with nothing to examine (a query"
+            " matched no node; --fail-on vacuous fails them)"
+        )
     print(line)
     if not quiet:
         print_comparison(report)

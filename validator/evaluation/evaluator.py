@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..display import shorten
 from ..model import Case, Condition, Finder, Spec, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, SKIPPED, CheckResult, RunResult, is_blocking
@@ -97,11 +98,14 @@ class Evaluator:
             case_id = case_id or named
         case = self.suite.cases.get(case_id or "")
         if case is None:
-            hint = did_you_mean(case_id or "", self.suite.cases)
-            return RunResult(
-                case_id or "?", ERROR, f"no case has the id '{case_id}'{hint}", fixture
-            )
+            return self._no_case(case_id or "?", fixture)
         return self._run(case, trace, fixture, parent)
+
+    def _no_case(self, case_id: str, fixture: str | None) -> RunResult:
+        # an id from a trace is any text: it is echoed cut to a bounded length
+        shown = shorten(case_id)
+        hint = did_you_mean(case_id, self.suite.cases) if shown == case_id else ""
+        return RunResult(shown, ERROR, f"no case has the id '{shown}'{hint}", fixture)
 
     def _mismatch(self, named: str | None, case_id: str | None) -> str | None:
         """Why the trace's own case id does not fit the case it was filed under, if it does not."""
@@ -110,7 +114,7 @@ class Evaluator:
             return f"the trace has no {where}, so no case can be matched"
         if case_id is not None and named is not None and named != case_id:
             return (
-                f"{where} is '{named}', but this fixture belongs to case '{case_id}':"
+                f"{where} is '{shorten(named)}', but this fixture belongs to case '{case_id}':"
                 " fix the trace or move it"
             )
         return None
@@ -127,13 +131,16 @@ class Evaluator:
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
         run.checks = checks = [skip or self._check(spec, ctx) for spec, skip in self._plan]
-        skipped = 0
+        skipped = unexamined = 0
         for check in checks:
             if check.status == SKIPPED:
                 skipped += 1
             elif check.status == FAIL and check.blocking:  # `failed_blocking`
                 run.status = FAIL
+            elif check.examined == 0:
+                unexamined += 1
         run.checks_skipped, run.checks_applied = skipped, len(checks) - skipped
+        run.checks_unexamined = unexamined
         if ctx.view_adapter is not None:
             how = "configured" if settings.view else "detected"
             run.notes.append(

@@ -57,11 +57,17 @@ def evaluate_spec(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckRe
         if guarded is not None:
             return guarded
     clauses = spec.clauses
+    empty = spec.allow_empty
     if len(clauses) == 1:  # the common shape: the clause's result is the check's
-        result = _clause(clauses[0], case, ctx, spec.id)
-        return CheckResult(spec.id, result.status, result.message, [result], spec.report_as)
-    results = [_clause(clause, case, ctx, spec.id) for clause in clauses]
-    return CheckResult(spec.id, *_combined(results), results, spec.report_as)
+        result = _clause(clauses[0], case, ctx, spec.id, empty)
+        check = CheckResult(spec.id, result.status, result.message, [result], spec.report_as)
+        check.examined = result.examined
+        return check
+    results = [_clause(clause, case, ctx, spec.id, empty) for clause in clauses]
+    check = CheckResult(spec.id, *_combined(results), results, spec.report_as)
+    if check.status == PASS and any(r.examined == 0 for r in results):
+        check.examined = 0
+    return check
 
 
 def _combined(results: list[ClauseResult]) -> tuple[str, str]:
@@ -93,24 +99,47 @@ def _prefixed(result: ClauseResult) -> str:
     return result.message if result.worded else f"[{result.name}] {result.message}"
 
 
-def _clause(clause: Clause, case: CaseArguments, ctx: TraceContext, check: str) -> ClauseResult:
+# Predicates whose verdict is about whether the query matches at all: a pass on zero
+# matches is what they judge, not a check that had nothing to examine.
+PRESENCE_PREDICATES = frozenset({"absent"})
+
+
+def _clause(
+    clause: Clause, case: CaseArguments, ctx: TraceContext, check: str, allow_empty: bool = False
+) -> ClauseResult:
     condition = clause.condition
     try:
         if clause.when is not None or clause.unless is not None:
             skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
             if skip is not None:
                 return ClauseResult(clause.name, SKIPPED, skip)
-        outcome = _run(condition, case, ctx)
+        values = _values(condition, ctx)
+        outcome = apply_condition(condition, values, case, ctx)
     except _Unevaluated as exc:
         return ClauseResult(clause.name, FAIL, exc.message)
     except QueryEvaluationError as exc:
         # Never "nothing matched": a check that cannot look at the trace does not pass.
         message = _at(f"cannot be evaluated, so this fails: {_why(condition, exc)}", condition)
         return ClauseResult(clause.name, FAIL, message)
+    empty = allow_empty or clause.allow_empty or condition.predicate in PRESENCE_PREDICATES
+    if outcome.passed and not values and not empty:
+        return _unexamined(clause, condition)
     sentence = None if outcome.passed else _worded(clause, outcome, case, check)
     status = PASS if outcome.passed else FAIL
     message = _at(sentence or outcome.message, condition)
     return ClauseResult(clause.name, status, message, outcome.details, sentence is not None)
+
+
+def _unexamined(clause: Clause, condition: Condition) -> ClauseResult:
+    """A clause that passed because its queries matched no node: it read nothing, and
+    says so (`examined: 0`), so that a misspelt path never passes unseen."""
+    message = (
+        f"nothing to examine at {condition.where}: no node of this trace matched, so nothing"
+        " was read (write allow_empty: true in the spec when that is expected)"
+    )
+    result = ClauseResult(clause.name, PASS, message)
+    result.examined = 0
+    return result
 
 
 def _at(message: str, condition: Condition) -> str:
@@ -189,14 +218,18 @@ def run_predicate(name: str, values: list[Any], args: Arguments, ctx: TraceConte
 
 
 def _run(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Outcome:
+    return apply_condition(condition, _values(condition, ctx), case, ctx)
+
+
+def _values(condition: Condition, ctx: TraceContext) -> list[Any]:
+    """What the condition's queries matched, in order."""
     queries = condition.queries
     if len(queries) == 1:
-        values = ctx.find(queries[0])
-    else:
-        values = []
-        for query in queries:
-            values.extend(ctx.find(query))
-    return apply_condition(condition, values, case, ctx)
+        return ctx.find(queries[0])
+    values: list[Any] = []
+    for query in queries:
+        values.extend(ctx.find(query))
+    return values
 
 
 def apply_condition(
@@ -234,7 +267,7 @@ def _arguments(
         if not kind.check(value) or (param.choices and value not in param.choices):
             problem = type_error(param.type, value) or f"must be one of {', '.join(param.choices)}"
             return Outcome(False, f"parameter '{param.name}' {problem}")
-        args[param.name] = value
+        args[param.name] = value if kind.convert is None else kind.convert(value)
     return args
 
 
@@ -271,7 +304,8 @@ def compile_condition(
         else:
             known = raw
         if known is not _ABSENT and param_type_error(param, known) is None:
-            fixed[name] = known
+            convert = PARAM_TYPES[param.type].convert
+            fixed[name] = known if convert is None else convert(known)
             continue
         unbound.append(Unbound(name, raw, param.required, param.default, param.type, param.choices))
     per_case = not any(isinstance(p.raw, Binding) and p.raw.trace is not None for p in unbound)

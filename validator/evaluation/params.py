@@ -3,8 +3,10 @@
 Each type says, once: how it is described to a person, how a value is checked, and which
 kinds of case value (by their JSON Schema type) may feed it through a `{case: KEY}`
 binding. Predicates declare parameters by type name and never check their own options;
-the spec loader, lint and the interpreter all read this table. Over 600 lines as one concept:
-the types whose values hold structure (argument matchers, call entries) are checked here.
+the spec loader, lint and the interpreter all read this table.
+
+It is over 600 lines because it is one registry: every type with its checks, and the
+checks that look inside values (regular expressions, argument matchers, call entries), which only it uses.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 from ..problems import closest, did_you_mean, kind_of, show
 from .saferegex import RegexError, compile_safe
 from .text import normalize_plain
+from .userschema import offline_validator, schema_problems
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,29 @@ class ParamType:
     # What is wrong inside a value of the right overall shape, each problem at its place
     # (a regular expression, an argument matcher); None for types a check says all of.
     problems: Callable[[Any], list[ValueProblem]] | None = None
+    # The value the predicate is given, for a value written another way (a share written
+    # `80%` is given as 0.8); None: as written.
+    convert: Callable[[Any], Any] | None = None
+
+
+# A share written as a percentage, as the command line takes one (`--min-pass-rate 80%`).
+PERCENT = re.compile(r"\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\Z")
+
+
+def percent_share(value: Any) -> float | None:
+    """`"80%"` -> 0.8: a share above 0 and at most 1 written as a percentage; None for any
+    other value."""
+    match = PERCENT.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    share = float(match.group(1)) / 100
+    return share if 0 < share <= 1 else None
+
+
+def as_share(value: Any) -> Any:
+    """A count or share as the predicate takes it: a percentage becomes its share."""
+    share = percent_share(value)
+    return value if share is None else share
 
 
 def _is_text_list(value: Any) -> bool:
@@ -70,7 +96,7 @@ def _is_keywords(value: Any) -> bool:
 
 
 def _is_count_or_share(value: Any) -> bool:
-    if value is None:
+    if value is None or percent_share(value) is not None:
         return True
     if isinstance(value, bool):
         return False
@@ -137,101 +163,16 @@ def _regex_problems(value: Any) -> list[ValueProblem]:
 
 
 def _schema_problems(value: Any) -> list[ValueProblem]:
-    """A JSON Schema that is invalid, or that would reach outside itself (`$ref` to another
-    document) or run a regular expression on a backtracking engine (`patternProperties`);
-    each `pattern` is checked as a `regex` is (it runs on the linear-time engine)."""
-    if not isinstance(value, (dict, bool)):
-        return []
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(value)
-    except SchemaError as exc:
-        return [
-            ValueProblem(
-                tuple(exc.path), "bad-matcher", f"is not a valid JSON Schema: {exc.message}"
-            )
-        ]
-    return list(_schema_keyword_problems(value, value, ()))
-
-
-# Keywords whose values are data, not schemas: a "pattern" key inside them is no keyword.
-_SCHEMA_DATA = frozenset({"const", "enum", "default", "examples"})
-# Keywords whose values map a name of the user's to a schema (a property named "pattern").
-_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
-
-
-def _schema_keyword_problems(
-    root: Any, node: Any, path: tuple[str | int, ...]
-) -> Iterator[ValueProblem]:
-    if isinstance(node, list):
-        for i, item in enumerate(node):
-            yield from _schema_keyword_problems(root, item, (*path, i))
-        return
-    if not isinstance(node, dict):
-        return
-    for key, item in node.items():
-        at = (*path, key)
-        if key in ("$ref", "$dynamicRef") and not _local_pointer(root, item):
-            yield ValueProblem(
-                at,
-                "bad-matcher",
-                f"'{key}' must point inside this schema (#/$defs/NAME), found {show(item)}:"
-                " a matcher's schema is self-contained",
-            )
-        elif key == "patternProperties":
-            yield ValueProblem(
-                at,
-                "bad-matcher",
-                "'patternProperties' is not supported (its patterns would run on Python's"
-                " backtracking engine): list the properties, or use propertyNames with pattern",
-                key=True,
-            )
-        elif key == "pattern" and isinstance(item, str):
-            yield from (
-                ValueProblem((*at, *p.path), p.code, f"'pattern' {p.message}", p.pattern, p.column)
-                for p in _regex_problems(item)
-            )
-        elif key in _SCHEMA_MAPS and isinstance(item, dict):
-            for name, schema in item.items():  # names are the user's: any name is fine
-                yield from _schema_keyword_problems(root, schema, (*at, name))
-        elif key not in _SCHEMA_DATA:
-            yield from _schema_keyword_problems(root, item, at)
-
-
-def _local_pointer(root: Any, ref: Any) -> bool:
-    """Whether `ref` is a JSON pointer into `root` that leads somewhere (`#`, `#/a/0`)."""
-    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
-        return False
-    node = root
-    for raw in ref[2:].split("/") if ref != "#" else []:
-        step = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
-            node = node[int(step)]
-        else:
-            return False
-    return True
-
-
-@lru_cache(maxsize=1)
-def _validator_class() -> Any:
-    """Draft 2020-12, with `pattern` run on the linear-time engine."""
-    from jsonschema import Draft202012Validator, validators
-    from jsonschema.exceptions import ValidationError
-
-    def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Iterator[Any]:
-        if validator.is_type(instance, "string") and not compile_safe(regex).search(instance):
-            yield ValidationError(f"{show(instance)} does not match {show(regex)}")
-
-    return validators.extend(Draft202012Validator, validators={"pattern": pattern})
+    """A JSON Schema that breaks the rules every user schema follows (userschema.py)."""
+    return [
+        ValueProblem(p.path, p.code, p.message, p.pattern, p.column, p.key)
+        for p in schema_problems(value)
+    ]
 
 
 @lru_cache(maxsize=256)
 def _schema_validator(canonical: str) -> Any:
-    return _validator_class()(json.loads(canonical))
+    return offline_validator(json.loads(canonical))
 
 
 def schema_validator(schema: dict[str, Any] | bool) -> Any:
@@ -657,12 +598,13 @@ PARAM_TYPES: dict[str, ParamType] = {
             lambda v: type(v) is int and v >= 1,
             "integer",
         ),
-        _type(
+        ParamType(
             "count-or-share",
-            "a whole number (a count) or a decimal between 0 and 1 (a share)",
+            "a whole number (a count), or a share: a decimal between 0 and 1, or a percentage"
+            " such as 80%",
             _is_count_or_share,
-            "integer",
-            "number",
+            frozenset({"integer", "number", "string"}),
+            convert=as_share,
         ),
         _type(
             "scalar",

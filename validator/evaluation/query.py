@@ -127,6 +127,43 @@ class _Unevaluable(Exception):
     """Raised inside an evaluation with the plain reason for QueryEvaluationError."""
 
 
+class _StrictOperation(_Operation):
+    """jsonpath-ng's arithmetic (`$.a + $.b`), except that values that do not combine (a
+    number plus text) or sides that cannot be paired are an evaluation error with the
+    types named, never an empty result read as "nothing found"."""
+
+    def find(self, datum: Any) -> list[Any]:
+        sides = [
+            [m.value for m in side.find(datum)] if isinstance(side, _jp.JSONPath) else [side]
+            for side in (self.left, self.right)
+        ]
+        left, right = sides
+        if not left or not right:
+            return []  # one side found nothing: so does the sum
+        if not isinstance(self.left, _jp.JSONPath):  # a number: it goes with every value
+            left = left * len(right)
+        elif not isinstance(self.right, _jp.JSONPath):
+            right = right * len(left)
+        elif len(left) != len(right):
+            raise _Unevaluable(
+                f"`{self.op_symbol}` pairs the values of its two sides one to one, and they"
+                f" match {len(left)} and {len(right)} values"
+            )
+        out = []
+        for one, two in zip(left, right, strict=True):
+            try:
+                out.append(self.op(one, two))
+            except TypeError:
+                raise _Unevaluable(
+                    f"the types do not {_VERBS[self.op_symbol]}: {kind_of(one)} {show(one)}"
+                    f" {self.op_symbol} {kind_of(two)} {show(two)}"
+                ) from None
+        return [_jp.DatumInContext.wrap(value) for value in out]
+
+
+_VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+
+
 # --------------------------------------------------------------------------- errors
 
 _AT_LINE_COL = re.compile(r"at (\d+):(\d+)")
@@ -245,6 +282,7 @@ _CONTEXT_FREE = frozenset(
         _string.Split,
         _string.Str,
         _Operation,
+        _StrictOperation,
     }
 )
 
@@ -1061,6 +1099,8 @@ def _compile_cached(expression: str) -> Query:
         raise _query_error(expression, exc) from None
     depth = 0
     for node, level in _walk(path):
+        if type(node) is _Operation:
+            node.__class__ = _StrictOperation
         if type(node) is _jp._Intersect:
             raise QueryError(
                 expression,

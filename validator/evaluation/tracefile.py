@@ -5,7 +5,7 @@
 (`json`: one document, `jsonl`: one per line, `otlp-json`: spans grouped per traceId), then
 `split` (a JSONPath whose every match is one trace). `CaseIdRule` is `traces.case_id`
 compiled: the id of a trace's case, read from the trace (a JSONPath) or made from a template
-(`{file_stem}-{$.id}`). Both the run (`runner.Worker`) and `lint --fixtures` read traces
+(`{file_stem}-{$.id}`). Both the run (`worker.Worker`) and `lint --fixtures` read traces
 through here, so they cannot disagree on which trace belongs to which case.
 """
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..evaluation.userschema import breaks_rules, rebased
 from ..model import Spec
 from .schema import CompiledSchema, load_schema
 
@@ -64,7 +65,10 @@ class CaseFormat:
         schema = copy.deepcopy(load_schema("case-core"))
         for name, input_schema in self.inputs.items():
             if name not in CORE_KEYS:
-                schema["properties"][name] = input_schema
+                # its `$ref`s name its own parts, wherever it is placed
+                # (one that reaches outside itself is an error in its spec file: unused here)
+                usable = {} if breaks_rules(input_schema) else input_schema
+                schema["properties"][name] = rebased(usable, f"#/properties/{name}")
         required = list(schema["required"])
         for spec in plan:
             for name, input_schema in spec.inputs.items():
@@ -79,13 +83,3 @@ class CaseFormat:
 
     def readers(self, name: str, specs: Iterable[Spec]) -> list[str]:
         return [s.id for s in specs if name in s.inputs or name in s.reads]
-
-
-def case_format(specs: Iterable[Spec]) -> CaseFormat:
-    """The format made by these specs' inputs (conflicts are reported by the spec loader)."""
-    out = CaseFormat()
-    for spec in specs:
-        for name, schema in spec.inputs.items():
-            out.inputs.setdefault(name, schema)
-            out.declared_by.setdefault(name, []).append(spec.id)
-    return out

@@ -7,18 +7,19 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.params import percent_share
 from ..evaluation.text import normalize_markdown, normalize_plain
 from ..model import Case, Spec
 from ..problems import ERROR, WARNING, Problem, closest, show
 from .caseformat import CaseFormat
 from .schema import schema_problems
 from .slips import SEPARATOR_CHAR, looks_like_list, typographic_quotes
-from .yamlfile import YamlDocument
+from .yamlfile import PathKey, YamlDocument
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 _LIST_FIELDS = (
@@ -42,9 +43,17 @@ def case_problems(
     which keys it may and must write). `verdicts`: the verdicts the verifier gives (the
     trace-fields spec's list): a case verdict outside it is an error; None: no such check."""
     data = doc.data
-    problems = list(doc.problems)
+    bound = {key for spec in plan for key in spec.reads}
+    problems = bound_cuts(doc, lambda path: path[0] in bound, "a check reads this value")
     found = schema_problems(doc, fmt.schema(plan))
-    problems += [_named(p, fmt, plan) for p in found if not _coverage_handled_here(doc, p)]
+    percents = _percent_problems(doc)
+    taken = {(p.line, p.column) for p in percents}
+    problems += [
+        _named(p, fmt, plan)
+        for p in found
+        if not _coverage_handled_here(doc, p) and (p.line, p.column) not in taken
+    ]
+    problems += percents
     problems += _coverage_problems(doc)
     problems += _conflicts(doc)
     problems += _slips(doc)
@@ -68,6 +77,22 @@ def case_problems(
     return sorted(problems)
 
 
+def bound_cuts(doc: YamlDocument, bound: Callable[[PathKey], bool], why: str) -> list[Problem]:
+    """The file's own problems, a value cut short by ` #` (a `comment-in-value` warning)
+    made an error where `bound` says a check reads the value: the check would compare the
+    part before the `#`."""
+    out = []
+    for problem in doc.problems:
+        if problem.code == "comment-in-value" and problem.severity == WARNING:
+            path = doc.path_at(problem.line, problem.column)
+            if path and bound(path):
+                problem = dataclasses.replace(
+                    problem, severity=ERROR, message=f"{problem.message} ({why})"
+                )
+        out.append(problem)
+    return out
+
+
 def _stem(file: str) -> str:
     """`Path(file).stem` without making a Path (this is asked of every case file)."""
     name = file.rsplit("/", 1)[-1] if os.sep == "/" else Path(file).name
@@ -79,6 +104,9 @@ def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
     """A Case from a document already known to have no errors; the inputs of its plan that
     it does not write get their declared defaults."""
     fields = dict(doc.data)
+    rate = percent_share(fields.get("min_pass_rate"))
+    if rate is not None:  # `80%`, as run --min-run-pass-rate takes it
+        fields["min_pass_rate"] = rate
     defaulted = set()
     for spec in plan:
         for name, schema in spec.inputs.items():
@@ -98,6 +126,34 @@ def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem
         return problem
     message = f"{problem.message} (needed by {', '.join(needs)})"
     return dataclasses.replace(problem, message=message)
+
+
+# The case keys that take a share written as a percentage, and the code of a wrong one.
+_PERCENT_KEYS = {"min_keyword_coverage": "coverage-range", "min_pass_rate": "out-of-range"}
+
+
+def _percent_problems(doc: YamlDocument) -> list[Problem]:
+    """Text where a share or a count is read: a percentage that is no share (`150%`, `0%`),
+    or other text (`two`), said plainly in place of the schema's pattern."""
+    out = []
+    for key, code in _PERCENT_KEYS.items():
+        value = doc.data.get(key)
+        if not isinstance(value, str) or percent_share(value) is not None:
+            continue
+        if "%" in value:
+            message = (
+                f"{key}: '{value}' is no share: write a percentage above 0% and at most 100%"
+                ' (e.g. "80%"), or a decimal such as 0.8'
+            )
+        else:
+            code = "wrong-type"
+            message = (
+                f"{key} must be a number, found text {show(value)}: write a decimal such as"
+                ' 0.8, or a percentage in quotes such as "80%"'
+                + (", or a whole number (a count) such as 2" if key != "min_pass_rate" else "")
+            )
+        out.append(doc.problem((key,), ERROR, code, message))
+    return out
 
 
 def _coverage_handled_here(doc: YamlDocument, problem: Problem) -> bool:

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import GROUP_WORDS, TemplateError, compile_case_id
 from ..evaluation.view import ADAPTERS
+from ..files import read_file
 from ..inputs import available_packs, display_path, glob_regex
 from ..model import TraceSettings
 from ..problems import ERROR, Problem, ProblemsFound, UsageError, did_you_mean, show
 from .schema import schema_problems
-from .yamlfile import PathKey, YamlDocument, load_yaml
+from .yamlfile import MAX_FILE_BYTES, PathKey, YamlDocument, load_yaml
 
 if TYPE_CHECKING:  # `target:` is read only when a config has one
     from .target import Placed, Target
@@ -81,12 +82,13 @@ def find_config(explicit: str | None) -> Path | None:
     if path.is_dir() and (path / CONFIG_NAME).is_file():
         return path / CONFIG_NAME
     if not path.is_file():
-        what = "is not a regular file" if path.exists() else "does not exist"
-        raise UsageError(
-            f"config file {explicit} {what}",
+        hint = (
             f"pass --config with a {CONFIG_NAME} file, or create one with"
-            " `python -m validator init`",
+            " `python -m validator init`"
         )
+        if path.exists():  # a pipe, a device: refused (FileRefused) with the shared message
+            read_file(path, MAX_FILE_BYTES, "the config file", explicit, hint)
+        raise UsageError(f"config file {explicit} does not exist", hint)
     return path
 
 

@@ -42,6 +42,7 @@ def plan_problems(
         *_vacuous(doc, plan),
         *_answer_keywords(doc),
         *_bound_values(doc, plan),
+        *_count_or_share(doc, plan),
     ]
 
 
@@ -87,6 +88,61 @@ def _looked_into(plan: tuple[Spec, ...]) -> tuple[tuple[str, str], ...]:
                 if kind.problems is not None:
                     out.append((raw.case, kind.name))
     return tuple(out)
+
+
+# Parameter types of "at least N of the list" (a count, or a share of the list), and of the
+# list they count.
+_AT_LEAST = ("count-or-share",)
+_LISTS = ("keywords", "text-list", "scalar-list", "names")
+
+
+@lru_cache(maxsize=64)
+def _counted(plan: tuple[Spec, ...]) -> tuple[tuple[str, str], ...]:
+    """(count key, list key) of each condition of the plan whose "at least N of the list"
+    parameter and whose list are both read from the case."""
+    out = []
+    for spec in plan:
+        for condition in _conditions(spec):
+            params = PREDICATES[condition.predicate].params
+            counts, lists = [], []
+            for pname, raw in condition.params.items():
+                if not isinstance(raw, Binding) or raw.case is None or pname not in params:
+                    continue
+                if params[pname].type in _AT_LEAST:
+                    counts.append(raw.case)
+                elif params[pname].type in _LISTS:
+                    lists.append(raw.case)
+            out += [(count, listed) for count in counts for listed in lists[:1]]
+    return tuple(dict.fromkeys(out))
+
+
+def _count_or_share(doc: YamlDocument, plan: tuple[Spec, ...]) -> list[Problem]:
+    """A whole number that counts entries of a list, where a share was likely meant: 1 with
+    several entries (one of them, not all), or a number whose comment says `%`."""
+    out = []
+    for key, listed in _counted(plan):
+        value, entries = doc.data.get(key), doc.data.get(listed)
+        if type(value) is not int or not isinstance(entries, list):
+            continue
+        n = len(entries)
+        at = doc.value_at((key,))
+        lines = doc.source.split("\n")
+        line = lines[at.line - 1] if 0 < at.line <= len(lines) else ""
+        comment = line[line.find(" #", at.column - 1) :] if " #" in line[at.column - 1 :] else ""
+        if value == 1 and n > 1:
+            message = (
+                f"{key}: 1 means one of {n} {listed} entries; for all of them write {n} or 1.0"
+            )
+        elif "%" in comment:
+            message = (
+                f"{key}: {value} is a count ({value} of {n} {listed} entries), but its comment"
+                f" says '%': for a share write a decimal such as 0.8, or a percentage in quotes"
+                f' such as "80%"'
+            )
+        else:
+            continue
+        out.append(doc.problem((key,), WARNING, "count-or-share", message))
+    return out
 
 
 def _answer_keywords(doc: YamlDocument) -> list[Problem]:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError, closest
+from ..files import read_file
+from ..problems import ERROR, WARNING, Problem, ProblemsFound, closest
 from .yamlfile import MAX_FILE_BYTES, YamlDocument, load_yaml_text
 
 KEYS = ("id", "reason")
@@ -67,15 +68,13 @@ class Quarantine:
 def load_quarantine(path: Path, shown: str) -> Quarantine:
     """The quarantine file. Raises UsageError when it cannot be read, ProblemsFound (located)
     when an entry is wrong. An empty file (or one of comments only) quarantines nothing."""
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise UsageError(f"the quarantine file {shown} is larger than {MAX_FILE_BYTES} bytes")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(
-            f"cannot read the quarantine file {shown}: {exc.strerror or exc}",
-            "pass --quarantine with a YAML list of '- id: CASE' / 'reason: WHY' entries",
-        ) from None
+    raw = read_file(
+        path,
+        MAX_FILE_BYTES,
+        "the quarantine file",
+        shown,
+        "pass --quarantine with a YAML list of '- id: CASE' / 'reason: WHY' entries",
+    )
     try:
         doc = load_yaml_text(raw, shown, top=list)
     except ProblemsFound as exc:

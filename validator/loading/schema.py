@@ -15,8 +15,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.userschema import offline_validator
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
-from .schemacheck import compile_schema, is_integer, schema_regex
+from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
 
 SCHEMA_NAMES = ("case", "spec", "trace", "report", "config")  # what `schema` prints
@@ -32,25 +33,11 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 def build_validator(schema: dict[str, Any]) -> Any:
-    """A jsonschema validator for any schema dict, with this project's types."""
-    import jsonschema
-
-    base = jsonschema.Draft202012Validator
+    """A jsonschema validator for any schema dict, with this project's types, that never
+    retrieves a document and runs `pattern` on the linear-time engine (userschema.py)."""
     # YAML tells 2 from 2.0; JSON Schema's "integer" would accept 2.0. The compiled fast check
     # must agree on every type, so both take "integer" from the same function.
-    checker = base.TYPE_CHECKER.redefine("integer", lambda _checker, value: is_integer(value))
-    # `pattern` with ECMAScript's `$`, as editors read the schemas (see schema_regex).
-    cls = jsonschema.validators.extend(
-        base, validators={"pattern": _ecma_pattern}, type_checker=checker
-    )
-    return cls(schema)
-
-
-def _ecma_pattern(validator: Any, pattern: str, instance: Any, _schema: Any) -> Any:
-    from jsonschema.exceptions import ValidationError
-
-    if validator.is_type(instance, "string") and not schema_regex(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+    return offline_validator(schema, is_integer)
 
 
 @cache

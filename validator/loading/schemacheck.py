@@ -29,6 +29,9 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
+from ..evaluation.saferegex import RegexError, compile_safe
+from ..evaluation.userschema import ecma_anchors
+
 Check = Callable[[Any], bool]
 Schema = dict[str, Any] | bool
 
@@ -292,46 +295,21 @@ def _max_length(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
 
 @cache
 def schema_regex(pattern: str) -> re.Pattern[str]:
-    """A JSON Schema `pattern`, compiled with Python's `re` but with ECMAScript's `$`.
-
-    The shipped schemas are read by editors too, whose engines are ECMAScript: there `$` (no
-    multiline flag in JSON Schema) is the very end of the text, while Python's also matches
-    before a final line break. Reading every unescaped `$` outside a character class as `\\Z`
-    makes `^[a-z]+$` reject "abc\\n" here as it does in an editor, so the schemas can use the
-    one anchor both engines know (Python's `\\Z` is a literal Z in ECMAScript). Searched,
-    not matched, as JSON Schema asks. Raises re.error for a pattern Python cannot compile.
-    """
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]" or out[-1] in ("[", "[^")  # a leading ] is literal
-        elif char == "[":
-            in_class = True
-            if pattern.startswith("[^", i):
-                out.append("[^")
-                i += 2
-                continue
-        elif char == "$":
-            char = "\\Z"
-        out.append(char)
-        i += 1
-    return re.compile("".join(out))
+    """A JSON Schema `pattern` compiled with Python's `re`, its `$` read as ECMAScript reads it
+    (see `userschema.ecma_anchors`). Raises re.error for a pattern Python cannot compile."""
+    return re.compile(ecma_anchors(pattern))
 
 
 def _pattern(_c: _Compiler, value: Any, schema: dict[str, Any]) -> Check:
     if not isinstance(value, str):
         raise _NotSure
     try:
-        search = schema_regex(value).search  # as the project's validator: searched
-    except re.error:
+        # jsonschema: a search, so not anchored; on the linear-time engine, as the project's
+        # validator runs it (a case key's pattern is written by a spec author)
+        search = compile_safe(ecma_anchors(value)).search
+    except RegexError:
         raise _NotSure from None
-    return _only(schema, "string", lambda v: search(v) is not None)
+    return _only(schema, "string", search)
 
 
 def _minimum(_c: _Compiler, value: Any, _schema: dict[str, Any]) -> Check:

@@ -6,6 +6,9 @@ as something else, so a check could never be met. Each is found at the character
 - A list written as one entry: `- rebalance storm, consumer lag, offset reset`.
 - Typographic quotes around a value: `- “payments-consumer”` (YAML keeps the quotes).
 - An unquoted value cut short by ` #` where the rest does not look like a comment.
+- A value left empty by ` #` right after `:` or `- `: `order_id: #W5362037` is null, and
+  so is the entry `- #kafka_delete_topic` (an error: the value a check was meant to compare
+  is gone).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from functools import cache
 # A key (or a list entry's key) followed by a full-width colon, at the start of a line.
 _FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")
 _FULL_DASH = re.compile(r"^(\s*)(－|—|–)(\s*)")
-_ASCII_FOR = {"：": ":", "，": ",", "－": "-", "—": "-", "–": "-"}
 
 
 @dataclass(frozen=True)
@@ -125,23 +127,30 @@ def typographic_quotes(value: str) -> tuple[str, str] | None:
     return None
 
 
-def ascii_for(mark: str) -> str:
-    return _ASCII_FOR.get(mark, mark)
-
-
 @cache
 def _cut() -> re.Pattern[str]:
     # Compiled on first use (4 ms); only a file with ' #' in it needs it.
-    return re.compile(r"^\s*(?:-\s+)?[A-Za-z_][\w.-]*:\s+([^\s'\"\[{|>&*!#][^#]*?)\s#(\S.*)$")
+    return re.compile(
+        r"^\s*(?:-\s+(?:[A-Za-z_][\w.-]*:\s+)?|[A-Za-z_][\w.-]*:\s+)"
+        r"([^\s'\"\[{|>&*!#][^#]*?)\s#(\S.*)$"
+    )
 
 
 def comment_cuts(text: str) -> list[Slip]:
-    """Unquoted values cut by ` #` where the text after it does not read as a comment:
-    `question: why did build #42 fail?` means the question, but YAML reads `why did build`."""
+    """Unquoted values (of a key, or a list entry) cut by ` #` where the text after it does
+    not read as a comment: `question: why did build #42 fail?` means the question, but YAML
+    reads `why did build`. Lines inside a `|` or `>` block are text, not values."""
     if " #" not in text:
         return []
     out = []
+    block_indent: int | None = None  # inside a | or > block: text, not values
     for number, line in enumerate(text.split("\n"), start=1):
+        indent = len(line) - len(line.lstrip(" "))
+        if block_indent is not None and (not line.strip() or indent > block_indent):
+            continue
+        block_indent = None
+        if line.rstrip().endswith(("|", ">", "|-", ">-", "|+", ">+")):
+            block_indent = indent
         match = _cut().match(line)
         if match is None or match.group(2).startswith("#"):
             continue
@@ -156,4 +165,59 @@ def comment_cuts(text: str) -> list[Slip]:
                 " put the whole value in quotes if the '#' belongs to it",
             )
         )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Values emptied by a comment
+
+_TOKEN = re.compile(r"#[^\s,\]}]*")
+_KEY_BEFORE = re.compile(r"""((?:[^\s{\[,:'"]|:(?=\S))+|'[^']*'|"[^"]*")\s*:\s*$""")
+
+
+def emptied_by_comment(line: str, number: int, hash_at: int) -> Slip:
+    """The slip of a value that ` #` at `hash_at` (0-based) left empty on line `number`:
+    at the `#`, with the line to paste (the key, or a list dash, and the value quoted)."""
+    token = _TOKEN.match(line, hash_at)
+    value = token.group(0) if token else "#"
+    before = line[:hash_at].rstrip()
+    key = _KEY_BEFORE.search(before)
+    if key:
+        fix = f'{key.group(1)}: "{value}"'
+    elif before.endswith("-"):
+        fix = f'- "{value}"'
+    else:
+        fix = f'"{value}"'
+    message = f"`#` starts a comment in YAML, so this value is empty: quote it: {fix}"
+    return Slip(number, hash_at + 1, "comment-in-value", message)
+
+
+_FLOW_HASH = re.compile(r"\s#(?=[^\s#])")
+
+
+def flow_comment_slips(text: str) -> list[Slip]:
+    """Values inside a flow mapping or list (`{order_id: #W5362037}`, `[build, issue #42]`)
+    that ` #` empties or cuts: the comment swallows the closing bracket too, so YAML reports
+    a syntax error lines later; this says where and why."""
+    if " #" not in text:
+        return []
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        for match in _FLOW_HASH.finditer(line):
+            before = line[: match.start() + 1]
+            if before.count("{") + before.count("[") <= before.count("}") + before.count("]"):
+                continue  # not inside brackets: the block rules apply
+            hash_at = match.end() - 1
+            if before.rstrip()[-1:] in (":", ",", "[", "{"):
+                out.append(emptied_by_comment(line, number, hash_at))
+            else:
+                start = max(before.rfind(c) for c in ",[{:") + 1
+                end = re.compile(r"[,\]}]|$").search(line, hash_at)
+                value = line[start : end.start() if end else len(line)].strip()
+                message = (
+                    f"YAML reads '{line[hash_at:].rstrip()}' as a comment, closing bracket"
+                    f' included, so the value is cut: quote it: "{value}"'
+                )
+                out.append(Slip(number, hash_at + 1, "comment-in-value", message))
+            break
     return out

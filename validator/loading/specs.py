@@ -3,6 +3,9 @@
 A spec is data: JSONPath queries, a predicate from the registry, its parameters (literal or
 bound to a case field or to another query), and optional guards. Every JSONPath expression is
 compiled here, once per run; evaluation never parses an expression.
+
+It is over 600 lines because it is one concept: a spec file's every rule (its keys, guards,
+parameters, bindings, queries and messages), in the order a person reads the file.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from typing import Any
 
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
-from ..evaluation.params import PARAM_TYPES, defaults_problems, value_problems
+from ..evaluation.params import PARAM_TYPES, defaults_problems, duration_ms, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import FirstOf, QueryError, compile_query
+from ..evaluation.userschema import rule_problems as schema_rule_problems
 from ..evaluation.view import view_field_problem
 from ..model import (
     FIELDS_SPEC_ID,
@@ -27,9 +31,9 @@ from ..model import (
     Spec,
     Template,
 )
-from ..problems import ERROR, WARNING, Problem, closest, did_you_mean
+from ..problems import ERROR, WARNING, Problem, closest, did_you_mean, show
 from .caseformat import INPUT_NAME, CaseFormat
-from .cases import blank_entries, blank_keyword_message
+from .cases import blank_entries, blank_keyword_message, bound_cuts
 from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
 from .schemacheck import compile_schema
 from .yamlfile import PathKey, YamlDocument
@@ -41,7 +45,7 @@ def spec_file_problems(doc: YamlDocument, fmt: CaseFormat) -> list[Problem]:
     The checks beyond the schema run even when the schema found errors, on the parts that
     have the right shape, so that one pass reports every mistake.
     """
-    problems = set(doc.problems)
+    problems = set(bound_cuts(doc, _bound, "the check reads this value"))
     problems.update(schema_problems(doc, "spec"))
     problems.update(_SpecChecker(doc, fmt).problems())
     return sorted(problems)
@@ -66,6 +70,7 @@ def compile_spec(doc: YamlDocument) -> Spec:
         skip_reason=data.get("skip_reason"),
         severity=data.get("severity", "error"),
         when_input=data.get("when_input"),
+        allow_empty=data.get("allow_empty") is True,
     )
 
 
@@ -105,6 +110,7 @@ def _clauses(data: dict[str, Any]) -> tuple[Clause, ...]:
             unless=_condition(c["unless"]) if "unless" in c else None,
             skip_reason=c.get("skip_reason"),
             message=_template(c.get("message")) or spec_message,
+            allow_empty=c.get("allow_empty") is True,
         )
         for i, c in enumerate(raw_clauses)
     )
@@ -168,6 +174,15 @@ def _param(value: Any, param: Param | None) -> Any:
 
 
 _CONDITION_KEYS = ("query", "predicate", "params")
+# The keys of a spec file whose values a check reads (not its description or messages).
+_BOUND = frozenset({"query", "predicate", "params", "when", "unless", "clauses", "fields"})
+_UNBOUND = frozenset({"message", "skip_reason", "name", "description"})
+
+
+def _bound(path: PathKey) -> bool:
+    return path[0] in _BOUND and not any(step in _UNBOUND for step in path)
+
+
 _CHECK_KEYS = (
     "query",
     "predicate",
@@ -178,7 +193,18 @@ _CHECK_KEYS = (
     "unless",
     "when_input",
     "severity",
+    "allow_empty",
 )
+
+
+def _amount(value: Any) -> float | None:
+    """A literal bound as a number (a duration such as `30s` in milliseconds); None for a
+    binding or anything else (checked elsewhere)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    return duration_ms(value) if isinstance(value, str) else None
 
 
 def _misspelling_of(mapping: dict[str, Any], name: str, allowed: tuple[str, ...]) -> bool:
@@ -297,8 +323,17 @@ class _SpecChecker:
                     " '_', starting with a letter (e.g. max_turns)",
                     key=True,
                 )
-            elif isinstance(schema, dict) and "default" in schema:
-                self._input_default(name, schema)
+            elif isinstance(schema, dict):
+                problems = schema_rule_problems(schema, "bad-input")
+                for p in problems:
+                    self._add(
+                        ("inputs", name, *p.path),
+                        p.code,
+                        f"input '{name}', at {describe_path(p.path)}: {p.message}",
+                        key=p.key,
+                    )
+                if "default" in schema and not problems:
+                    self._input_default(name, schema)
 
     def _when_input(self, data: dict[str, Any]) -> None:
         """`when_input` names one of this spec's own inputs, declared optional."""
@@ -483,6 +518,22 @@ class _SpecChecker:
         if "params" in raw and params is None:
             return
         self._missing_params(path, pred, params)
+        self._range(path, pred, params or {})
+
+    def _range(self, path: PathKey, pred: Predicate, params: dict[str, Any]) -> None:
+        """A `min` above `max` (count, compare's between): no value can fit, so the check
+        could never pass. Bounds with units (`30s`) are compared in milliseconds."""
+        if "min" not in pred.params or "max" not in pred.params:
+            return
+        low, high = (_amount(params.get(name)) for name in ("min", "max"))
+        if low is not None and high is not None and low > high:
+            self._add(
+                (*path, "params", "min"),
+                "bad-parameter",
+                f"parameter 'min' ({show(params['min'])}) is more than 'max'"
+                f" ({show(params['max'])}) of '{pred.name}': no value lies between them; swap"
+                " them",
+            )
 
     def _queries(self, path: PathKey, query: Any) -> None:
         if isinstance(query, str) and query:

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..evaluation.runner import map_in_processes
 from ..inputs import display_path, spec_files
 from ..model import (
     FIELDS_SPEC_ID,
@@ -23,6 +22,7 @@ from ..model import (
     plan_of,
 )
 from ..problems import ERROR, Problem, ProblemsFound, did_you_mean, has_errors, processing
+from ..processes import map_in_processes
 from .caseformat import CaseFormat, validation_part
 from .cases import ID_PATTERN, build_case, case_problems
 from .config import Config

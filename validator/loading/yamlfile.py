@@ -7,7 +7,12 @@ from it ourselves. Doing the construction here, rather than in ruamel's construc
 - remember a position for every key and value, so schema errors point at the exact node;
 - report a duplicate key at its second occurrence, as a problem rather than an exception;
 - refuse every tag that is not a plain YAML type (`!!python/object...` is never constructed);
-- bound what anchors and aliases may expand to (a "billion laughs" file is rejected quickly).
+- bound what anchors and aliases may expand to (a "billion laughs" file is rejected quickly);
+- find a value a ` #` comment left empty, at the `#` (only the node tree says it is empty).
+
+It is over 600 lines because it is one concept: a YAML text to positioned data, with every
+problem the text itself has; splitting the builder from the document would only move the
+positions between two modules that both need them.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..files import FileRefused, read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound
-from .slips import comment_cuts, syntax_slips
+from .slips import comment_cuts, emptied_by_comment, flow_comment_slips, syntax_slips
 from .yamlfast import composer
 
 # A case or spec file has a few dozen values; these bounds only stop hostile files.
@@ -87,6 +93,15 @@ class YamlDocument:
             if found:
                 return Position(at.line, min(found) + 1)
         return at
+
+    def path_at(self, line: int, column: int) -> PathKey | None:
+        """The path of the value written last before `column` on `line` (the value a
+        character there belongs to), or None when no value starts on that line before it."""
+        found: tuple[int, PathKey] | None = None
+        for path, at in self.values.items():
+            if at.line == line and at.column <= column and (found is None or at.column >= found[0]):
+                found = (at.column, path)
+        return found[1] if found else None
 
     def key_at(self, path: PathKey) -> Position:
         """Where the key of the entry at `path` is written (falls back to the value)."""
@@ -224,24 +239,16 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
     """
     name = display or str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ProblemsFound(
-                [
-                    _problem(
-                        name,
-                        1,
-                        1,
-                        "file-too-large",
-                        f"file is {size} bytes, over the limit of {MAX_FILE_BYTES} bytes:"
-                        " a case or spec file is a few kilobytes; is this the right file?",
-                    )
-                ]
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
+        raw = read_file(path, MAX_FILE_BYTES, "file", name)
+    except FileRefused as exc:
+        code = "file-too-large" if "-byte limit" in exc.why else "unreadable"
+        fix = (
+            ": a case or spec file is a few kilobytes; is this the right file?"
+            if code == "file-too-large"
+            else ""
+        )
         raise ProblemsFound(
-            [_problem(name, 1, 1, "unreadable", f"cannot read file: {exc.strerror or exc}")]
+            [_problem(name, 1, 1, code, f"cannot read file: {exc.why}{fix}")]
         ) from None
     return load_yaml_text(raw, name)
 
@@ -311,6 +318,10 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
         first = exc.problems[0]
         if slips and slips[0].line <= first.line:
             raise ProblemsFound(slips) from None
+        flow = [s for s in flow_comment_slips(text) if s.line <= first.line]
+        if flow:  # a comment that swallowed a value and its closing bracket
+            found = [_problem(name, s.line, s.column, s.code, s.message) for s in flow]
+            raise ProblemsFound(found) from None
         raise
     if node is None:
         raise ProblemsFound(
@@ -415,6 +426,8 @@ class _Builder:
         composing = composer()
         self._scalars = composing.scalars  # ruamel's own rules for YAML 1.2 ints, floats, bools
         self._tag_of = composing.tag_of
+        # The file's lines, when a ` #` may have emptied a value (see `_emptied`).
+        self._lines = text.split("\n") if "#" in text and self.lines is None else None
 
     def _add(self, node: Any, code: str, message: str) -> None:
         pos = self._pos(node)
@@ -447,8 +460,34 @@ class _Builder:
         if kind == "sequence":
             if tag != _STD + "seq":
                 return self._bad_tag(node)
-            return [self.build(item, depth + 1) for item in node.value]
+            items = [self.build(item, depth + 1) for item in node.value]
+            if self._lines is not None and None in items:
+                for item in node.value:
+                    self._emptied(item, item.start_mark)
+            return items
         return self._scalar(node, tag)
+
+    def _emptied(self, node: Any, mark: Any, after: str = "-") -> None:
+        """A value left empty by a comment right after its `:` (`after` ":", `mark` the
+        key's end) or its list dash (`mark` the empty value's start): an error at the `#`.
+        As for a value cut by ` #` (`comment_cuts`), a `#` followed by a space or another
+        `#` reads as a comment the author meant (`key:  # none`), and is left alone."""
+        if node.id != "scalar" or node.value != "" or node.style not in (None, ""):
+            return
+        if not 0 <= mark.line < len(self._lines or ()):
+            return
+        line = (self._lines or [])[mark.line]
+        rest = line[mark.column :]
+        if after == ":":
+            found = re.match(r"\s*:\s+#(?=[^\s#])", rest)
+        elif line[: mark.column].rstrip().endswith("-"):
+            found = re.match(r"\s*#(?=[^\s#])", rest)
+        else:
+            found = None
+        if found is None:
+            return
+        slip = emptied_by_comment(line, mark.line + 1, mark.column + found.end() - 1)
+        self.soft.append(_problem(self.name, slip.line, slip.column, slip.code, slip.message))
 
     def _mapping(self, node: Any, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -469,7 +508,9 @@ class _Builder:
             if key in out:
                 self._duplicate(node, key, key_node)
                 continue
-            out[key] = self.build(value_node, depth + 1)
+            out[key] = value = self.build(value_node, depth + 1)
+            if value is None and self._lines is not None:
+                self._emptied(value_node, key_node.end_mark, ":")
         return out
 
     def _duplicate(self, node: Any, key: str, again: Any) -> None:

@@ -16,16 +16,15 @@ import errno
 import importlib
 import os
 import shutil
-import signal
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
 
 from ..problems import UsageError
-from ..signals import become_child, signals_held
+from ..processes import map_in_processes
+from ..signals import signals_held
 from .document import Report
 
 
@@ -93,8 +92,8 @@ def write_reports(
     before anything is written, and a rename that fails puts back the targets already
     replaced, so the folder holds either the whole old set or the whole new one.
     `processes` > 1 (run --jobs N): the formats are written by up to that many processes at
-    once, this one and forked children (see `_Writers`), with the same bytes; `extra` files
-    are written here, after every report."""
+    once, this one and forked children (see `_write_formats`), with the same bytes; `extra`
+    files are written here, after every report."""
     _make_out_dir(out_dir)
     writers: list[ExtraFile] = [
         (REPORTERS[name].filename, _pieces(name, report)) for name in formats
@@ -103,21 +102,13 @@ def write_reports(
     for target in targets:
         _check_target(target)
     temps: list[str] = []
-    children = _Writers(out_dir, temps)
     try:
-        if processes > 1 and _rows(report) >= CONCURRENT_MIN_ROWS:
-            children.start(writers, processes)
-        here = {
-            name: _write_temp(name, p, out_dir, temps)
-            for name, p in writers
-            if name not in children.files
-        }
-        made = [here.get(name) or children.collect(name, p) for name, p in writers]
+        many = processes > 1 and _rows(report) >= CONCURRENT_MIN_ROWS
+        made = _write_formats(writers, out_dir, temps, processes if many else 1)
         made += [_write_temp(name, p, out_dir, temps) for name, p in extra]
         _move_into_place(list(zip(made, targets, strict=True)))
     except BaseException as exc:  # SIGTERM and Ctrl-C too (see cli): no temp file stays
-        children.kill()
-        _remove(temps)
+        _remove(temps)  # any child writing one was ended first (see map_in_processes)
         if isinstance(exc, OSError):
             raise UsageError(f"cannot write reports to {out_dir}: {exc.strerror or exc}") from None
         raise
@@ -138,93 +129,30 @@ def _rows(report: Report) -> int:
     )
 
 
-class _Writers:
-    """Report files written in forked children while this process writes the others.
-
-    With N processes, the formats are dealt round: the first to this process, the second to
-    the first child, and so on. A child writes its temporary files, created here (so the
-    cleanup knows them), and exits 0 once all are complete and synced. Any other end (an
-    exception, a crash, a signal) and this process writes that child's files again itself,
-    so an error is raised from here just as without children. A child that cannot be forked
-    leaves its files to this process."""
-
-    def __init__(self, out_dir: Path, temps: list[str]) -> None:
-        self.out_dir = out_dir
-        self.temps = temps
-        self.files: dict[str, tuple[int, str]] = {}  # file name -> (its child, temporary file)
-        self.running: set[int] = set()  # children not yet reaped
-        self.failed: set[int] = set()  # children reaped that did not exit 0
-
-    def start(self, writers: Sequence[ExtraFile], processes: int) -> None:
-        import threading
-
-        if not hasattr(os, "fork") or threading.active_count() > 1:  # forking is safe alone
-            return
-        for child in range(1, min(processes, len(writers))):
-            if not self._fork(writers[child::processes]):
-                return
-
-    def _fork(self, writers: Sequence[ExtraFile]) -> bool:
-        """One child writing `writers`; False when it cannot be started (they are then
-        written here, which raises any error creating their files)."""
-        parent = os.getpid()
-        opened: list[tuple[str, int, str, Callable[[], Iterable[str]]]] = []
-        # Signals wait: one between the fork and recording the child would lose it.
-        with signals_held():
-            try:
-                for name, pieces in writers:
-                    opened.append((name, *_create_temp(name, self.out_dir, self.temps), pieces))
-                pid = os.fork()
-            except OSError:  # a process or file limit, no memory
-                for _, fd, temp, _ in opened:
-                    os.close(fd)
-                    self.temps.remove(temp)
-                    os.unlink(temp)
-                return False
-            if pid == 0:
-                _write_in_child([(fd, pieces) for _, fd, _, pieces in opened], parent)
-            self.running.add(pid)
-            self.files.update((name, (pid, temp)) for name, _, temp, _ in opened)
-        for _, fd, _, _ in opened:
-            os.close(fd)
-        return True
-
-    def collect(self, name: str, pieces: Callable[[], Iterable[str]]) -> str:
-        """A child's file, once the child is done; written here if the child failed."""
-        pid, temp = self.files[name]
-        if pid in self.running:
-            if hasattr(os, "waitid"):  # waiting may be interrupted (Ctrl-C): reaps nothing
-                os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
-            with signals_held():  # reaped and forgotten together: its pid is free from now on
-                _, status = os.waitpid(pid, 0)
-                self.running.discard(pid)
-            if os.waitstatus_to_exitcode(status) != 0:
-                self.failed.add(pid)
-        if pid in self.failed:
-            _write_into(os.open(temp, os.O_WRONLY | os.O_TRUNC), pieces)
-        return temp
-
-    def kill(self) -> None:
-        """End every child not yet reaped (before its temporary files are removed)."""
-        for pid in self.running:
-            with suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            with suppress(OSError):
-                os.waitpid(pid, 0)
-        self.running.clear()
+def _write_formats(
+    writers: Sequence[ExtraFile], out_dir: Path, temps: list[str], processes: int
+) -> list[str]:
+    """Each format into a new temporary file beside its target (recorded in `temps`), in
+    order. With `processes` > 1 the formats are dealt round (the first to this process, the
+    second to the first child, and so on: `processes.map_in_processes`); the temporary
+    files are all created here first, so the cleanup knows them, and a child that fails
+    leaves its files to be written again here."""
+    count = min(processes, len(writers))
+    if count < 2:
+        return [_write_temp(name, pieces, out_dir, temps) for name, pieces in writers]
+    files: list[tuple[str, Callable[[], Iterable[str]]]] = []
+    for name, pieces in writers:
+        fd, temp = _create_temp(name, out_dir, temps)
+        os.close(fd)
+        files.append((temp, pieces))
+    map_in_processes(_write_files, [files[i::count] for i in range(count)])
+    return [temp for temp, _ in files]
 
 
-def _write_in_child(files: list[tuple[int, Callable[[], Iterable[str]]]], parent: int) -> NoReturn:
-    """A forked child writes its files, and is out without the parent's cleanup (atexit,
-    temporary files): exit 0 only when every file is complete."""
-    code = 1
-    try:
-        become_child(parent)
-        for fd, pieces in files:
-            _write_into(fd, pieces)
-        code = 0
-    finally:
-        os._exit(code)
+def _write_files(files: list[tuple[str, Callable[[], Iterable[str]]]]) -> None:
+    """Write each (temporary file, its text) from the start, complete and synced."""
+    for temp, pieces in files:
+        _write_into(os.open(temp, os.O_WRONLY | os.O_TRUNC), pieces)
 
 
 def _pieces(name: str, report: Report) -> Callable[[], Iterable[str]]:
@@ -232,11 +160,31 @@ def _pieces(name: str, report: Report) -> Callable[[], Iterable[str]]:
     return lambda: reporter.chunks(report)
 
 
-def _make_out_dir(out_dir: Path) -> None:
+def check_out_dir(out_dir: Path, fixtures: Path | None = None) -> None:
+    """Refuse, before any work, an --out that can hold no reports: a file, a link that leads
+    nowhere, or a folder inside the fixtures folder (its report.json would be read as a
+    trace by the next run)."""
+    if out_dir.is_symlink() and not out_dir.exists():
+        raise UsageError(
+            f"--out {out_dir} is a link to {os.readlink(out_dir)}, which does not exist",
+            "create the folder it points to, or remove the link (the folder is then created)",
+        )
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(
             f"--out {out_dir} is a file, not a folder", "pass a folder (it is created if missing)"
         )
+    if fixtures is not None and fixtures.is_dir():
+        where, inside = out_dir.resolve(), fixtures.resolve()
+        if where == inside or inside in where.parents:
+            raise UsageError(
+                f"--out {out_dir} is inside the fixtures folder {fixtures}: the next run would"
+                " read its reports as traces",
+                "write the reports elsewhere, e.g. --out reports",
+            )
+
+
+def _make_out_dir(out_dir: Path) -> None:
+    check_out_dir(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files import FileRefused, read_file
 from ..problems import UsageError
 from ..results import PASS, STATUSES
 from .document import SCHEMA_VERSION
@@ -81,15 +80,9 @@ def _read(path: Path, shown: str) -> bytes:
         )
 
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise refuse("it is not a regular file (a device, pipe or socket)")
-        if info.st_size > MAX_BASELINE_BYTES:
-            raise refuse(f"it is {info.st_size} bytes, far larger than a report.json")
-        with open(path, "rb") as handle:
-            return handle.read(MAX_BASELINE_BYTES + 1)
-    except OSError as exc:
-        raise refuse(exc.strerror or str(exc)) from None
+        return read_file(path, MAX_BASELINE_BYTES, "the baseline", shown)
+    except FileRefused as exc:
+        raise refuse(exc.why) from None
 
 
 def baseline_problem(document: Any) -> str | None:

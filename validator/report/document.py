@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..display import one_line
 from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
 from ..version import __version__
 from .columns import COLUMNS
@@ -30,14 +31,36 @@ SCHEMA_VERSION = 1
 TOOL_NAME = "trace-validator"
 
 
+def _pinned() -> int | None:
+    """SOURCE_DATE_EPOCH as a time the calendar can show, or None (unset or unusable)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    # plain ASCII digits only: "²".isdigit() is True, and int() refuses it
+    if not (epoch.isascii() and epoch.isdigit()):
+        return None
+    try:
+        time.gmtime(int(epoch))
+    except (OverflowError, OSError, ValueError):  # a pinned time no calendar can show
+        return None
+    return int(epoch)
+
+
+def source_date_note() -> str | None:
+    """Why a SOURCE_DATE_EPOCH that is set is not used (the report has the current time)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not epoch or _pinned() is not None:
+        return None
+    return (
+        f"SOURCE_DATE_EPOCH={one_line(epoch)[:40]!r} is not a whole number of seconds since"
+        " 1970 (e.g. SOURCE_DATE_EPOCH=1700000000): the report has the current time"
+    )
+
+
 def generated_at() -> str:
     """UTC time of the run; SOURCE_DATE_EPOCH pins it for reproducible reports."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    seconds = int(epoch) if epoch.isdigit() else int(time.time())
-    try:
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
-    except (OverflowError, OSError, ValueError):  # a pinned time no calendar can show
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(time.time())))
+    seconds = _pinned()
+    return time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(time.time()) if seconds is None else seconds)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -58,6 +81,8 @@ def check_row(check: CheckResult) -> dict[str, Any]:
     details = check.details
     if details:
         out["details"] = details
+    if check.unexamined:
+        out["examined"] = 0
     return out
 
 
@@ -75,11 +100,14 @@ def _warnings(run: RunResult) -> list[dict[str, str]]:
 
 
 def _counts(run: RunResult) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "checks_applied": run.checks_applied,
         "checks_skipped": run.checks_skipped,
         "vacuous": run.vacuous,
     }
+    if run.checks_unexamined:  # only then: a run that examined everything keeps its bytes
+        out["checks_unexamined"] = run.checks_unexamined
+    return out
 
 
 def run_row(run: RunResult) -> dict[str, Any]:
@@ -146,6 +174,8 @@ def case_row(
     out["run_pass_interval"] = wilson_interval(passed, total)
     out["flaky"] = case.flaky
     out["vacuous_runs"] = case.vacuous_runs
+    if case.unexamined_runs:
+        out["unexamined_runs"] = case.unexamined_runs
     out["runs"] = {"total": total, "passed": passed}
     if case.required_passes is not None:
         out["runs"]["required"] = case.required_passes
@@ -226,6 +256,8 @@ def check_counts(cases: Sequence[CaseResult]) -> dict[str, int]:
         "vacuous_runs": sum(c.vacuous_runs for c in cases),
         "vacuous_cases": sum(c.vacuous_runs > 0 for c in cases),
         "failed_warnings": sum(c.runs.totals[2] for c in cases),
+        "checks_unexamined": sum(c.runs.unexamined_checks for c in cases),
+        "unexamined_runs": sum(c.unexamined_runs for c in cases),
     }
 
 

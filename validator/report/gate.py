@@ -178,14 +178,22 @@ def _mode(
 
 
 def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
-    """--fail-on vacuous: cases with a run that passed with every check skipped."""
+    """--fail-on vacuous: cases with a run that passed with every check skipped, and cases
+    with a run that passed with a check that examined nothing (its query matched no node)."""
+    reasons = []
     rows = [row for row in judged if row.get("vacuous_runs")]
-    if not rows:
-        return []
-    return [
-        f"{len(rows)} case(s) with a run whose every check was skipped (--fail-on vacuous):"
-        f" {_names(rows)}"
-    ]
+    if rows:
+        reasons.append(
+            f"{len(rows)} case(s) with a run whose every check was skipped (--fail-on vacuous):"
+            f" {_names(rows)}"
+        )
+    rows = [row for row in judged if row.get("unexamined_runs")]
+    if rows:
+        reasons.append(
+            f"{len(rows)} case(s) with a run that passed a check with nothing to examine"
+            f" (a query matched no node; --fail-on vacuous): {_names(rows)}"
+        )
+    return reasons
 
 
 def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[str]]:
@@ -197,7 +205,7 @@ def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[s
     1 also when a case is flaky (some runs pass, some fail), even one that passed on its
     min_passes / min_pass_rate. `regression`: 1 only when a case that passed in the baseline
     does not pass now. `never`: 0. `vacuous` (with any mode): 1 also when a case has a run
-    that passed with every check skipped. Whatever the mode, a pass rate below `min_pass_rate`
+    that passed with every check skipped, or with a check that examined nothing. Whatever the mode, a pass rate below `min_pass_rate`
     (compared exactly, as a fraction) makes it 1, and so does any --max-regression gate that
     did not hold (`comparison.gates`).
     """

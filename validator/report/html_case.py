@@ -106,6 +106,8 @@ def _check(check: dict[str, Any]) -> str:
     # them once, per clause; a failing one also its message, as report.md and JUnit quote it.
     message = "" if sub and status != "fail" else f" {opt(check.get('message'), '')}"
     clauses = f'<ul class="clauses">{sub}</ul>' if sub else ""
+    if check.get("examined") == 0 and not sub:  # passed with nothing to examine: never unseen
+        message = f" passed: {opt(check.get('message'), '')}"
     # A warning or info check says so: failed, it did not fail the case.
     severity = check.get("severity")
     sev = f' <span class="sev">{opt(severity)}</span>' if severity in ("warning", "info") else ""

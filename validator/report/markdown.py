@@ -209,6 +209,7 @@ def chunks(report: Report) -> Iterator[str]:
         _troubled(report.cases()),
         _warnings(report.cases()),
         _vacuous(report.cases(), report.summary),
+        _unexamined(report.cases(), report.summary),
         _unmatched(report.unmatched),
         _unused(report),
     )
@@ -275,6 +276,8 @@ def _summary(summary: dict[str, Any], multi: bool) -> list[str]:
             ("Vacuous runs (every check skipped)", summary["vacuous_runs"]),
             ("Failed warnings (not failing)", summary["failed_warnings"]),
         ]
+    if summary.get("checks_unexamined"):  # only then: a report that examined all keeps its bytes
+        rows.append(("Checks passed with nothing to examine", summary["checks_unexamined"]))
     if multi:
         rows += [
             ("pass^k (every run passed)", _pct(summary["pass_hat_k"])),
@@ -457,6 +460,32 @@ def _vacuous(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterat
             yield f"- {escape(case['case_id'])}: {count} of {len(items)} runs ({runs})"
         else:
             yield f"- {escape(case['case_id'])} ({case['checks_skipped']} checks skipped)"
+    yield ""
+
+
+def _unexamined(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterator[str]:
+    """Checks that passed because their query matched no node: never silent."""
+    if not summary.get("checks_unexamined"):
+        return
+    yield from (
+        "## Checks with nothing to examine",
+        "",
+        "These checks passed because their query matched no node of the trace: they read"
+        " nothing. Fix the path, or write `allow_empty: true` in the spec when no match is"
+        " expected. `run --fail-on vacuous` fails them.",
+        "",
+    )
+    for case in cases:
+        if not case.get("unexamined_runs"):
+            continue
+        runs = case["runs"]
+        many = f" ({case['unexamined_runs']} of {runs['total']} runs)" if runs["total"] > 1 else ""
+        for check in case.get("checks") or ():
+            if check.get("examined") == 0:
+                yield (
+                    f"- {escape(case['case_id'])}{many}: **{escape(check['check'])}** passed:"
+                    f" {escape(check['message'])}"
+                )
     yield ""
 
 

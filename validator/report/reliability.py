@@ -23,6 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
+from ..shares import share_of
+
 # The two-sided 95 % normal quantile: Wilson's interval uses z, not a t quantile.
 Z95 = 1.959963984540054
 DIGITS = 4
@@ -149,5 +151,5 @@ def percentile(values: Sequence[float], percent: int) -> float | None:
     if not values:
         return None
     ordered = sorted(values)
-    rank = max(1, -(-percent * len(ordered) // 100))  # ceil(percent / 100 * N), in integers
+    rank = max(1, share_of(Fraction(percent, 100), len(ordered)))
     return ordered[rank - 1]

@@ -4,12 +4,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 from ...problems import kind_of
+from ...shares import share_of
 from ..context import TraceContext
 from ..saferegex import compile_safe
 from ..text import keywords_in, many_keywords, occurs_as_word, shared_run, words_in
@@ -75,7 +74,7 @@ def required_count(minimum: int | float | None, entries: int) -> int:
     if minimum is None:
         return entries
     if isinstance(minimum, float):
-        return math.ceil(Fraction(repr(minimum)) * entries)
+        return share_of(minimum, entries)
     return int(minimum)
 
 

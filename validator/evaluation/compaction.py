@@ -1,0 +1,62 @@
+"""Compaction: what the report never shows of a run is dropped as soon as the run is made, so
+memory stays flat in the number of traces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..results import FAIL, PASS, CheckResult, RunResult
+
+
+class Compactor:
+    """Drops what the report never shows of runs that cannot represent their case.
+
+    The report describes a case by its first run that did not pass, else its first run (see
+    `CaseResult.representative`), in full; of any other run it lists only the status, reason,
+    verdict, failed checks and counts. So the first run of each case id and its first run
+    that did not pass are kept whole, and every other run keeps only its failed checks,
+    without clause details. That is what keeps memory flat in the number of traces: a case
+    with 10,000 runs holds two full results and 9,998 small rows. Applied to any sub-sequence
+    of the runs (a worker's chunk) it keeps a superset of what it keeps on the whole.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[str, bool] = {}  # case id -> a run that did not pass is kept whole
+        # Equal values of compacted runs, held once: runs that come back from a worker
+        # process each bring their own copy of the case id, the status, the verdict and
+        # every failed check (read-only from here on), and 100,000 runs share a few hundred.
+        self._same: dict[Any, Any] = {}
+
+    def __call__(self, run: RunResult) -> RunResult:
+        kept = self._kept.get(run.case_id)
+        if kept is None or (not kept and run.status != PASS):
+            self._kept[run.case_id] = run.status != PASS
+            return run
+        return self.shrink(run)
+
+    def shrink(self, run: RunResult) -> RunResult:
+        """The run as one that does not represent its case: its values shared with other
+        runs, its failed checks only, without clause details."""
+        same = self._same
+        run.case_id = same.setdefault(run.case_id, run.case_id)
+        run.status = same.setdefault(run.status, run.status)
+        run.verdict = same.setdefault(run.verdict, run.verdict)
+        run.verdict_key = same.setdefault(run.verdict_key, run.verdict_key)
+        run.source = same.setdefault(run.source, run.source)
+        run.error_reason = same.setdefault(run.error_reason, run.error_reason)
+        run.checks = [
+            same.setdefault(
+                (c.check, c.message, c.report_as, c.severity, c.blocking),
+                CheckResult(
+                    c.check,
+                    c.status,
+                    c.message,
+                    report_as=c.report_as,
+                    severity=c.severity,
+                    blocking=c.blocking,
+                ),
+            )
+            for c in run.checks
+            if c.status == FAIL
+        ]
+        return run

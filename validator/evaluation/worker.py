@@ -1,0 +1,144 @@
+"""The worker: reads one job (a trace file, a JSON Lines line), parses it and evaluates each
+of its traces against its case; one per process (this one, or a worker process's).
+
+Traces are read one at a time, in the worker that evaluates them, so memory does not grow
+with the number of traces.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ..inputs import Job
+from ..model import Suite, TraceSettings
+from ..results import ERROR, RunResult
+from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
+from .compaction import Compactor
+from .evaluator import Evaluator
+from .tracefile import CaseIdRule, Trace, TraceReader
+
+
+def guess_case_id(job: Job, text: str | None = None) -> str | None:
+    """For a JSON Lines trace that cannot be parsed (the job's line, or `text`): the caseId
+    it seems to name, if any (JSON escapes decoded, so `"c\\u0032"` names case c2, as a
+    parsed line would)."""
+    match = _CASE_ID.search(text or job.text or "")
+    if match is None:
+        return None
+    try:
+        found = json.loads(f'"{match.group(1)}"')
+    except ValueError:
+        return match.group(1)
+    return found if isinstance(found, str) else None
+
+
+_CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+class Worker:
+    """Reads, parses and evaluates traces: one per process (this one, or a pool's).
+
+    A job is a file (or one JSON Lines line) read here, once, whatever it holds: one trace,
+    or several (`traces.split`, OpenTelemetry exports), each for the case the plan gave the
+    file, or for the case it names itself (`traces.case_id`, JSON Lines' case id). Its runs
+    come back together, in file order, so results are in the same order for any --jobs."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
+        root: Path | None = None,
+        settings: TraceSettings | None = None,
+    ) -> None:
+        self.settings = settings or suite.traces
+        self.evaluator = Evaluator(suite, self.settings)
+        self.max_bytes = max_bytes
+        self.root = root
+        self.reader = TraceReader(self.settings, self._read_object, root, max_bytes)
+        self.rule = CaseIdRule(self.settings.case_id) if self.settings.case_id else None
+
+    def _read_object(self, path: str) -> ParsedTrace:
+        # Looked up in this module when called, so tests can stand in for the disk.
+        return read_trace_file(path, self.root, self.max_bytes)
+
+    def __call__(self, job: Job) -> RunResult:
+        """The run of a job that holds one trace (a JSON file, a JSON Lines line); for a
+        file that may hold several, `runs` gives them all. Never raises."""
+        return self.runs(job)[0]
+
+    def runs(self, job: Job) -> list[RunResult]:
+        """Read one job and evaluate each of its traces, in file order. Never raises."""
+        if job.unmatched is not None:  # known from its name alone: not read
+            out = [RunResult(job.case_id or "?", ERROR, job.unmatched, job.fixture)]
+        elif job.problem is not None:  # known before reading: a JSON Lines line too long
+            out = self._errors(job, job.problem, job.fixture)
+        else:
+            out = self._read_and_evaluate(job)
+        source = job.source or job.fixture
+        for run in out:
+            run.source = source
+        return out
+
+    def _read_and_evaluate(self, job: Job) -> list[RunResult]:
+        out: list[RunResult] = []
+        try:
+            for trace in self.reader.traces(job):
+                out.extend(self._trace_runs(job, trace))
+        except TraceError as exc:
+            out.extend(self._errors(job, str(exc), job.fixture))
+        except MemoryError:
+            reason = "not enough memory to read and parse this trace: raise the memory limit, or split the trace"
+            out.extend(self._errors(job, reason, job.fixture))
+        except Exception as exc:  # a bug must cost one file, not the run
+            reason = f"internal error while reading this trace (please report it as a bug): {exc!r}"
+            out.extend(self._errors(job, reason, job.fixture, guess=False))
+        if not out:
+            out.extend(self._errors(job, "the file holds no trace (only blank lines)", job.fixture))
+        return out
+
+    def _errors(
+        self, job: Job, reason: str, label: str, guess: bool = True, text: str | None = None
+    ) -> list[RunResult]:
+        """An error run for each case the job is for (or the one a broken line seems to name)."""
+        if job.case_id is not None:
+            cases: tuple[str, ...] = (job.case_id, *job.more_cases)
+        else:
+            named = guess_case_id(job, text) if guess and self.rule is None else None
+            cases = (named or "?",)
+        return [RunResult(case_id, ERROR, reason, label) for case_id in cases]
+
+    def _trace_runs(self, job: Job, trace: Trace) -> list[RunResult]:
+        if trace.error is not None:
+            return self._errors(job, trace.error, trace.label, text=trace.text)
+        own_id = not job.picked
+        cases: tuple[str | None, ...] = (job.case_id, *job.more_cases)
+        if job.case_id is None and self.rule is not None:
+            found, problem = self.rule.case_id(trace.document, job.path or job.source or "")
+            if problem is not None:
+                return [RunResult("?", ERROR, problem, trace.label)]
+            cases, own_id = (found,), False  # traces.case_id replaces the trace's own id
+        out = []
+        for case_id in cases:
+            run = self.evaluator.evaluate(
+                trace.document, case_id, trace.label, trace.parent, own_id=own_id
+            )
+            run.notes[:0] = trace.notes
+            out.append(run)
+        return out
+
+    def chunk(self, jobs: list[Job]) -> list[RunResult]:
+        """Evaluate a chunk. Runs that cannot be their case's representative are compacted
+        here already (see `Compactor`), so less is sent back to the parent."""
+        compact = Compactor()
+        return [compact(run) for job in jobs for run in self.runs(job)]
+
+
+def chunk_evaluator(
+    suite: Suite, max_bytes: int, root: Path | None, settings: TraceSettings | None
+) -> Callable[[list[Job]], list[RunResult]]:
+    """A worker process's function from a chunk of jobs to their runs (see
+    `processes.Workers.make`): made in the process, so only these arguments travel."""
+    return Worker(suite, max_bytes, root, settings).chunk
