@@ -166,3 +166,11 @@ class Workspace:
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
     return Workspace(tmp_path)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every property test (a hypothesis `@given` test) is marked `slow`, like the fuzz, chaos,
+    browser and benchmark modules (their `pytestmark`): `-m "not slow"` is the quick check."""
+    for item in items:
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.slow)

@@ -25,6 +25,8 @@ from validator.inputs import standard_spec_folders
 from validator.loading.suite import fields_of, load_specs
 from validator.model import Case, Suite
 
+pytestmark = pytest.mark.slow  # the benchmark's corpus and reference, run in full
+
 BENCH = REPO / "bench"
 
 

@@ -27,9 +27,12 @@ import pytest
 from conftest import GOOD_CASE, REPO, Workspace, good_trace
 
 LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
-pytestmark = pytest.mark.skipif(
-    not LINUX, reason="worker processes are found and signalled through /proc (Linux)"
-)
+pytestmark = [
+    pytest.mark.slow,  # chaos: processes killed and signalled mid-run
+    pytest.mark.skipif(
+        not LINUX, reason="worker processes are found and signalled through /proc (Linux)"
+    ),
+]
 two_cores = pytest.mark.skipif(
     LINUX and len(os.sched_getaffinity(0)) < 2,
     reason="--jobs 2 needs 2 usable cores (it is lowered to 1 here: no worker to kill)",

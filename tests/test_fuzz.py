@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,8 @@ from validator.loading.suite import fields_of, load_specs
 from validator.model import Case, Suite
 from validator.report.document import build_report
 from validator.results import STATUSES, CaseResult
+
+pytestmark = pytest.mark.slow  # fuzz
 
 SPECS, _ = load_specs(standard_spec_folders())
 FIELDS = fields_of(SPECS)

@@ -13,9 +13,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import GOOD_CASE, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+pytestmark = pytest.mark.slow  # fuzz
 
 STATUSES = {"pass", "fail", "not_run", "error"}
 

@@ -21,11 +21,14 @@ from html_pages import SHOWN, mixed_suite, with_baseline, write_hostile_page
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="needs /usr/bin/chromium and /usr/bin/chromedriver (Debian packages 'chromium' and"
-    " 'chromium-driver'); .ci/run installs them",
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs /usr/bin/chromium and /usr/bin/chromedriver (Debian packages 'chromium' and"
+        " 'chromium-driver'); .ci/run installs them",
+    ),
+]
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the test extra")
 
 

@@ -178,6 +178,7 @@ def _best_cpu_time(fn, repeats: int = 3) -> float:
     return best
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 def test_search_cost_does_not_grow_with_the_number_of_keywords() -> None:
     rng = random.Random(4)
     keywords = [normalize_plain(k) for k in _random_keywords(rng, 8_000)]
@@ -192,6 +193,7 @@ def test_search_cost_does_not_grow_with_the_number_of_keywords() -> None:
     assert many_keywords(len(keywords), len(text))
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 def test_search_cost_is_linear_in_the_text() -> None:
     rng = random.Random(5)
     keywords = [normalize_plain(k) for k in _random_keywords(rng, 2_000)]

@@ -21,6 +21,8 @@ LAYERS = {
     "validator.shares": (),
     # processes: every process the tool starts (loading, evaluation and report writing use it)
     "validator.processes": ("validator.signals",),
+    # The git work tree's top, found from the working folder: config search, SARIF paths.
+    "validator.repository": (),
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.files": ("validator.problems",),
     "validator.results": (),
@@ -42,6 +44,7 @@ LAYERS = {
     "validator.loading": (
         "validator.files",
         "validator.loading",
+        "validator.repository",
         "validator.evaluation",
         "validator.model",
         "validator.problems",
@@ -64,6 +67,7 @@ LAYERS = {
     "validator.report": (
         "validator.files",
         "validator.report",
+        "validator.repository",
         "validator.display",
         "validator.results",
         "validator.problems",

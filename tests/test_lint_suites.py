@@ -192,3 +192,116 @@ def test_tool_names_the_real_traces_call_are_clean(tmp_path: Path) -> None:
     result = run_cli("lint", "--strict", cwd=suite)
     assert result.code == 0, result.out
     assert result.out.startswith("0 errors, 0 warnings"), result.out
+
+
+TOOLS_RAN_CLAUDE = """id: tools-ran
+description: every tool the case names ran (Claude Code tool_use blocks)
+inputs:
+  required_tools:
+    type: array
+    items: {type: string, minLength: 1}
+    x-tool-names: true
+    default: []
+query: "$[*].message.content[?(@.type == 'tool_use')].name"
+predicate: contains-all
+params:
+  items: {case: required_tools, default: []}
+"""
+
+
+@pytest.mark.skipif(not DATA, reason="set TRACE_DATA to the folder of the real trace sets")
+def test_tool_names_a_shape_without_adapter_calls_are_learned_from_the_checks_queries(
+    tmp_path: Path,
+) -> None:
+    """No view adapter reads a Claude Code session: the tool names are those the check that
+    reads required_tools finds, so a tool every session calls is not said to be never called."""
+    assert DATA is not None
+    for folder in ("cases", "specs"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "validator.yaml").write_text(
+        f"cases: cases\nspecs: [specs]\nfixtures: {Path(DATA) / 'claude-code'}\npacks: []\n"
+        "checks: [tools-ran]\ntraces:\n  pattern: '*.jsonl'\n  group: file\n"
+        "  allow_unmatched: true\n",
+        "utf-8",
+    )
+    (tmp_path / "specs" / "tools-ran.yaml").write_text(TOOLS_RAN_CLAUDE, "utf-8")
+    for name, tools in (("short", "[Bash]"), ("tool_heavy", "[Bash, Read]")):
+        (tmp_path / "cases" / f"{name}.yaml").write_text(
+            f"id: {name}\ndescription: a session\nquestion: q\nrequired_tools: {tools}\n", "utf-8"
+        )
+    result = run_cli("lint", "--strict", "--format", "json", cwd=tmp_path)
+    problems = json.loads(result.out)["problems"]
+    assert [p for p in problems if p["code"] == "tool-never-called"] == [], problems
+    assert run_cli("run", "--out", "out", cwd=tmp_path).code == 0, "and run agrees"
+    # A misspelt tool is still found, with what the sessions call.
+    case = tmp_path / "cases" / "short.yaml"
+    case.write_text(case.read_text("utf-8").replace("[Bash]", "[bash]"), "utf-8")
+    result = run_cli("lint", "--format", "json", cwd=tmp_path)
+    [problem] = [p for p in json.loads(result.out)["problems"] if p["code"] == "tool-never-called"]
+    assert problem["file"] == "cases/short.yaml" and problem["line"] == 4
+    assert (
+        "no trace calls a tool 'bash' (did you mean 'Bash'? tool names are case-sensitive)"
+        in (problem["message"])
+    )
+
+
+ASKED = """id: asked
+description: the clock is read for a zone, whatever else the call says
+query: $.view.tool_calls[*]
+predicate: call-matches
+params:
+  name: get_current_time
+  args: {timezone: {regex: '.+'}}
+  mode: exact
+  ignore: [time_zone, "*zone"]
+"""
+
+WROTE = """id: wrote
+description: the calls each case lists hold
+inputs:
+  calls:
+    type: array
+    items: {type: object}
+    default: []
+query: $.view.tool_calls[*]
+predicate: call-matches-each
+params:
+  expect: {case: calls}
+"""
+
+
+@pytest.mark.skipif(not DATA, reason="set TRACE_DATA to the folder of the real trace sets")
+def test_an_ignore_entry_that_matches_no_argument_the_traces_hold_is_located(
+    tmp_path: Path,
+) -> None:
+    suite = _real_suite(tmp_path, "[get_current_time, write_file]")
+    config = suite / "validator.yaml"
+    config.write_text(
+        config.read_text("utf-8").replace("checks: [", "checks: [asked, wrote, "), "utf-8"
+    )
+    (suite / "specs" / "asked.yaml").write_text(ASKED, "utf-8")
+    (suite / "specs" / "wrote.yaml").write_text(WROTE, "utf-8")
+    case = suite / "cases" / "agno.yaml"
+    case.write_text(
+        case.read_text("utf-8")
+        + "calls:\n  - {name: write_file, args: {text: '2025'}, mode: exact, ignore: [txt, text]}\n",
+        "utf-8",
+    )
+    lines = case.read_text("utf-8").splitlines()
+    result = run_cli("lint", "--format", "json", cwd=suite)
+    problems = [
+        p for p in json.loads(result.out)["problems"] if p["code"] == "ignore-matches-nothing"
+    ]
+    where = {(p["file"], p["line"], p["column"]): p["message"] for p in problems}
+    assert len(where) == 2, problems
+    spec_message = where[("specs/asked.yaml", 9, len("  ignore: [") + 1)]
+    assert spec_message.startswith(
+        "ignore entry 'time_zone' matches no argument of the 7 calls to get_current_time the"
+        " traces hold (did you mean 'timezone'?) (their arguments: timezone): fix it to an"
+        " argument they have, or remove it"
+    ), spec_message
+    column = lines[-1].index("txt") + 1
+    case_message = where[("cases/agno.yaml", len(lines), column)]
+    assert "ignore entry 'txt' matches no argument of the 7 calls to write_file" in case_message
+    assert "(did you mean 'text'?)" in case_message
+    assert run_cli("run", "--out", "out", cwd=suite).code in (0, 1), "run reads the same suite"

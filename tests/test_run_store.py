@@ -75,7 +75,11 @@ def test_runs_read_back_in_order_with_every_field_and_type() -> None:
         _run(10, fixture=None, source=None),
         _run(11, fixture="x", source=None),
         _run(12, duration_ms=2**60, tool_call_count=True),  # no column holds these: whole
-        _run(13, checks=[_failed("keyword-coverage", "warning")]),
+        _run(
+            13,
+            checks=[_failed("keyword-coverage", "warning")],
+            unread=[{"what": "span", "count": 3, "reason": "no call", "gated": False}],
+        ),
     ]
     store = Runs(runs)
     assert len(store) == len(runs)
@@ -323,3 +327,21 @@ def test_the_first_run_is_held_compactly_once_a_later_run_represents_the_case() 
     assert store[0] is not first and _fields(store[0]) == _fields(shrunk)
     assert store.representative is failing and store.passed == 2 and len(store) == 3
     assert [r.fixture for r in store] == ["t.jsonl:1", "t.jsonl:2", "t.jsonl:3"]
+
+
+def test_runs_tally_what_the_view_left_unread() -> None:
+    span = {"what": "span", "count": 3, "reason": "no call", "gated": False}
+    call = {"what": "tool-call", "count": 1, "reason": "content parts", "gated": True}
+    store = Runs([_run(1), _run(2, unread=[span]), _run(3, unread=[span, call])])
+    assert Runs([_run(1)]).unread is None
+    assert store.unread is not None
+    assert store.unread.as_dict() == {
+        "runs": 2,
+        "gated_runs": 1,
+        "kinds": {"span": 2, "tool-call": 1},
+        "entries": [
+            {"what": "span", "count": 6, "reason": "no call", "gated": False},
+            {"what": "tool-call", "count": 1, "reason": "content parts", "gated": True},
+        ],
+    }
+    assert [r.unread for r in store] == [[], [span], [span, call]]

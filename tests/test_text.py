@@ -499,6 +499,7 @@ def _best_cpu_time(fn, repeats: int = 5) -> float:
     return best
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 @pytest.mark.parametrize("make_pair", [_random_pair, _repetitive_pair])
 def test_shared_run_cpu_time_grows_linearly(make_pair):
     a1, b1 = make_pair(100_000)

@@ -902,13 +902,30 @@ def test_unknown_adapter_name_is_a_configuration_error() -> None:
         make_view({}, "langfuze", ViewOptions())
 
 
+class _CountingList(list):  # type: ignore[type-arg]
+    """A list that counts how many of its items are read."""
+
+    reads = 0
+
+    def __getitem__(self, index: Any) -> Any:
+        _CountingList.reads += 1
+        return super().__getitem__(index)
+
+    def __iter__(self) -> Any:
+        for item in super().__iter__():
+            _CountingList.reads += 1
+            yield item
+
+
 def test_detection_reads_top_level_keys_only() -> None:
-    # A trace with a huge body is recognized as fast as a small one.
-    big = {"spans": [{"attributes": {}}] * 200_000}
-    start = time.process_time()
-    for _ in range(1000):
-        detect(big)
-    assert time.process_time() - start < 0.5
+    # A trace with a huge body is recognized with as little work as a small one.
+    def reads(spans: int) -> int:
+        _CountingList.reads = 0
+        assert detect({"spans": _CountingList([{"attributes": {}}] * spans)}) == "otel-genai"
+        assert detect(_CountingList([{"attributes": {}, "name": "x"}] * spans)) == "otel-genai"
+        return _CountingList.reads
+
+    assert reads(200_000) == reads(2) <= 4
 
 
 # --------------------------------------------------------------------------- hostile input
@@ -1146,6 +1163,7 @@ def test_view_module_is_a_leaf() -> None:
         assert not any(name.startswith("validator") for name in absolute), path
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 def test_build_is_linear_and_fast() -> None:
     def spans(count: int) -> list[dict[str, Any]]:
         out = []
@@ -1191,7 +1209,6 @@ def test_build_is_linear_and_fast() -> None:
     assert len(view["tool_calls"]) == 10_000
     # Each chat span's child is a tool span: a barrier, so every chat span is a call of its own.
     assert len(view["llm_calls"]) == 10_000
-    assert large_time < 5.0  # CPU seconds; about 0.5 s on a laptop
     assert large_time < 40 * max(small_time, 0.001)  # linear (10x the spans), with slack
 
 

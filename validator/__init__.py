@@ -8,6 +8,7 @@ Library use (one process or many)::
     run = evaluate_trace(suite, trace_dict)          # one trace -> a plain, picklable RunResult
     runs = evaluate_partition(suite, traces)         # a batch (e.g. a Dask or Ray partition)
     report = report_from_runs(suite, runs)           # all partitions' runs -> report.json's dict
+    write_reports(report, "reports", ["json", "md", "junit", "sarif", "html"])  # any formats
 
 See docs/library-api.md. The names are defined in `validator.api` and imported from
 there on first use, so `python -m validator --help` does not load the library.
@@ -25,6 +26,7 @@ __all__ = [
     "evaluate_trace",
     "load_suite",
     "report_from_runs",
+    "write_reports",
 ]
 
 _API = frozenset(__all__) - {"__version__"}

@@ -2,6 +2,7 @@
 build the report from all their runs.
 
     from validator import load_suite, evaluate_trace, evaluate_partition, report_from_runs
+    from validator import write_reports
 
 Nothing here prints or speaks in command-line words: errors are `ProblemsFound` (files
 with errors, each problem located) and `UsageError` (a path that does not exist).
@@ -21,8 +22,11 @@ from .loading.schema import load_schema
 from .loading.suite import load_suite_and_problems
 from .loading.suite import read_specs as _load_specs
 from .model import Suite, default_plan
-from .problems import ERROR, ProblemsFound
-from .report.document import build_report
+from .problems import ERROR, ProblemsFound, UsageError
+from .report import REPORTERS
+from .report import write_reports as _write_report_set
+from .report.document import Report, build_report
+from .report.timing import Timing, reproducible
 from .results import RunResult
 
 __all__ = [
@@ -32,6 +36,7 @@ __all__ = [
     "evaluate_trace",
     "load_suite",
     "report_from_runs",
+    "write_reports",
 ]
 
 
@@ -87,18 +92,63 @@ def evaluate_partition(suite: Suite, traces: Iterable[Any]) -> list[RunResult]:
     return out
 
 
+class ReportDocument(dict[str, Any]):
+    """What `report_from_runs` returns: report.json's document, a plain dict (json.dump it,
+    compare it, pickle it), that also keeps the report it was made from, so that
+    `write_reports` can write every format with what a dict alone does not hold: where each
+    failed check's input is in the case files (SARIF) and how long each trace took to check
+    (JUnit)."""
+
+    report: Report | None = None
+
+
 def report_from_runs(
     suite: Suite, runs: Iterable[RunResult], inputs: dict[str, Any] | None = None
-) -> dict[str, Any]:
+) -> ReportDocument:
     """The report document, as `report.json` holds it (plain JSON data), from runs
     evaluated anywhere.
 
     `runs` is every run in trace order (partitions concatenated in order): the report is the
     same as the command line's for the same traces in the same order, however they were
     split. A case that no run names is `not_run`; a run naming no case of the suite is listed
-    under `unmatched_traces`. Write it with `json.dump`, or render it in any format with
-    `validator.report.write_reports(Report.from_dict(document), ...)`.
+    under `unmatched_traces`. Write it with `json.dump`, or in any format with
+    `write_reports(document, "reports", ["json", "md", "junit", "sarif", "html"])`.
     """
+    from .commands.locate import FileSources
+
     compact = Compactor()
-    cases, unmatched = group_results(suite, (compact(run) for run in runs))
-    return build_report(cases, unmatched, inputs).as_dict()
+    timing = None if reproducible() else Timing()
+    watched = timing.watch(runs) if timing is not None else runs
+    cases, unmatched = group_results(suite, (compact(run) for run in watched))
+    report = build_report(cases, unmatched, inputs)
+    if timing is not None:
+        timing.total = sum(timing.runs.values())  # the checking, wherever it ran
+    report.timing = timing
+    report.sources = FileSources(suite)
+    document = ReportDocument(report.as_dict())
+    document.report = report
+    return document
+
+
+def write_reports(
+    document: dict[str, Any] | Report,
+    out_dir: str | Path,
+    formats: Iterable[str] = ("json", "md"),
+) -> list[Path]:
+    """Write the report set: `formats` among json, md, junit, html, sarif (REPORTERS), into
+    `out_dir`, all or none (atomically). `document`: what `report_from_runs` returns (every
+    format with all it can say), or any report.json document read back (`json.load`: SARIF
+    then places findings at the trace files only, and JUnit has no times). Returns the paths
+    written; raises UsageError for an unknown format or a folder that cannot be written."""
+    wanted = list(dict.fromkeys(formats))
+    unknown = [name for name in wanted if name not in REPORTERS]
+    if unknown:
+        raise UsageError(
+            f"unknown report format {unknown[0]!r}", f"use some of: {', '.join(REPORTERS)}"
+        )
+    if isinstance(document, Report):
+        report = document
+    else:
+        kept = getattr(document, "report", None)
+        report = kept if isinstance(kept, Report) else Report.from_dict(dict(document))
+    return _write_report_set(report, Path(out_dir), wanted)

@@ -262,6 +262,23 @@ CODES: dict[str, Code] = {
             '`min_keyword_coverage: 3`, `1.0` or `"100%"`',
         ),
         Code(
+            "ignore-matches-nothing",
+            WARNING,
+            "a call entry's `ignore` entry that matches no argument of the calls the traces hold",
+            "`ignore: [reqest_id]` when the calls have `request_id`",
+            "`ignore: [request_id]`",
+            when="--fixtures",
+        ),
+        Code(
+            "view-unread",
+            WARNING,
+            "a view adapter met content of a kind checks read that it could not read in the"
+            " traces (one problem per adapter, at the first such trace)",
+            "Anthropic `tool_use` content parts read by `openai-messages`",
+            "name the adapter that reads the shape (`traces.view`), or check `$.view.unread`",
+            when="--fixtures",
+        ),
+        Code(
             "id-mismatch",
             WARNING,
             "the case id differs from the file name",

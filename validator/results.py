@@ -107,6 +107,20 @@ class RunResult:
     checks_skipped: int = 0
     # Of the applied checks, those that passed with nothing to examine (`examined: 0`).
     checks_unexamined: int = 0
+    # What the view ($.view) left unread in this trace, when a check or a figure read the
+    # view: its `unread` entries, each with `gated` (content of a kind checks read: `--fail-on
+    # unread` counts it; see view.read_by_checks). Empty when the view read everything or was
+    # not made.
+    unread: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def unread_gated(self) -> bool:
+        """Whether the view left content of a kind checks read unread (`--fail-on unread`)."""
+        return any(entry.get("gated") for entry in self.unread)
+
+    # Seconds spent checking this trace (the evaluation, not the reading): JUnit's `time`.
+    # Never part of report.json, which stays the same from one run to the next.
+    check_seconds: float | None = field(default=None, compare=False)
 
     @property
     def vacuous(self) -> bool:
@@ -229,6 +243,11 @@ class CaseResult:
         return self.runs.unexamined
 
     @property
+    def unread(self) -> UnreadTally | None:
+        """What the view left unread in the case's runs; None when it read everything."""
+        return self.runs.unread
+
+    @property
     def flaky(self) -> bool:
         statuses = self.runs.statuses
         return PASS in statuses and FAIL in statuses
@@ -249,6 +268,42 @@ _WHOLE = 0xFFFFFFFF  # in `Runs._kind`: the run is held whole
 _STATUS, _VERDICT_KEY, _LABEL, _NO_CALLS, _DURATION_TYPE = 1, 4, 8, 12, 13
 _INT64 = 2**63
 _EXACT = 2**53  # an integer duration up to this is exact as a float
+
+
+class UnreadTally:
+    """What the view left unread over several runs: how many runs held unread content, how
+    many of a kind checks read (`gated`), how many runs held each kind, and the entries
+    summed by kind and reason (in the order met)."""
+
+    __slots__ = ("entries", "gated_runs", "kinds", "runs")
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.gated_runs = 0
+        self.kinds: dict[str, int] = {}
+        self.entries: dict[tuple[str, str], list[Any]] = {}  # (what, reason) -> [count, gated]
+
+    def add(self, unread: list[dict[str, Any]]) -> None:
+        self.runs += 1
+        self.gated_runs += any(entry.get("gated") for entry in unread)
+        for what in dict.fromkeys(str(entry.get("what")) for entry in unread):
+            self.kinds[what] = self.kinds.get(what, 0) + 1
+        for entry in unread:
+            key = (str(entry.get("what")), str(entry.get("reason")))
+            held = self.entries.setdefault(key, [0, bool(entry.get("gated"))])
+            held[0] += entry.get("count") or 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """A case row's `unread`: runs, gated_runs, kinds, entries."""
+        return {
+            "runs": self.runs,
+            "gated_runs": self.gated_runs,
+            "kinds": dict(self.kinds),
+            "entries": [
+                {"what": what, "count": count, "reason": reason, "gated": gated}
+                for (what, reason), (count, gated) in self.entries.items()
+            ],
+        }
 
 
 class RunKinds:
@@ -301,6 +356,7 @@ class RunKinds:
                 run.checks_unexamined,
                 calls is None,
                 type(duration),
+                tuple(tuple(entry.items()) for entry in run.unread),
             )
             index = self._index.get(key)
         except TypeError:  # a field of a type no key can hold: the run stays whole
@@ -329,6 +385,7 @@ class RunKinds:
             unexamined,
             no_calls,
             duration_type,
+            unread,
         ) = self.table[kind]
         if label == _NO_FIXTURE:
             fixture = None
@@ -353,6 +410,7 @@ class RunKinds:
             applied,
             skipped,
             unexamined,
+            [dict(entry) for entry in unread],
         )
 
 
@@ -416,6 +474,7 @@ class Runs(Sequence[RunResult]):
         "totals",
         "unexamined",
         "unexamined_checks",
+        "unread",
         "vacuous",
     )
 
@@ -436,6 +495,8 @@ class Runs(Sequence[RunResult]):
         # Over every run: checks applied, checks skipped, failed checks that did not fail
         # their run (the report's summary counts).
         self.totals = [0, 0, 0]
+        # What the view left unread, over every run (`UnreadTally`); None until a run has some.
+        self.unread: UnreadTally | None = None
         for run in runs:
             self.append(run)
 
@@ -445,6 +506,10 @@ class Runs(Sequence[RunResult]):
         self.passed += run.status == PASS
         self.vacuous += run.vacuous
         self.unexamined += run.unexamined
+        if run.unread:
+            if self.unread is None:
+                self.unread = UnreadTally()
+            self.unread.add(run.unread)
         totals = self.totals
         totals[0] += run.checks_applied
         totals[1] += run.checks_skipped

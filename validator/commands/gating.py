@@ -19,7 +19,7 @@ from ..loading.quarantine import Quarantine, load_quarantine
 from ..loading.yamlfile import load_yaml
 from ..problems import WARNING, Problem, ProblemsFound
 from ..report.document import Report
-from ..report.gate import FAIL_ON, VACUOUS, Gate, parse_fail_on
+from ..report.gate import FAIL_ON, UNREAD, VACUOUS, Gate, parse_fail_on
 from ..report.regression import MetricLimit, parse_limit
 from ..results import SEVERITIES, CaseResult
 from .options import parse_rate
@@ -49,16 +49,17 @@ def parse_limit_arg(text: str) -> MetricLimit:
 
 
 class _FailOn(argparse.Action):
-    """--fail-on MODE[,vacuous]: sets the gate's fail_on and fail_vacuous."""
+    """--fail-on MODE[,vacuous][,unread]: sets the gate's fail_on, fail_vacuous and
+    fail_unread."""
 
     def __call__(
         self, parser: Any, namespace: argparse.Namespace, values: Any, option: Any = None
     ) -> None:
         try:
-            mode, vacuous = parse_fail_on(str(values))
+            mode, vacuous, unread = parse_fail_on(str(values))
         except ValueError as exc:
             parser.error(f"argument --fail-on: {exc}")
-        namespace.fail_on, namespace.fail_vacuous = mode, vacuous
+        namespace.fail_on, namespace.fail_vacuous, namespace.fail_unread = mode, vacuous, unread
 
 
 def add_gate_arguments(run: argparse.ArgumentParser) -> None:
@@ -69,9 +70,10 @@ def add_gate_arguments(run: argparse.ArgumentParser) -> None:
         default="any",
         metavar="MODE",
         help=f"when to exit 1: {', '.join(FAIL_ON)} (default: any);"
-        f" add ,{VACUOUS} to fail on runs with every check skipped",
+        f" add ,{VACUOUS} to fail on runs with every check skipped,"
+        f" ,{UNREAD} on traces holding content the view could not read",
     )
-    run.set_defaults(fail_vacuous=False)
+    run.set_defaults(fail_vacuous=False, fail_unread=False)
     run.add_argument(
         "--fail-severity",
         choices=SEVERITIES[:2],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,9 +56,19 @@ class SuiteFlags:
 
 
 def read_config(flags: SuiteFlags) -> Config | None:
-    """The suite config the command was given (--config) or found (./validator.yaml)."""
+    """The suite config the command was given (--config) or found: ./validator.yaml, else
+    the nearest parent's up to the repository root, which the command then names on stderr
+    (the suite's paths are relative to it: the run is that folder's suite)."""
     path = find_config(flags.config)
-    return load_config(path) if path is not None else None
+    if path is None:
+        return None
+    if flags.config is None and path.parent != Path():
+        print(
+            f"config: {path} (the nearest validator.yaml above the working folder; its paths"
+            " are relative to its folder)",
+            file=sys.stderr,
+        )
+    return load_config(path)
 
 
 def config_errors(flags: SuiteFlags, config: Config | None) -> list[Problem]:

@@ -11,18 +11,27 @@ report its case as an error; one that cannot be read or split into traces otherw
 whose case id cannot be read (`no-case-id`). A JSON Lines entry of an export whose only
 fault is not being an object is left to run, which reports it.
 
-Without a `tools:` declaration, the tool names the readable traces call (their `$.view`
-tool calls) are what is known of the agent's tools: a tool name a case writes that none of
-them calls is `tool-never-called`. Traces that cannot be read teach nothing; when none can
-be read, nothing is learned and nothing is said. The specs' queries and item keys are
-evaluated on the readable traces too (`lintqueries`).
+Without a `tools:` declaration, the tool names the readable traces call are what is known
+of the agent's tools: a tool name a case writes that none of them calls is
+`tool-never-called`. A trace tells which tools it calls through its view (`$.view`
+tool calls, when an adapter reads its shape) and through the queries of the checks that
+read a tool-name input (`items: {case: required_tools}` over
+`$[*].message.content[?(@.type == 'tool_use')].name`: the text they find is tool names).
+A trace that tells nothing either way (no adapter reads it, no such query finds text in it)
+teaches nothing, as a trace that cannot be read; when no trace tells, nothing is said.
+The calls each trace holds also meet the call entries' `ignore` lists (`lintignore`).
+The specs' queries and item keys are evaluated on the readable traces too
+(`lintqueries`).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
+from ..evaluation.context import TraceContext
+from ..evaluation.query import QueryEvaluationError, reads_view
 from ..evaluation.tracefile import (
     CaseIdRule,
     Trace,
@@ -30,7 +39,7 @@ from ..evaluation.tracefile import (
     fields_case_id,
     reads_whole_files,
 )
-from ..evaluation.view import ViewOptions, make_view
+from ..evaluation.view import NO_ADAPTER, read_by_checks, unread_text
 from ..inputs import (
     AMBIGUOUS,
     BAD_PICK,
@@ -46,7 +55,7 @@ from ..inputs import (
 from ..loading.suite import LoadResult
 from ..loading.tools import ToolName, is_glob, is_known, listing, suggestion
 from ..loading.yamlfile import Position
-from ..model import TraceFields, TraceSettings
+from ..model import Binding, Finder, TraceFields, TraceSettings
 from ..problems import ERROR, WARNING, Problem, UsageError, did_you_mean
 from ..traces import (
     DEFAULT_MAX_TRACE_BYTES,
@@ -56,6 +65,7 @@ from ..traces import (
     parse_trace,
     read_trace_bytes,
 )
+from .lintignore import IgnoreLint
 from .lintqueries import QueryProbes
 from .strays import misnamed_advice, named_case
 
@@ -91,6 +101,8 @@ def fixture_problems(
     )
     probes = QueryProbes(loaded.suite, settings)
     reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links, probes)
+    reading.tool_queries = _tool_queries(loaded)
+    reading.ignores = IgnoreLint(loaded)
     out = reading.problems()
     out += probes.problems()
     # A case a JSON Lines entry names has a trace, whatever its name finds (as in run).
@@ -106,7 +118,56 @@ def fixture_problems(
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
         out += _never_called(loaded.tool_names, reading)
-    return out
+    out += reading.views.problems()
+    return out + reading.ignores.problems()
+
+
+class ViewTally:
+    """Per view adapter, over the traces lint read: how many it viewed, how many held unread
+    content, the unread entries summed (in the order met), and the first trace holding
+    content of a kind checks read (where `view-unread` is reported)."""
+
+    def __init__(self) -> None:
+        self.viewed: dict[str, int] = {}
+        self.holding: dict[str, int] = {}
+        self.entries: dict[str, dict[tuple[str, str], int]] = {}
+        self.first: dict[str, tuple[str, Trace]] = {}
+
+    def add(self, adapter: str, unread: list[dict[str, Any]], where: tuple[str, Trace]) -> None:
+        self.viewed[adapter] = self.viewed.get(adapter, 0) + 1
+        if not unread:
+            return
+        self.holding[adapter] = self.holding.get(adapter, 0) + 1
+        summed = self.entries.setdefault(adapter, {})
+        for entry in unread:
+            key = (str(entry.get("what")), str(entry.get("reason")))
+            summed[key] = summed.get(key, 0) + (entry.get("count") or 0)
+        if adapter not in self.first and any(read_by_checks(e) for e in unread):
+            self.first[adapter] = where
+
+    def problems(self) -> list[Problem]:
+        """One `view-unread` warning per adapter that left content of a kind checks read
+        unread, listing everything it left unread (content that is no call included)."""
+        out = []
+        for adapter, (file, trace) in self.first.items():
+            entries = [
+                {"what": what, "reason": reason, "count": count}
+                for (what, reason), count in self.entries[adapter].items()
+            ]
+            gated = [e for e in entries if read_by_checks(e)]
+            other = [e for e in entries if not read_by_checks(e)]
+            viewed, holding = self.viewed[adapter], self.holding[adapter]
+            message = (
+                f"the {adapter} adapter made the view ($.view) of {viewed} trace(s); in"
+                f" {holding} of them it could not read content of a kind checks read:"
+                f" {unread_text(gated)}"
+                + (f"; read for errors and times only: {unread_text(other)}" if other else "")
+                + f" (first in {trace.label}). A check on $.view may pass without seeing it:"
+                " run --fail-on unread fails such runs; name the adapter that reads this shape"
+                " with traces.view (docs/VIEW.md)"
+            )
+            out.append(Problem(file, trace.line, 1, WARNING, "view-unread", message))
+        return out
 
 
 def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
@@ -124,11 +185,28 @@ def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) 
     return out
 
 
+def _tool_queries(loaded: LoadResult) -> tuple[Finder, ...]:
+    """The queries of the checks that read a tool-name input (a parameter bound to
+    `{case: required_tools}`), but for those on the view, which the view already tells."""
+    keys = {tool.key for tool in loaded.tool_names}
+    if loaded.suite is None or not keys:
+        return ()
+    out: dict[str, Finder] = {}
+    for spec in loaded.suite.specs.values():
+        for clause in spec.clauses:
+            condition = clause.condition
+            if any(isinstance(v, Binding) and v.case in keys for v in condition.params.values()):
+                for query in condition.queries:
+                    if not reads_view(query.expression):
+                        out.setdefault(query.expression, query)
+    return tuple(out.values())
+
+
 def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
-    """Without a `tools:` declaration, the tools the readable traces call are what is
+    """Without a `tools:` declaration, the tools the traces that tell call are what is
     known: a tool name a case writes that none of them calls is a warning."""
-    if not reading.read:
-        return []  # nothing learned: no trace could be read
+    if not reading.told:
+        return []  # nothing learned: no trace told which tools it calls
     called = reading.tools
     partly = (
         f"; {reading.failed} could not be read, see their own problems" if reading.failed else ""
@@ -145,7 +223,7 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
         )
         message = (
             f"{tool.key}: {what}{suggestion(tool.name, called)}: lint read"
-            f" {reading.read} trace{'' if reading.read == 1 else 's'} ({seen}{partly}); fix"
+            f" {reading.told} trace{'' if reading.told == 1 else 's'} ({seen}{partly}); fix"
             " the name, or declare the agent's tools with `tools:` in validator.yaml"
         )
         out.append(
@@ -234,9 +312,13 @@ class _Reading:
         self.found: set[str] = set()
         self.tools: set[str] = set()  # every tool name a readable trace calls
         self.read = 0  # traces read
+        self.told = 0  # traces that told which tools they call (see the module's docstring)
+        self.tool_queries: tuple[Finder, ...] = ()
+        self.ignores = IgnoreLint(None)  # the call entries' `ignore` lists, and what they meet
         self.failed = 0  # files (or JSON Lines entries) that could not be read
         self.out: list[Problem] = []
         self.misnamed: set[str] = set()  # stray files (as shown) whose case id names a case
+        self.views = ViewTally()  # per adapter: traces viewed, and what was left unread
 
     def _read_object(self, path: str) -> ParsedTrace:
         data = read_trace_bytes(path, self.root, DEFAULT_MAX_TRACE_BYTES)
@@ -281,7 +363,7 @@ class _Reading:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
         self.read += 1
-        self._learn(trace)
+        self._learn(job, trace)
         if self.probes is not None:
             self.probes.see(trace)
         if job.unmatched is not None:
@@ -302,15 +384,27 @@ class _Reading:
         )
         return [self._problem(job, trace, "orphan-fixture", message)]
 
-    def _learn(self, trace: Trace) -> None:
-        options = ViewOptions(messages=self.settings.messages, parent=trace.parent)
+    def _learn(self, job: Job, trace: Trace) -> None:
+        ctx = TraceContext(trace.document, self.settings.view, self.settings.messages, trace.parent)
         try:
-            view, _ = make_view(trace.document, self.settings.view, options)
+            view = ctx.view_document()["view"]
         except ValueError:  # an unknown adapter: the config's own problem says so
             return
+        adapter = ctx.view_adapter or NO_ADAPTER
+        self.views.add(adapter, view.get("unread") or [], (job.source or job.fixture, trace))
+        told = adapter != NO_ADAPTER
         for call in view.get("tool_calls") or ():
             if isinstance(call, dict) and isinstance(call.get("name"), str):
                 self.tools.add(call["name"])
+        for query in self.tool_queries:
+            try:
+                names = [v for v in ctx.find(query) if isinstance(v, str)]
+            except QueryEvaluationError:
+                continue  # run reports the check that cannot be evaluated
+            told = told or bool(names)
+            self.tools.update(names)
+        self.told += told
+        self.ignores.see(ctx)
 
     def _other_case(self, job: Job, trace: Trace) -> list[Problem]:
         """A file its name files under one case whose case id field names another: run

@@ -32,7 +32,7 @@ from ..inputs import standard_specs_dir
 from ..loading.yamlfile import PathKey, YamlDocument, load_yaml
 from ..model import Condition, Spec, Suite, TraceSettings
 from ..problems import WARNING, Problem, ProblemsFound, did_you_mean
-from .query import KEYS_SHOWN, missing_step
+from .pathhints import KEYS_SHOWN, missing_step
 
 
 def item_key_params(predicate: str) -> tuple[str, ...]:

@@ -54,6 +54,10 @@ class FileSources:
         spec = self.specs.get(check)
         return " ".join(spec.description.split()) if spec and spec.description else None
 
+    def check_severity(self, check: str) -> str | None:
+        spec = self.specs.get(check)
+        return spec.severity if spec else None
+
     def _clause(self, check: str, message: str) -> tuple[Spec | None, Clause | None]:
         spec = self.specs.get(check)
         if spec is None or not spec.clauses:

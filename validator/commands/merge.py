@@ -45,7 +45,8 @@ from ..results import ERROR, NOT_RUN, CaseResult, RunResult, Runs
 from ..version import __version__
 from . import gating, options
 from .selection import Selection
-from .summary import Terminal, print_summary, step_summary, terminal_of
+from .summary import Terminal, print_summary, terminal_of
+from .summary import step_summary as append_summary
 
 # A shard of 100,000 cases with a baseline is a few hundred MB; far more is not a shard file.
 MAX_SHARD_BYTES = 4 * 1024 * 1024 * 1024
@@ -71,6 +72,9 @@ def main(args: argparse.Namespace) -> int:
         allow_partial=args.allow_partial,
         annotations=args.annotations,
         terminal=terminal_of(args),
+        sarif_root=options.sarif_root_of(args.sarif_root),
+        sarif_docs_url=args.sarif_docs_url,
+        step_summary=args.step_summary,
     )
 
 
@@ -81,6 +85,9 @@ def execute_merge(
     allow_partial: bool = False,
     annotations: bool | None = None,
     terminal: Terminal | None = None,
+    sarif_root: Path | None = None,
+    sarif_docs_url: str | None = None,
+    step_summary: bool = True,
 ) -> int:
     terminal = terminal or Terminal()
     shards = [read_shard(p) for p in paths]
@@ -89,8 +96,13 @@ def execute_merge(
     missing = missing_shards(shards, allow_partial)
     options = shards[0].data["options"]
     report = merged_report(shards, gate)
+    recorded = shards[0].data.get("sarif_root")
+    if sarif_root is None and isinstance(recorded, str) and Path(recorded).is_dir():
+        sarif_root = Path(recorded)  # where the shards found it (the same for each)
+    report.sarif_root, report.sarif_docs_url = sarif_root, sarif_docs_url
     written = write_reports(report, out, list(options["formats"]))
-    step_summary(report, written)
+    if step_summary:
+        append_summary(report, written)
     code, reasons = exit_decision(report, gate)
     if not terminal.quiet:
         given = len(shards)
@@ -556,6 +568,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         help="merge even when shards are missing: their cases are reported not_run",
     )
     options.annotations_option(parser)
+    options.report_output_options(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
     options.verbose_option(parser)
     options.color_option(parser, "the statuses")

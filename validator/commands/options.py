@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..problems import did_you_mean
+from ..problems import UsageError, did_you_mean
 from ..report import REPORTERS
 from ..report.shard import Shard
 from ..traces import DEFAULT_MAX_TRACE_BYTES
@@ -229,3 +229,32 @@ def annotations_option(parser: argparse.ArgumentParser) -> None:
         help="print GitHub Actions ::error lines for failed checks (default: when"
         " GITHUB_ACTIONS=true)",
     )
+
+
+def report_output_options(parser: argparse.ArgumentParser) -> None:
+    """Where the SARIF's paths and help links point (documented in docs/outputs.md, kept out
+    of --help, which fits a screen), and whether the report goes to GitHub Actions' step
+    summary: for run and merge."""
+    parser.add_argument("--sarif-root", metavar="DIR", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--sarif-docs-url", metavar="URL", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--step-summary",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="append report.md to GITHUB_STEP_SUMMARY (default: yes)",
+    )
+
+
+def sarif_root_of(value: str | None) -> Path | None:
+    """--sarif-root checked: a folder that exists. Raises UsageError."""
+    if value is None:
+        return None
+    path = Path(value)
+    if not path.is_dir():
+        what = "is not a folder" if path.exists() else "does not exist"
+        raise UsageError(
+            f"--sarif-root {value} {what}",
+            "pass --sarif-root with the folder report.sarif's paths are relative to,"
+            " e.g. --sarif-root .",
+        )
+    return path

@@ -16,7 +16,7 @@ import argparse
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,18 +24,24 @@ from ..display import one_line
 from ..evaluation.predicates import TraceContext, reads_view
 from ..evaluation.query import Query, QueryError, QueryEvaluationError, compile_query
 from ..evaluation.tracefile import Trace, TraceReader
-from ..evaluation.view import VIEW_FIELDS, view_field_problem
+from ..evaluation.view import (
+    ADAPTERS,
+    AUTO,
+    VIEW_CHOICES,
+    VIEW_FIELDS,
+    unread_text,
+    view_field_problem,
+)
 from ..inputs import Job, display_path, format_of
 from ..loading.specs import view_steps
 from ..model import TraceSettings
-from ..problems import ProblemsFound, did_you_mean, kind_of, show
+from ..problems import ProblemsFound, show
 from ..traces import DEFAULT_MAX_TRACE_BYTES, TraceError, read_trace_file
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, options
 from .layout import SuiteFlags, read_config
-from .locate import static_steps
+from .pathhints import missing_step
 
 VALUE_WIDTH = 200  # characters of a value shown on a line (the --json output has it whole)
-KEYS_SHOWN = 12  # keys listed when a field is not where the query looks
 
 
 class BadQuery(Exception):
@@ -108,6 +114,7 @@ class Block:
     matches: list[tuple[str | None, Any]] = field(default_factory=list)
     error: str | None = None  # the trace could not be read, or the query not evaluated
     adapter: str | None = None  # the adapter that made $.view, when the query read it
+    unread: list[dict[str, Any]] = field(default_factory=list)  # what $.view left unread
     hint: str | None = None  # for no match: the first step of the path that is not there
 
 
@@ -134,6 +141,8 @@ def main(args: argparse.Namespace) -> int:
     if errors:
         raise ProblemsFound(errors)
     settings = config.traces if config is not None else TraceSettings()
+    if args.view is not None:  # --view: this adapter (or auto) instead of traces.view
+        settings = replace(settings, view=None if args.view == AUTO else args.view)
     options = QueryOptions(
         args.jsonpath, list(args.traces), settings, args.json, args.max_trace_bytes
     )
@@ -217,64 +226,11 @@ def _query_trace(query: Query, trace: Trace, settings: TraceSettings) -> Block:
     except RecursionError:
         block.error = "the trace is nested too deeply to examine"
     block.adapter = ctx.view_adapter
+    if ctx.view_adapter is not None:
+        block.unread = list(ctx.view_document()["view"].get("unread") or [])
     if not block.matches and block.error is None:
         block.hint = missing_step(query.expression, document)
     return block
-
-
-def missing_step(expression: str, document: Any) -> str | None:
-    """For a query that matched nothing: the first of its plain leading steps (`.name`,
-    `['name']`, `[3]`) that is not in the document, with what is there instead; None when
-    every plain step exists (a filter or a wildcard after them matched nothing)."""
-    where, node = "$", document
-    for step in static_steps(expression):
-        if isinstance(step, int):
-            if not isinstance(node, list):
-                return f"{where} is {kind_of(node)}, not a list"
-            if not -len(node) <= step < len(node):
-                return f"{where} has {len(node)} item(s): index {step} is past its end"
-            node, where = node[step], f"{where}[{step}]"
-        else:
-            if not isinstance(node, dict):
-                return f"{where} is {kind_of(node)}, it has no field '{step}'"
-            if step not in node:
-                return _no_field(where, step, node)
-            node, where = node[step], f"{where}.{step}"
-    return _missing_in_items(expression, where, node)
-
-
-_EACH_FIELD = re.compile(r"(.*?)\[\*\]\.([A-Za-z_][A-Za-z0-9_]*)")
-
-
-def _missing_in_items(expression: str, where: str, node: Any) -> str | None:
-    """For `...[*].name` right after the plain steps: no item of the list has `name` (the
-    usual slip when writing a spec against a new trace shape), with what the items have."""
-    match = _EACH_FIELD.match(expression.strip())
-    if match is None or static_steps(match.group(1)) != static_steps(expression):
-        return None
-    items = [item for item in node if isinstance(item, dict)] if isinstance(node, list) else []
-    key = match.group(2)
-    if not items or any(key in item for item in items):
-        return None
-    keys = list(dict.fromkeys(str(k) for item in items for k in item))
-    listed = ", ".join(keys[:KEYS_SHOWN]) + (
-        f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""
-    )
-    return (
-        f"no item of {where}[*] has a field '{key}'{did_you_mean(key, keys)}; their fields:"
-        f" {listed}"
-    )
-
-
-def _no_field(where: str, key: str, node: dict[str, Any]) -> str:
-    keys = [str(k) for k in node]
-    listed = ", ".join(keys[:KEYS_SHOWN]) + (
-        f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""
-    )
-    hint = did_you_mean(key, keys)
-    if where == "$" and key != "view" and did_you_mean(key, ["view"]):
-        hint = " (did you mean 'view', the normalized view?)"
-    return f"{where} has no field '{key}'{hint}; its fields: {listed or 'none'}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,6 +246,8 @@ def _print_block(block: Block, settings: TraceSettings) -> None:
     how = "configured" if settings.view else "detected"
     made = f" ($.view made by the {block.adapter} adapter, {how})" if block.adapter else ""
     print(f"== {label}: {count} match{'es' if count != 1 else ''}{made}")
+    if block.unread:
+        print(f"  $.view left unread: {one_line(unread_text(block.unread))}")
     for path, value in block.matches:
         field_name = view_field_of(path)
         shown = one_line(path) if path is not None else "(no concrete path: a computed value)"
@@ -315,7 +273,12 @@ def json_document(query: Query, blocks: list[Block]) -> dict[str, Any]:
                 record["view_field"] = field_name
             matches.append(record)
     traces = [
-        {"trace": b.trace, "matches": len(b.matches), **({"hint": b.hint} if b.hint else {})}
+        {
+            "trace": b.trace,
+            "matches": len(b.matches),
+            **({"hint": b.hint} if b.hint else {}),
+            **({"adapter": b.adapter, "unread": b.unread} if b.adapter else {}),
+        }
         for b in blocks
         if b.error is None
     ]
@@ -334,7 +297,8 @@ examples:
 
 each trace is read as run reads it: a JSON Lines file or a file split by the config's
 traces.split gives one block per trace (file:LINE, file#N); $.view is made by the
-configured adapter (traces.view) or the detected one.
+configured adapter (traces.view, or --view) or the detected one, and each block says which
+adapter made it and what it left unread.
 
 exit codes: 0 something matched; 1 nothing matched in any trace; 2 a bad JSONPath (or
             config), or no trace could be read
@@ -359,5 +323,13 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help="print one JSON document: matches as {trace, path, value}",
+    )
+    parser.add_argument(
+        "--view",
+        choices=VIEW_CHOICES,
+        default=None,
+        metavar="ADAPTER",
+        help="the adapter that makes $.view: auto (detected per trace) or one of"
+        f" {', '.join(ADAPTERS)} (default: the config's traces.view)",
     )
     options.max_trace_bytes(parser)

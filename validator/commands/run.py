@@ -1,5 +1,7 @@
 """`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files;
-its flags (`build_parser`) and its entry from the command line (`main`)."""
+its flags (`build_parser`) and its entry from the command line (`main`). One concept, just
+over 600 lines: each step reads the same RunOptions, and what each step does lives in its own
+module (live.py prints while it evaluates, summary.py after, sharding.py the shard file)."""
 
 from __future__ import annotations
 
@@ -44,14 +46,16 @@ from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report, source_date_note
 from ..report.gate import Gate, exit_decision
 from ..report.shard import Shard
+from ..report.timing import Timing, reproducible
 from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating, options
 from .extras import collect_extras
 from .layout import SuiteFlags, config_errors, read_config, resolve
+from .live import LiveLog
 from .locate import FileSources
-from .progress import interactive, make_progress
+from .progress import ProgressBar, make_progress
 from .selection import Selection, known, select_cases
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
@@ -84,6 +88,9 @@ class RunOptions:
     # in error, in place of any older trace left at its fixture.
     capture_failures: tuple[tuple[str, str, str], ...] = ()
     command: str | None = None  # the command line, as the reports show it (command_line)
+    sarif_root: Path | None = None  # --sarif-root; None: the repository root
+    sarif_docs_url: str | None = None  # --sarif-docs-url
+    step_summary: bool = True  # --no-step-summary: not appended to GITHUB_STEP_SUMMARY
 
 
 def load_checked(
@@ -156,8 +163,9 @@ def find_traces(
     plan.max_bytes = options.max_trace_bytes
     root = None if options.follow_symlinks or plan.single else fixtures
     warn_strays(plan, full, root, options.max_trace_bytes)
-    # Counting JSON Lines lines costs a read of the file: only when a bar could be shown.
-    wanted = interactive(sys.stderr) and not options.terminal.quiet
+    # Counting JSON Lines lines costs a read of the file: only when progress is shown (a bar
+    # on a terminal, a line every tenth of the traces off one), so never with -q.
+    wanted = not options.terminal.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
 
 
@@ -250,7 +258,40 @@ def _baseline(
     return replace(baseline, limits=options.gate.max_regression, quarantined=held)
 
 
+def _live_log(
+    options: RunOptions,
+    suite: Suite,
+    traces: Traces,
+    quarantine: Quarantine | None,
+    bar: ProgressBar | None,
+) -> LiveLog:
+    """What the run prints while it evaluates (see commands/live.py)."""
+    return LiveLog(
+        suite,
+        traces.plan,
+        options.terminal,
+        unknown_counts=options.traces.split is not None or bool(options.capture_failures),
+        total=traces.total,
+        quarantine=quarantine.reasons if quarantine else None,
+        min_run_pass_rate=options.gate.min_run_pass_rate,
+        progress_lines=bar is None,
+        pause=bar.close if bar is not None else None,
+    )
+
+
+def _watched(
+    runs: Iterable[RunResult], options: RunOptions, timing: Timing | None, live: LiveLog
+) -> Iterator[RunResult]:
+    """The runs with the failed captures in, each one timed and shown as it goes by."""
+    if options.capture_failures:
+        runs = with_capture_failures(runs, options.capture_failures)
+    if timing is not None:
+        runs = timing.watch(runs)
+    return live.watch(runs)
+
+
 def execute_run(options: RunOptions) -> int:
+    timing = None if reproducible() else Timing()  # from the start: the run's whole time
     check_out_dir(options.out, options.fixtures)
     # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
     gate = replace(options.gate, allow_unmatched=bool(options.traces.allow_unmatched))
@@ -270,6 +311,7 @@ def execute_run(options: RunOptions) -> int:
     traces = find_traces(options, suite, full, elsewhere)
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
     bar = make_progress(traces.total, options.terminal.quiet)
+    live = _live_log(options, suite, traces, quarantine, bar)
     try:
         runs = evaluate_all(
             suite,
@@ -280,11 +322,9 @@ def execute_run(options: RunOptions) -> int:
             progress=bar,
             settings=options.traces,
         )
-        if options.capture_failures:
-            runs = with_capture_failures(runs, options.capture_failures)
         cases, unmatched = group_results(
             suite,
-            left_out.watch(runs),
+            left_out.watch(_watched(runs, options, timing, live)),
             traces.plan,
             left_out.left_out | elsewhere,
             no_run_reason(options, traces),
@@ -293,6 +333,8 @@ def execute_run(options: RunOptions) -> int:
     finally:
         if bar is not None:
             bar.close()
+    if timing is not None:
+        timing.stop()
     if not shard_reports_unmatched(options.shard):
         unmatched = []
     gating.warn_thresholds(cases)
@@ -309,15 +351,19 @@ def execute_run(options: RunOptions) -> int:
         quarantine=quarantine.reasons if quarantine else None,
     )
     report.sources = FileSources(suite, options.max_trace_bytes)
+    report.sarif_root, report.sarif_docs_url = options.sarif_root, options.sarif_docs_url
+    report.timing = timing
     shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
     extra = [shard.extra(report)] if shard is not None else []
     if "html" in options.formats:  # the page shows answers and tool calls: read them again
         again = traces.plan.jobs() if traces.plan else iter([])
         report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
-    return _write_and_judge(report, options, extra)
+    return _write_and_judge(report, options, extra, live.printed)
 
 
-def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]) -> int:
+def _write_and_judge(
+    report: Report, options: RunOptions, extra: list[ExtraFile], printed: int = 0
+) -> int:
     """Write the report set (atomically), say what it holds, and apply the gates."""
     # As many processes write the formats as evaluated the traces.
     processes = min(options.jobs or usable_cores(), usable_cores())
@@ -325,9 +371,10 @@ def _write_and_judge(report: Report, options: RunOptions, extra: list[ExtraFile]
     if note is not None:
         print(f"note: {note}", file=sys.stderr)
     written = write_reports(report, options.out, list(options.formats), extra, processes)
-    step_summary(report, written)
+    if options.step_summary:
+        step_summary(report, written)
     code, reasons = exit_decision(report, options.gate)
-    print_summary(report, written, options.terminal, options.gate.allow_unmatched)
+    print_summary(report, written, options.terminal, options.gate.allow_unmatched, printed)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
@@ -372,21 +419,10 @@ def _inputs(
 # Options that never change what a report says, so that reports stay byte-identical across
 # them: where and in which formats it is written, how many processes, the terminal output,
 # and which shard ran (a merged report shows the command of the unsharded run).
-OUTPUT_OPTIONS = (
-    "--out",
-    "--format",
-    "--jobs",
-    "--quiet",
-    "-q",
-    "--shard",
-    "--annotations",
-    "--no-annotations",
-    "--color",
-    "-v",
-    "--verbose",
-)
-# The ones that take no value.
-_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations", "-v", "--verbose")
+_FLAGS = ("--quiet", "-q", "--annotations", "--no-annotations", "-v", "--verbose",
+          "--step-summary", "--no-step-summary")  # fmt: skip
+OUTPUT_OPTIONS = (*_FLAGS, "--out", "--format", "--jobs", "--shard", "--color", "--sarif-root",
+                  "--sarif-docs-url")  # fmt: skip
 
 
 def command_line(
@@ -441,8 +477,7 @@ examples:
   %(prog)s --shard 2/4 --out shard-2      (then: merge shard-*)
 
 exit codes: 0 every case passed (or the gate holds); 1 a case failed, was not run or
-errored, or a gate did not hold (quarantined cases never count); 2 usage error or invalid
-case/spec file (nothing evaluated); 130/143 interrupted: no report written.
+errored, or a gate did not hold; 2 usage error or invalid case/spec file; 130/143 interrupted.
 Repeated runs, gates, sharding and every flag in detail: docs/cli.md and docs/CI.md.
 """
 
@@ -489,6 +524,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         help="the k of pass^k and pass@k in the summary, e.g. 1,3,5",
     )
     options.annotations_option(parser)
+    options.report_output_options(parser)
     parser.add_argument(
         "--follow-symlinks",
         action="store_true",
@@ -564,6 +600,9 @@ def main(args: argparse.Namespace) -> int:
         shard=args.shard,
         capture_failures=failures,
         command=command_line(args.argv, args.program, args.long_options),
+        sarif_root=options.sarif_root_of(args.sarif_root),
+        sarif_docs_url=args.sarif_docs_url,
+        step_summary=args.step_summary,
     )
     return execute_run(run)
 

@@ -9,6 +9,7 @@ write the report set of the whole run (see `report/shard.py` for its shape).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -138,12 +139,12 @@ class ShardFile:
         yield from shard_chunks(self.document(report), self.cases)
 
     def document(self, report: Report) -> dict[str, Any]:
+        from ..report.sarif import document, sarif_root
+
         sources = report.sources
         if isinstance(sources, RecordingSources):
             annotation_lines(report)  # merge may print them (GitHub Actions)
             if "sarif" in self.options["formats"]:
-                from ..report.sarif import document
-
                 document(report)  # already asked while report.sarif was written, if it was
         baseline = self.baseline
         return {
@@ -161,4 +162,7 @@ class ShardFile:
             "unused": [[file, why] for file, why in self.unused],
             "sources": sources.data() if isinstance(sources, RecordingSources) else None,
             "extras": report.extras,
+            # The folder report.sarif's paths are relative to, as this shard found it: the
+            # merged report.sarif keeps it (unless merge is given --sarif-root).
+            "sarif_root": os.path.abspath(sarif_root(report)),
         }

@@ -74,13 +74,19 @@ def print_case(case: dict[str, Any], terminal: Terminal) -> None:
 
 
 def print_summary(
-    report: Report, written: list[Path], terminal: Terminal, allow_unmatched: bool = False
+    report: Report,
+    written: list[Path],
+    terminal: Terminal,
+    allow_unmatched: bool = False,
+    printed: int = 0,
 ) -> None:
+    """The case lines (less the first `printed` cases', printed as they were decided), the
+    unmatched traces and unused files, the summary line, the comparison."""
     s = report.summary
     unused = report.head.get("unused_files") or []
     quiet = terminal.quiet
     if not quiet:
-        for case in report.rows:
+        for case in report.rows[printed:]:
             print_case(case, terminal)
         for trace in report.unmatched:
             print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")

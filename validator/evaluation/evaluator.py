@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from .interpreter import CaseArguments, apply_condition, evaluate_spec
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
 from .tracefile import fields_case_id
+from .view import read_by_checks, unread_text
 
 MISSING = "MISSING"
 INVALID = "INVALID"
@@ -67,6 +69,14 @@ class Evaluator:
         compared with `case_id` (the case was chosen by `traces.case_id` or a case's
         `fixture:` key, which replace it)."""
         self.context = None
+        started = time.perf_counter()
+        run = self._evaluate_safely(trace, case_id, fixture, parent, own_id)
+        run.check_seconds = time.perf_counter() - started
+        return run
+
+    def _evaluate_safely(
+        self, trace: Any, case_id: str | None, fixture: str | None, parent: Any, own_id: bool
+    ) -> RunResult:
         try:
             return self._evaluate(trace, case_id, fixture, parent, own_id)
         except MemoryError:
@@ -146,6 +156,7 @@ class Evaluator:
             run.notes.append(
                 f"the trace view ($.view) was made by the {ctx.view_adapter} adapter ({how})"
             )
+            note_unread(run, ctx.view_document()["view"].get("unread") or [])
         return run
 
     def _skipped(self, case: Case, spec: Spec) -> CheckResult | None:
@@ -164,6 +175,24 @@ class Evaluator:
             result = CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
         result.severity, result.blocking = self._severity[spec.id]
         return result
+
+
+def note_unread(run: RunResult, unread: list[dict[str, Any]]) -> None:
+    """Record what the view left unread in the run (its `unread`, each entry marked `gated`
+    when it is of a kind checks read) and say it in a note. Only for a trace whose view was
+    made: a check (or a figure of the report) read `$.view`."""
+    if not unread:
+        return
+    run.unread = [{**entry, "gated": read_by_checks(entry)} for entry in unread]
+    gated = [e for e in run.unread if e["gated"]]
+    other = [e for e in run.unread if not e["gated"]]
+    if gated:
+        run.notes.append(
+            f"the view could not read content of a kind checks read: {unread_text(gated)}"
+            " (run --fail-on unread fails such a trace)"
+        )
+    if other:
+        run.notes.append(f"the view read these for errors and times only: {unread_text(other)}")
 
 
 def unset_reason(case: Case, name: str) -> str:

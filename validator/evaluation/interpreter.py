@@ -18,7 +18,7 @@ from typing import Any
 from ..model import Binding, Clause, Condition, Finder, Spec, Unbound
 from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult
 from .messages import render
-from .params import PARAM_TYPES, type_error
+from .params import LIST_TYPES, PARAM_TYPES, type_error
 from .predicates import PREDICATES, Outcome, TraceContext, param_type_error
 from .query import QueryEvaluationError
 
@@ -256,7 +256,9 @@ def _arguments(
     no value or a value of the wrong type."""
     args = dict(condition.fixed)
     for param in condition.unbound:
-        value = _resolve(param.raw, case_fields, ctx)
+        value = _resolve(param, case_fields, ctx)
+        if isinstance(value, Outcome):
+            return value
         if value is None and param.default is not None:
             value = _ABSENT  # null (e.g. an empty case field) means "not set"
         if value is _ABSENT:
@@ -264,17 +266,44 @@ def _arguments(
                 return Outcome(False, f"parameter '{param.name}' has no value")
             value = param.default
         kind = PARAM_TYPES[param.type]
-        if not kind.check(value) or (param.choices and value not in param.choices):
+        # A choice left unset (null, its default) is not off the choices.
+        unset = value is None and param.default is None
+        if not kind.check(value) or (param.choices and value not in param.choices and not unset):
             problem = type_error(param.type, value) or f"must be one of {', '.join(param.choices)}"
             return Outcome(False, f"parameter '{param.name}' {problem}")
         args[param.name] = value if kind.convert is None else kind.convert(value)
     return args
 
 
-def _resolve(raw: Any, case_fields: dict[str, Any], ctx: TraceContext) -> Any:
+def _one_match(name: str, raw: Binding, ctx: TraceContext) -> Any:
+    """The one value a `{trace: PATH}` binding gives a parameter that takes one value: its
+    single match; the binding's `default` when it matches nothing (else the check fails:
+    the value is missing); several matches fail the check, naming how many."""
+    assert raw.trace is not None
+    found = ctx.find(raw.trace)
+    expression = raw.trace.expression
+    if len(found) == 1:
+        return found[0]
+    if found:
+        return Outcome(
+            False,
+            f"parameter '{name}' takes one value, but {expression} found {len(found)}:"
+            " write a path that selects one (an index such as [0], or a filter)",
+        )
+    if raw.default is not None:
+        return raw.default
+    return Outcome(False, f"parameter '{name}' is missing: {expression} found nothing")
+
+
+def _resolve(param: Unbound, case_fields: dict[str, Any], ctx: TraceContext) -> Any:
+    """A parameter's value: literal, from the case, or from the trace (every match for a
+    type that takes a list, else the one match, or an Outcome saying why there is none)."""
+    raw = param.raw
     if not isinstance(raw, Binding):
         return raw
     if raw.trace is not None:
+        if param.type not in LIST_TYPES:
+            return _one_match(param.name, raw, ctx)
         return ctx.find(raw.trace)
     resolved = case_fields.get(raw.case) if raw.case else None
     return raw.default if resolved is None else resolved

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..problems import closest, did_you_mean, kind_of, show
+from .amounts import is_amount
 from .saferegex import RegexError, compile_safe
 from .text import normalize_plain
 from .userschema import offline_validator, schema_problems
@@ -522,26 +523,6 @@ def _finite(value: float) -> bool:
         return False
 
 
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*\Z")
-UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
-
-
-def duration_ms(value: Any) -> float | None:
-    """A duration written with a unit (`30s`, `500ms`, `2m`, `1h`) in milliseconds."""
-    match = _DURATION.match(value) if isinstance(value, str) else None
-    return float(match.group(1)) * UNIT_MS[match.group(2)] if match else None
-
-
-def _is_amount(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return duration_ms(value) is not None
-
-
 def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
@@ -701,16 +682,16 @@ PARAM_TYPES: dict[str, ParamType] = {
         ),
         _type(
             "amount",
-            "a number, or a duration with a unit such as 30s, 500ms or 2m",
-            _is_amount,
+            "a number, a duration with a unit such as 30s, 500ms or 5min, or an ISO-8601 timestamp",
+            is_amount,
             "integer",
             "number",
             "string",
         ),
         _type(
             "optional-amount",
-            "a number, a duration such as 30s, or null",
-            lambda v: v is None or _is_amount(v),
+            "a number, a duration such as 30s, an ISO-8601 timestamp, or null",
+            lambda v: v is None or is_amount(v),
             "integer",
             "number",
             "string",
@@ -735,3 +716,8 @@ def value_problems(type_name: str, value: Any) -> list[ValueProblem]:
     """Each thing wrong inside `value`, at its place, for types that look inside values."""
     kind = PARAM_TYPES[type_name]
     return kind.problems(value) if kind.problems is not None else []
+
+
+# Types that take a list: a `{trace: PATH}` binding gives them every match; any other type
+# takes one value, the binding's single match.
+LIST_TYPES = frozenset(name for name, kind in PARAM_TYPES.items() if kind.check([]))

@@ -23,6 +23,7 @@ from ..files import read_file
 from ..inputs import available_packs, display_path, glob_regex
 from ..model import TraceSettings
 from ..problems import ERROR, Problem, ProblemsFound, UsageError, did_you_mean, show
+from ..repository import folders_up_to_root
 from .schema import schema_problems
 from .yamlfile import MAX_FILE_BYTES, PathKey, YamlDocument, load_yaml
 
@@ -73,11 +74,11 @@ class Config:
 
 
 def find_config(explicit: str | None) -> Path | None:
-    """The config file to read: `--config FILE` (which must exist), else ./validator.yaml
-    when there is one. Raises UsageError."""
+    """The config file to read: `--config FILE` (which must exist), else the validator.yaml
+    of the working folder or of its nearest parent up to the repository root (the top of
+    the git work tree; the working folder alone outside one). Raises UsageError."""
     if explicit is None:
-        default = Path(CONFIG_NAME)
-        return default if default.is_file() else None
+        return search_config()
     path = Path(explicit)
     if path.is_dir() and (path / CONFIG_NAME).is_file():
         return path / CONFIG_NAME
@@ -90,6 +91,15 @@ def find_config(explicit: str | None) -> Path | None:
             read_file(path, MAX_FILE_BYTES, "the config file", explicit, hint)
         raise UsageError(f"config file {explicit} does not exist", hint)
     return path
+
+
+def search_config() -> Path | None:
+    """The validator.yaml of the working folder, else of the nearest parent holding one up to
+    the repository root: `validator.yaml`, `../validator.yaml`, ... (relative, as shown)."""
+    for up, folder in enumerate(folders_up_to_root()):
+        if (folder / CONFIG_NAME).is_file():
+            return Path(*([".."] * up), CONFIG_NAME)
+    return None
 
 
 def load_config(path: Path) -> Config:
@@ -214,7 +224,7 @@ class _Reader:
         settings.update(self._records(traces))
         if isinstance(traces.get("allow_unmatched"), bool):
             settings["allow_unmatched"] = traces["allow_unmatched"]
-        if traces.get("view") in ADAPTERS:
+        if traces.get("view") in ADAPTERS:  # `auto` (the default): detected per trace
             settings["view"] = traces["view"]
         if isinstance(traces.get("messages"), str) and self._jsonpath(
             ("traces", "messages"), traces["messages"]

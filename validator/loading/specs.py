@@ -14,9 +14,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..evaluation.amounts import duration_ms
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
-from ..evaluation.params import PARAM_TYPES, defaults_problems, duration_ms, value_problems
+from ..evaluation.params import PARAM_TYPES, defaults_problems, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import FirstOf, QueryError, compile_query
 from ..evaluation.userschema import rule_problems as schema_rule_problems

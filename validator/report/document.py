@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..display import one_line
@@ -26,6 +27,8 @@ from .columns import COLUMNS
 from .metrics import summarize
 from .reliability import wilson_interval
 from .sources import Sources
+from .timing import Timing
+from .unread import summary_unread
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "trace-validator"
@@ -122,6 +125,7 @@ def run_row(run: RunResult) -> dict[str, Any]:
         "tool_call_count": run.tool_call_count,
         "duration_ms": run.duration_ms,
         **_counts(run),
+        **({"unread": list(run.unread)} if run.unread else {}),
     }
 
 
@@ -176,6 +180,8 @@ def case_row(
     out["vacuous_runs"] = case.vacuous_runs
     if case.unexamined_runs:
         out["unexamined_runs"] = case.unexamined_runs
+    if case.unread is not None:  # only when the view left something unread
+        out["unread"] = case.unread.as_dict()
     out["runs"] = {"total": total, "passed": passed}
     if case.required_passes is not None:
         out["runs"]["required"] = case.required_passes
@@ -218,6 +224,13 @@ class Report:
     # collected it (it does when html is among the formats). Never part of `as_dict()`, so
     # report.json and the other formats are the same with or without it.
     extras: dict[str, dict[str, Any]] | None = None
+    # SARIF only: the folder its URIs are relative to (None: the repository root, found
+    # from the working folder) and the URL its rules' helpUri start with (None: docs/).
+    sarif_root: Path | None = None
+    sarif_docs_url: str | None = None
+    # JUnit only: the seconds spent checking each run and the whole run's (report/timing.py);
+    # None when not measured (a report read back from JSON, or SOURCE_DATE_EPOCH set).
+    timing: Timing | None = None
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -291,6 +304,9 @@ def build_report(
     quarantine = quarantine or {}
     summary = summarize(cases, ks)
     summary.update(check_counts(cases))
+    unread = summary_unread(cases)
+    if unread is not None:  # only when a view left something unread
+        summary["unread"] = unread
     summary["quarantined"] = [
         {"case_id": c.case_id, "reason": quarantine[c.case_id], "status": c.status}
         for c in cases

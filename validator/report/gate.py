@@ -15,6 +15,8 @@ from ..problems import did_you_mean
 from ..results import SEVERITIES
 from .document import Report
 from .regression import MetricLimit, parse_limit
+from .unread import UNREAD
+from .unread import gate_reasons as unread_reasons
 
 FAIL_ON = ("any", "regression", "flaky", "never")
 # Added to any of FAIL_ON (`--fail-on flaky,vacuous`); alone it means `any,vacuous`.
@@ -24,14 +26,15 @@ VACUOUS = "vacuous"
 @dataclass(frozen=True)
 class Gate:
     """Every option that decides whether a run (or a merge of shards) exits 0 or 1, in one
-    place. Each field is set by the run flag of the same name (`--fail-on` sets `fail_on` and
-    `fail_vacuous`), recorded in the shard file and in report.json's `inputs.gate` (the
-    fields that differ from the defaults), and read back by `merge`. Adding a gate flag:
+    place. Each field is set by the run flag of the same name (`--fail-on` sets `fail_on`,
+    `fail_vacuous` and `fail_unread`), recorded in the shard file and in report.json's
+    `inputs.gate` (the fields that differ from the defaults), and read back by `merge`. Adding a gate flag:
     a field here (and its reader in `_READERS`), its flag in
     `commands/gating.add_gate_arguments`, its rule in `exit_decision`."""
 
     fail_on: str = "any"  # one of FAIL_ON
     fail_vacuous: bool = False  # --fail-on ...,vacuous
+    fail_unread: bool = False  # --fail-on ...,unread
     fail_severity: str = "error"  # the least severity whose failed checks fail a run
     min_pass_rate: Fraction | None = None
     min_run_pass_rate: Fraction | None = None  # the share of a case's runs that must pass
@@ -110,6 +113,7 @@ def _choice(choices: tuple[str, ...]) -> Callable[[str, Any], str]:
 _READERS: dict[str, Callable[[str, Any], Any]] = {
     "fail_on": _choice(FAIL_ON),
     "fail_vacuous": _flag,
+    "fail_unread": _flag,
     "fail_severity": _choice(SEVERITIES[:2]),
     "min_pass_rate": _rate,
     "min_run_pass_rate": _rate,
@@ -119,25 +123,27 @@ _READERS: dict[str, Callable[[str, Any], Any]] = {
 }
 
 
-def parse_fail_on(text: str) -> tuple[str, bool]:
-    """`--fail-on`: one of FAIL_ON, optionally with `vacuous` (a comma list) -> the mode and
-    whether a vacuous run fails the run. Raises ValueError with a message for the user."""
+def parse_fail_on(text: str) -> tuple[str, bool, bool]:
+    """`--fail-on`: one of FAIL_ON, optionally with `vacuous` and `unread` (a comma list) ->
+    the mode, whether a vacuous run fails the run, and whether a trace holding content the
+    view could not read does. Raises ValueError with a message for the user."""
     names = [n.strip().lower() for n in text.split(",")]
-    known = (*FAIL_ON, VACUOUS)
+    extra = (VACUOUS, UNREAD)
+    known = (*FAIL_ON, *extra)
     for name in names:
         if name not in known:
             hint = did_you_mean(name, known) if name else ""
             raise ValueError(
                 f"unknown --fail-on '{name}'{hint}; choose one of {', '.join(FAIL_ON)},"
-                f" optionally with {VACUOUS} (e.g. flaky,{VACUOUS})"
+                f" optionally with {' and '.join(extra)} (e.g. flaky,{VACUOUS},{UNREAD})"
             )
-    modes = list(dict.fromkeys(n for n in names if n != VACUOUS))
+    modes = list(dict.fromkeys(n for n in names if n not in extra))
     if len(modes) > 1:
         raise ValueError(
             f"--fail-on takes one of {', '.join(FAIL_ON)} (not {' and '.join(modes)}),"
-            f" optionally with {VACUOUS}"
+            f" optionally with {' and '.join(extra)}"
         )
-    return (modes[0] if modes else "any"), VACUOUS in names
+    return (modes[0] if modes else "any"), VACUOUS in names, UNREAD in names
 
 
 def _judged(report: Report) -> list[dict[str, Any]]:
@@ -196,6 +202,12 @@ def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
     return reasons
 
 
+def _added(gate: Gate, judged: list[dict[str, Any]]) -> list[str]:
+    """What the gates added to any mode (`--fail-on MODE,vacuous,unread`) fail on."""
+    reasons = _vacuous(judged) if gate.fail_vacuous else []
+    return reasons + (unread_reasons(judged, _names) if gate.fail_unread else [])
+
+
 def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[str]]:
     """The exit status (0 or 1) under `gate` (the defaults when None) and, when 1 comes
     from a gate other than `any`, why.
@@ -205,7 +217,9 @@ def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[s
     1 also when a case is flaky (some runs pass, some fail), even one that passed on its
     min_passes / min_pass_rate. `regression`: 1 only when a case that passed in the baseline
     does not pass now. `never`: 0. `vacuous` (with any mode): 1 also when a case has a run
-    that passed with every check skipped, or with a check that examined nothing. Whatever the mode, a pass rate below `min_pass_rate`
+    that passed with every check skipped, or with a check that examined nothing. `unread`
+    (with any mode): 1 also when a case has a run whose trace held content of a kind checks
+    read that the view could not read. Whatever the mode, a pass rate below `min_pass_rate`
     (compared exactly, as a fraction) makes it 1, and so does any --max-regression gate that
     did not hold (`comparison.gates`).
     """
@@ -213,7 +227,7 @@ def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[s
     fail_on, min_pass_rate = gate.fail_on, gate.min_pass_rate
     judged = _judged(report)
     failed, reasons = _mode(report, fail_on, judged, gate.allow_unmatched)
-    if gate.fail_vacuous and (why := _vacuous(judged)):
+    if why := _added(gate, judged):
         failed = True
         reasons += why
     passed = sum(row["status"] == "pass" for row in judged)

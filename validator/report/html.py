@@ -29,6 +29,7 @@ from .html_case import STATUS_WORD, Context, badge, panel, status_class, status_
 from .html_text import attr, data_list, fragment, num, opt, pct, sort_value, text
 from .html_trace import FULL, SHORTER, passing_level
 from .markdown import signed
+from .unread import headline as unread_headline
 
 MAX_VERDICT_BARS = 20
 TITLE = "Trace validation report"
@@ -243,6 +244,11 @@ def _overview(report: Report, comp: dict[str, Any] | None, multi: bool) -> str:
         '<h2 id="summary">Summary</h2>\n'
         + chart(report)
         + _table(["Metric", "Value"], rows)
+        + (
+            f'<p class="note">{text(unread_headline(summary["unread"]))}.</p>\n'
+            if summary.get("unread")
+            else ""
+        )
         + (_comparison(report, comp) if comp else "")
         + '<h2 id="verdicts">Verdicts</h2>\n'
         + _table(["Verdict", "Traces"], verdicts or [["—", "0"]])

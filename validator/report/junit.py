@@ -5,10 +5,15 @@ per case, or per run when a case has several (named `<case-id> [<trace>]`, class
 id so readers group the runs of a case). A case or run that failed has a `<failure>` whose
 message is its reason and whose text lists each failed check with its message; `error` and
 `not_run` are `<error>` elements (a missing or broken trace is not a silent pass, just as the
-exit code says). Traces that match no case are errors too. `time` is the agent's own
-duration (`durationMs`) in seconds, when the trace has one.
+exit code says). Traces that match no case are errors too.
 
-The output is a pure function of the report document: same report, same bytes.
+`time` is the time spent checking: a test case's, the seconds spent evaluating its trace; the
+suite's, the whole run's (`Report.timing`). The agent's own duration (the trace's
+`durationMs`) is no test time: it is a line of the test case's `<system-out>`, with the
+failed checks of severity warning or info and the vacuity note (Jenkins' schema allows no
+`<properties>` in a test case). Without timing (a report read back from JSON, or
+SOURCE_DATE_EPOCH set) no `time` is written, so the output is a pure function of the report
+document: same report, same bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .document import Report
+from .timing import Timing
 
 SUITE_NAME = "trace-validator"
 
@@ -44,6 +50,9 @@ def _seconds(duration_ms: Any) -> float | None:
     return None
 
 
+Timed = tuple[ET.Element, float | None, str]
+
+
 def _time(seconds: float) -> str:
     return f"{seconds:.3f}"
 
@@ -65,8 +74,8 @@ def _outcome(
     return element
 
 
-def _testcases(case: dict[str, Any]) -> list[tuple[ET.Element, float | None, str]]:
-    """(testcase element, seconds, status) for a case: one, or one per run."""
+def _testcases(case: dict[str, Any], timing: Timing | None) -> list[Timed]:
+    """(testcase element, seconds spent checking, status) for a case: one, or one per run."""
     case_id = case["case_id"]
     items = case["runs"].get("items")
     if not items:
@@ -75,7 +84,7 @@ def _testcases(case: dict[str, Any]) -> list[tuple[ET.Element, float | None, str
         entries = [(f"{case_id} [{_run_label(item)}]", item) for item in items]
     out = []
     for name, entry in entries:
-        seconds = _seconds(entry.get("duration_ms"))
+        seconds = timing.of(case_id, entry.get("fixture")) if timing is not None else None
         attrs = {"name": clean(name), "classname": clean(case_id)}
         if seconds is not None:
             attrs["time"] = _time(seconds)
@@ -88,20 +97,25 @@ def _testcases(case: dict[str, Any]) -> list[tuple[ET.Element, float | None, str
             # A quarantined case never fails the run: shown as skipped, with what happened.
             outcome = _quarantined(outcome, case["quarantined"])
             status = "skipped"
-        properties = _case_properties(entry)
-        if properties is not None:
-            element.append(properties)
         if outcome is not None:
             element.append(outcome)
+        output = _case_output(entry)
+        if output is not None:
+            element.append(output)
         out.append((element, seconds, status))
     return out
 
 
-def _case_properties(entry: dict[str, Any]) -> ET.Element | None:
-    """What did not fail the test case but is worth seeing: each failed check of severity
-    warning or info (a property named after its severity), and a run whose every check was
-    skipped (`vacuous`)."""
-    found = [
+def _case_output(entry: dict[str, Any]) -> ET.Element | None:
+    """The test case's `<system-out>`: what did not fail it but is worth seeing, one
+    `name: value` line each: the agent's recorded duration (`agent duration`), each failed
+    check of severity warning or info (a line named after its severity), and a run whose
+    every check was skipped (`vacuous`)."""
+    found = []
+    agent = _seconds(entry.get("duration_ms"))
+    if agent is not None:
+        found.append(("agent duration", f"{_time(agent)} s (the trace's durationMs)"))
+    found += [
         (str(w.get("severity") or "warning"), f"{w['check']}: {w['message']}")
         for w in entry.get("failed_warnings") or ()
     ]
@@ -109,9 +123,8 @@ def _case_properties(entry: dict[str, Any]) -> ET.Element | None:
         found.append(("vacuous", "every check was skipped: nothing in this trace was examined"))
     if not found:
         return None
-    element = ET.Element("properties")
-    for name, value in found:
-        ET.SubElement(element, "property", {"name": name, "value": clean(value)})
+    element = ET.Element("system-out")
+    element.text = clean("".join(f"{name}: {value}\n" for name, value in found))
     return element
 
 
@@ -134,7 +147,7 @@ def _run_label(item: dict[str, Any]) -> str:
     return fixture.rsplit("/", 1)[-1]
 
 
-def _unmatched_testcase(trace: dict[str, Any]) -> tuple[ET.Element, float | None, str]:
+def _unmatched_testcase(trace: dict[str, Any]) -> Timed:
     element = ET.Element(
         "testcase", {"name": clean(trace["fixture"]), "classname": "unmatched-traces"}
     )
@@ -163,14 +176,14 @@ def _properties(suite: ET.Element, report: Report) -> None:
 
 
 def chunks(report: Report) -> Iterator[str]:
-    testcases: list[tuple[ET.Element, float | None, str]] = []
+    testcases: list[Timed] = []
     for case in report.cases():
-        testcases += _testcases(case)
+        testcases += _testcases(case, report.timing)
     testcases += [_unmatched_testcase(trace) for trace in report.unmatched]
     failures = sum(status == "fail" for _, _, status in testcases)
     skipped = sum(status == "skipped" for _, _, status in testcases)
     errors = sum(status not in ("pass", "fail", "skipped") for _, _, status in testcases)
-    total_time = _time(sum(s for _, s, _ in testcases if s is not None))
+    times = {"time": _time(report.timing.total)} if report.timing is not None else {}
     counts = {
         "tests": str(len(testcases)),
         "failures": str(failures),
@@ -179,12 +192,12 @@ def chunks(report: Report) -> Iterator[str]:
     }
     # <testsuites> has no `skipped` attribute in Jenkins' schema (junit-10.xsd).
     totals = {k: v for k, v in counts.items() if k != "skipped"}
-    root = ET.Element("testsuites", {"name": SUITE_NAME, **totals, "time": total_time})
+    root = ET.Element("testsuites", {"name": SUITE_NAME, **totals, **times})
     timestamp = str(report.head.get("generated_at") or "").removesuffix("Z")
     suite = ET.SubElement(
         root,
         "testsuite",
-        {"name": SUITE_NAME, **counts, "time": total_time, "timestamp": clean(timestamp)},
+        {"name": SUITE_NAME, **counts, **times, "timestamp": clean(timestamp)},
     )
     _properties(suite, report)
     for element, _, _ in testcases:

@@ -12,6 +12,8 @@ from typing import Any
 
 from ..display import inert, one_line
 from .document import Report
+from .unread import headline as unread_headline
+from .unread import markdown_lines as unread_lines
 
 _ICON = {"pass": "✅ pass", "fail": "❌ fail", "not_run": "⚪ not run", "error": "⚠️ error"}
 _STATUS_WORD = {"pass": "pass", "fail": "fail", "not_run": "not run", "error": "error"}
@@ -197,6 +199,7 @@ def chunks(report: Report) -> Iterator[str]:
         *_heading(report),
         *_comparison(report),
         *_summary(report.summary, multi),
+        *_unread(report.summary),
         *_reliability(report.summary, multi),
         *_quarantined(report.summary),
         *_verdicts(report.summary),
@@ -210,6 +213,7 @@ def chunks(report: Report) -> Iterator[str]:
         _warnings(report.cases()),
         _vacuous(report.cases(), report.summary),
         _unexamined(report.cases(), report.summary),
+        unread_lines(report.cases(), report.summary, escape),
         _unmatched(report.unmatched),
         _unused(report),
     )
@@ -437,6 +441,13 @@ def _warnings(cases: Iterable[dict[str, Any]]) -> Iterator[str]:
                 )
     if not first:
         yield ""
+
+
+def _unread(summary: dict[str, Any]) -> list[str]:
+    """The line under the summary saying how many traces held content the view could not read
+    (none when it read everything)."""
+    unread = summary.get("unread")
+    return [f"**{escape(unread_headline(unread))}.**", ""] if unread else []
 
 
 def _vacuous(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterator[str]:

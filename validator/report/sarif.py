@@ -9,43 +9,78 @@ its min_passes / min_pass_rate with this run failing.
 Each result is located, first, at the case file, on the line and column of the case key the
 check used (`allowed_verdicts:`; the case's `id` when the key is not written), and second at
 the trace file, on the region of the value the check read (see `commands/locate.py`); both
-as paths relative to the folder the run started in (`%SRCROOT%`), columns counted in Unicode
-code points. A report read back from JSON has no sources: results are then located at the
-files without a region.
+as paths relative to the repository root (`%SRCROOT%`: the top of the git work tree holding
+the working folder, else the working folder; `Report.sarif_root` overrides it), columns
+counted in Unicode code points. A file outside that root is no location code scanning can
+show: it is named in the result's message instead. A report read back from JSON has no
+sources: results are then located at the files without a region.
+
+A message starts with what failed (`<rule>: ` and the check's message), then names the case,
+so that readers grouping by message (sarif-tools' summary) group by check. Each result's
+`partialFingerprints` hash its rule, case and check (and the run's trace name when the case
+has several runs), so a finding keeps its identity from one run to the next. Each rule has a
+full description, Markdown help, a `helpUri` to its documentation page and a default level.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterator
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import quote
 
+from ..repository import repository_root
 from .document import Report
 from .sources import Location, Region
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
+FINGERPRINT = "traceValidatorFinding/v1"
+# Where helpUri points: the documentation page, relative to the docs folder of trace-validator
+# (the repository and the sdist hold it); Report.sarif_docs_url makes it absolute.
+DOCS = "docs/"
 
-# Findings that are no check's: their rules.
+# Findings that are no check's: their rules (description, help, docs page).
 _OWN_RULES = {
-    "run-error": "The trace could not be evaluated (unreadable, not JSON, or not a trace).",
-    "not-run": "The case has no trace to evaluate.",
-    "unmatched-trace": "A trace names no case of the suite.",
+    "run-error": (
+        "The trace could not be evaluated (unreadable, not JSON, or not a trace).",
+        "Open the trace named in the result: it is missing, too large, not JSON, or not the"
+        " shape its view reads. `python -m validator explain CASE --fixtures FILE` shows why.",
+    ),
+    "not-run": (
+        "The case has no trace to evaluate.",
+        "Save a trace for the case under the fixtures folder (its file named after the case"
+        " id), or capture one with `python -m validator capture --case ID`.",
+    ),
+    "unmatched-trace": (
+        "A trace names no case of the suite.",
+        "Rename the trace after the case it belongs to, add the case, or pass"
+        " `--allow-unmatched` when such traces are expected.",
+    ),
 }
+_OWN_PAGE = "outputs.md"
+_CHECK_PAGE = "writing-specs.md"
 
 # The SARIF level of a failed check that did not fail its run, by its severity.
 _LEVELS = {"warning": "warning", "info": "note"}
+# A rule's default level, by its check's severity.
+_DEFAULT_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def uri(path: str) -> tuple[str, str | None]:
-    """A file's URI and base: relative to %SRCROOT% when relative, file:// when absolute."""
+def uri(path: str, root: Path | None = None) -> tuple[str, str | None] | None:
+    """A file's URI relative to `root` (default: the working folder) and its base
+    (%SRCROOT%); None when the file is outside the root."""
     pure = PurePath(path)
-    if pure.is_absolute():
-        return pure.as_uri(), None
-    return quote(pure.as_posix(), safe="/"), SRCROOT
+    where = Path(os.path.abspath(pure))
+    base = Path(os.path.abspath(root or Path.cwd()))
+    try:
+        relative = where.relative_to(base)
+    except ValueError:
+        return None
+    return quote(relative.as_posix(), safe="/"), SRCROOT
 
 
 def _region(region: Region | None) -> dict[str, int] | None:
@@ -61,8 +96,11 @@ def _region(region: Region | None) -> dict[str, int] | None:
     return out
 
 
-def _location(where: Location) -> dict[str, Any]:
-    address, base = uri(where.file)
+def _location(where: Location, root: Path) -> dict[str, Any] | None:
+    found = uri(where.file, root)
+    if found is None:
+        return None
+    address, base = found
     artifact: dict[str, Any] = {"uri": address}
     if base:
         artifact["uriBaseId"] = base
@@ -73,13 +111,19 @@ def _location(where: Location) -> dict[str, Any]:
     return {"physicalLocation": physical, "message": {"text": where.what}}
 
 
+def fingerprint(*parts: str) -> str:
+    """A stable hash of a finding's identity (rule, case, check, run)."""
+    return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:32]
+
+
 class _Results:
     """The results of one report, with the rules they use."""
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, root: Path) -> None:
         self.report = report
         self.sources = report.sources
-        self.rules: dict[str, str | None] = {}
+        self.root = root
+        self.rules: set[str] = set()
         self.results: list[dict[str, Any]] = []
 
     def _add(
@@ -89,20 +133,30 @@ class _Results:
         text: str,
         locations: list[Location | None],
         properties: dict[str, Any],
+        identity: tuple[str, ...],
     ) -> None:
-        if rule not in self.rules:
-            own = _OWN_RULES.get(rule)
-            self.rules[rule] = own or (
-                self.sources.check_description(rule) if self.sources else None
-            )
-        result: dict[str, Any] = {"ruleId": rule, "level": level, "message": {"text": text}}
-        placed = [_location(where) for where in locations if where is not None]
+        self.rules.add(rule)
+        placed, outside = [], []
+        for where in locations:
+            if where is None:
+                continue
+            located = _location(where, self.root)
+            if located is None:
+                outside.append(where.file)
+            else:
+                placed.append(located)
         cases = (self.report.head.get("inputs") or {}).get("cases")
         if not placed and isinstance(cases, str) and cases:
             # Code scanning refuses a result without a location: the cases' path at least.
-            placed = [_location(Location(cases, None, "the cases"))]
+            located = _location(Location(cases, None, "the cases"), self.root)
+            placed = [located] if located else []
+        if outside:
+            named = ", ".join(outside)
+            text += f" [outside the repository root, not located: {named}]"
+        result: dict[str, Any] = {"ruleId": rule, "level": level, "message": {"text": text}}
         if placed:
             result["locations"] = placed
+        result["partialFingerprints"] = {FINGERPRINT: fingerprint(rule, *identity)}
         result["properties"] = properties
         self.results.append(result)
 
@@ -132,11 +186,9 @@ class _Results:
         self, row: dict[str, Any], run: dict[str, Any], level: str, props: dict[str, Any]
     ) -> None:
         fixture = run.get("fixture")
-        name = (
-            f"{row['case_id']} [{os.path.basename(fixture)}]"
-            if row["runs"].get("items") and fixture
-            else row["case_id"]
-        )
+        case_id = row["case_id"]
+        label = os.path.basename(fixture) if row["runs"].get("items") and fixture else ""
+        name = f"{case_id} [{label}]" if label else case_id
         props = {**props, "fixture": fixture} if fixture else props
         status = run["status"]
         if status == "fail":
@@ -146,13 +198,16 @@ class _Results:
                     self._case_place(row, check, message),
                     self._trace_place(fixture, check, message),
                 ]
-                self._add(check, level, f"{name}: {check}: {message}", places, props)
+                text = f"{check}: {message} (case {name})"
+                self._add(check, level, text, places, props, (case_id, check, label))
         elif status == "error":
             places = [self._trace_place(fixture, "", "") or self._case_place(row, "", "")]
-            self._add("run-error", level, f"{name}: {run.get('reason')}", places, props)
+            text = f"run-error: {run.get('reason')} (case {name})"
+            self._add("run-error", level, text, places, props, (case_id, "", label))
         elif status == "not_run":
             places = [self._case_place(row, "", "")]
-            self._add("not-run", level, f"{name}: {run.get('reason')}", places, props)
+            text = f"not-run: {run.get('reason')} (case {name})"
+            self._add("not-run", level, text, places, props, (case_id, "", label))
         for warned in run.get("failed_warnings") or ():
             # A failed warning check is a SARIF warning, an info check a note: never an error,
             # since neither failed the run.
@@ -162,18 +217,52 @@ class _Results:
                 self._trace_place(fixture, check, message),
             ]
             severity = warned.get("severity")
-            text = f"{name}: {check} ({severity}): {message}"
-            self._add(check, _LEVELS.get(severity, "warning"), text, places, props)
+            text = f"{check}: {severity}: {message} (case {name})"
+            level_of = _LEVELS.get(severity, "warning")
+            self._add(check, level_of, text, places, props, (case_id, check, label))
 
     def unmatched(self, trace: dict[str, Any]) -> None:
         fixture = trace.get("fixture")
         self._add(
             "unmatched-trace",
             "error",
-            f"{fixture}: {trace.get('reason')}",
+            f"unmatched-trace: {trace.get('reason')} (trace {fixture})",
             [self._trace_place(fixture, "", "")],
             {"caseId": trace.get("case_id")},
+            (str(fixture), ""),
         )
+
+    def rule(self, rule: str, docs_url: str) -> dict[str, Any]:
+        """A rule's entry: its descriptions, Markdown help, docs page and default level."""
+        own = _OWN_RULES.get(rule)
+        sources = self.sources
+        if own is not None:
+            full, help_text, page, level = own[0], own[1], _OWN_PAGE, "error"
+        else:
+            described = sources.check_description(rule) if sources else None
+            full = described or f"The check {rule} of the suite's specs."
+            severity = (sources.check_severity(rule) if sources else None) or "error"
+            level = _DEFAULT_LEVELS.get(severity, "error")
+            help_text = (
+                f"**{rule}** (severity {severity}): {full.rstrip('.')}. The result's message says"
+                " what the trace held; the first location is the case key the check read, the"
+                " second the value in the trace. `python -m validator explain CASE` shows each"
+                " step of the check."
+            )
+            page = _CHECK_PAGE
+        return {
+            "id": rule,
+            "shortDescription": {"text": _first_sentence(full)},
+            "fullDescription": {"text": full},
+            "help": {"text": help_text, "markdown": help_text},
+            "helpUri": f"{docs_url}{page}",
+            "defaultConfiguration": {"level": level},
+        }
+
+
+def _first_sentence(text: str) -> str:
+    head, dot, rest = text.partition(". ")
+    return head + "." if dot and rest else text
 
 
 def _plain_trace(fixture: str) -> Location:
@@ -184,9 +273,18 @@ def _plain_trace(fixture: str) -> Location:
     return Location(fixture, None, "the trace")
 
 
+def sarif_root(report: Report) -> Path:
+    """The folder SARIF's URIs are relative to: the report's (--sarif-root), else the top
+    of the git work tree holding the working folder, else the working folder."""
+    if report.sarif_root is not None:
+        return report.sarif_root
+    return repository_root() or Path.cwd()
+
+
 def document(report: Report) -> dict[str, Any]:
     """The SARIF log as plain data."""
-    found = _Results(report)
+    root = sarif_root(report)
+    found = _Results(report, root)
     for row in report.cases():
         found.case(row)
     for trace in report.unmatched:
@@ -196,12 +294,15 @@ def document(report: Report) -> dict[str, Any]:
     for result in found.results:
         result["ruleIndex"] = index[result["ruleId"]]
     tool = report.head.get("tool", {})
-    rules = []
-    for rule in rule_ids:
-        entry: dict[str, Any] = {"id": rule}
-        if found.rules[rule]:
-            entry["shortDescription"] = {"text": found.rules[rule]}
-        rules.append(entry)
+    docs_url = report.sarif_docs_url or DOCS
+    rules = [found.rule(rule, docs_url) for rule in rule_ids]
+    driver: dict[str, Any] = {
+        "name": str(tool.get("name") or "trace-validator"),
+        "version": str(tool.get("version") or ""),
+    }
+    if report.sarif_docs_url:  # an absolute URI, as SARIF wants it: only when given
+        driver["informationUri"] = report.sarif_docs_url
+    driver["rules"] = rules
     invocation: dict[str, Any] = {"executionSuccessful": True}
     notes = report.sources.notes() if report.sources is not None else []
     if notes:
@@ -213,16 +314,15 @@ def document(report: Report) -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": str(tool.get("name") or "trace-validator"),
-                        "version": str(tool.get("version") or ""),
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": driver},
                 "invocations": [invocation],
                 "originalUriBaseIds": {
-                    SRCROOT: {"description": {"text": "the folder the run was started in"}}
+                    SRCROOT: {
+                        "description": {
+                            "text": "the repository root (the top of the git work tree the"
+                            " run was started in, else the folder it was started in)"
+                        }
+                    }
                 },
                 "columnKind": "unicodeCodePoints",
                 "results": found.results,

@@ -167,6 +167,7 @@ class RecordingSources:
         self.inner = inner
         self.case_files: dict[str, str | None] = {}
         self.descriptions: dict[str, str | None] = {}
+        self.severities: dict[str, str | None] = {}
         self.case_places: dict[tuple[str, str, str], Location | None] = {}
         self.trace_places: dict[tuple[str, str, str], Location | None] = {}
 
@@ -179,6 +180,11 @@ class RecordingSources:
         if check not in self.descriptions:
             self.descriptions[check] = self.inner.check_description(check)
         return self.descriptions[check]
+
+    def check_severity(self, check: str) -> str | None:
+        if check not in self.severities:
+            self.severities[check] = self.inner.check_severity(check)
+        return self.severities[check]
 
     def case_location(self, case_file: str, check: str, message: str) -> Location | None:
         key = (case_file, check, message)
@@ -199,6 +205,7 @@ class RecordingSources:
         return {
             "case_files": self.case_files,
             "descriptions": self.descriptions,
+            "severities": self.severities,
             "case_places": [[*k, _location_data(v)] for k, v in self.case_places.items()],
             "trace_places": [[*k, _location_data(v)] for k, v in self.trace_places.items()],
             "notes": self.notes(),
@@ -212,11 +219,13 @@ class RecordedSources:
     def __init__(self, records: Iterable[dict[str, Any]]) -> None:
         self.case_files: dict[str, str | None] = {}
         self.descriptions: dict[str, str | None] = {}
+        self.severities: dict[str, str | None] = {}
         self.places: dict[tuple[str, str, str, str], Location | None] = {}
         self._notes: list[str] = []
         for record in records:
             self.case_files.update(record["case_files"])
             self.descriptions.update(record["descriptions"])
+            self.severities.update(record.get("severities") or {})
             for kind in ("case_places", "trace_places"):
                 for file, check, message, where in record[kind]:
                     self.places[(kind, file, check, message)] = _location_from(where)
@@ -227,6 +236,9 @@ class RecordedSources:
 
     def check_description(self, check: str) -> str | None:
         return self.descriptions.get(check)
+
+    def check_severity(self, check: str) -> str | None:
+        return self.severities.get(check)
 
     def case_location(self, case_file: str, check: str, message: str) -> Location | None:
         return self.places.get(("case_places", case_file, check, message))

@@ -99,7 +99,8 @@ def param_type_error(param: Param, value: Any, name: str | None = None) -> str |
     """Why `value` does not fit `param`, in words, or None when it fits; with the
     parameter's `name`, a value that is none of its choices gets the line to write."""
     problem = type_error(param.type, value)
-    if problem is None and param.choices and value not in param.choices:
+    unset = value is None and param.default is None  # an optional choice left unset
+    if problem is None and param.choices and value not in param.choices and not unset:
         hint = did_you_mean(str(value), param.choices)
         fix = f": write {name}: {closest(str(value), param.choices) or param.choices[0]}"
         return f"must be one of {', '.join(param.choices)}, found {show(value)}{hint}" + (

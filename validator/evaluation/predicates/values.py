@@ -7,12 +7,17 @@ type, not just value.
 
 from __future__ import annotations
 
+import math
+import re
 from fnmatch import fnmatchcase
 from typing import Any
 
 from ...problems import kind_of
 from ..context import TraceContext
+from ..text import normalize_plain
 from .declare import Outcome, Param, predicate, show
+
+NORMALIZE = ("text", "number")  # how `equals` may normalize before comparing
 
 
 def non_null(values: list[Any]) -> list[Any]:
@@ -168,27 +173,93 @@ def not_in(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     zero="fail",
     gives=("found", "expected"),
     value=Param("scalar", required=True, doc="the expected value"),
+    normalize=Param(
+        "optional-text",
+        doc='text (compare text normalized as keywords are) or number (1541 = "1541" = 1541.0)',
+        choices=NORMALIZE,
+    ),
 )
 def equals(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches at least one value and every match equals `value`.
 
-    Zero matches fail. Comparison is exact and by type, as for `in`.
+    Zero matches fail. Comparison is exact and by type, as for `in`, unless `normalize` says
+    otherwise: `normalize: text` compares text as keywords are matched (Unicode NFKC, case
+    folded, whitespace collapsed, trimmed; a value that is not text is still compared by
+    type); `normalize: number` reads numbers and text that is a decimal number (`1541`,
+    `"1541"`, `1541.0`, `" 6.72e-05 "` are numbers; `"1,541"` and `true` are not) and compares
+    them as numbers, and a value that is not a number fails. Bound to the trace
+    (`value: {trace: $.true_answer}`), `value` is the path's single match.
     """
-    expected = args["value"]
+    expected, normalize = args["value"], args["normalize"]
     if not values:
         return Outcome(
             False,
             f"nothing found, but {show(expected)} is required",
             facts={"expected": expected},
         )
-    bad = [v for v in values if not same(v, expected)]
+    if normalize == "number":
+        return _equal_numbers(values, expected)
+    if normalize == "text":
+        key = normalize_plain(expected) if isinstance(expected, str) else None
+        bad = [
+            v for v in values if not (same(v, expected) or (key is not None and _text_is(v, key)))
+        ]
+        how = " (compared as normalized text)"
+    else:
+        bad, how = [v for v in values if not same(v, expected)], ""
     if bad:
         return Outcome(
             False,
-            f"the value is {show(bad[0])}, but {show(expected)} is required",
+            f"the value is {show(bad[0])}, but {show(expected)} is required{how}",
             facts={"found": typed(bad[0]), "expected": expected},
         )
-    return Outcome(True, f"equals {show(expected)}")
+    return Outcome(True, f"equals {show(expected)}{how}")
+
+
+_DECIMAL = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
+
+
+def _text_is(value: Any, key: str) -> bool:
+    return isinstance(value, str) and normalize_plain(value) == key
+
+
+def as_number(value: Any) -> float | None:
+    """A number, or text that is a decimal number, as a float; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if not isinstance(value, (int, float)) and not (
+        isinstance(value, str) and _DECIMAL.match(value)
+    ):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _equal_numbers(values: list[Any], expected: Any) -> Outcome:
+    target = as_number(expected)
+    if target is None:
+        return Outcome(
+            False,
+            f"parameter 'value' is {show(expected)} ({kind_of(expected)}), which is not a number:"
+            " normalize: number compares numbers",
+        )
+    for value in values:
+        number = as_number(value)
+        if number is None:
+            return Outcome(
+                False,
+                f"the value is {show(value)}, which is not a number, but {show(expected)}"
+                " is required (normalize: number)",
+                facts={"found": typed(value), "expected": expected},
+            )
+        if number != target:
+            return Outcome(
+                False,
+                f"the value is {show(value)}, but {show(expected)} is required"
+                " (compared as numbers)",
+                facts={"found": typed(value), "expected": expected},
+            )
+    return Outcome(True, f"equals {show(expected)} (compared as numbers)")
 
 
 @predicate(

@@ -38,7 +38,16 @@ from . import (
     reference,
     smolagents,
 )
-from .building import UNREAD_KINDS, Adapter, Builder, View, ViewOptions
+from .building import (
+    NOT_CALLS,
+    UNREAD_KINDS,
+    Adapter,
+    Builder,
+    View,
+    ViewOptions,
+    read_by_checks,
+    unread_text,
+)
 from .fields import VIEW_FIELDS, VIEW_SCHEMA, view_field_problem
 
 # Detection tries the adapters in this order: the specific formats first, the generic
@@ -59,6 +68,9 @@ ADAPTERS: dict[str, Adapter] = {
 
 DETECTION_ORDER: tuple[str, ...] = tuple(ADAPTERS)
 NO_ADAPTER = "none"  # the view's adapter when no adapter recognizes the trace
+# `traces.view: auto` (the default): each trace's adapter is detected from its shape.
+AUTO = "auto"
+VIEW_CHOICES: tuple[str, ...] = (AUTO, *ADAPTERS)  # what `traces.view` accepts
 
 
 def detect(trace: Any) -> str | None:
@@ -107,7 +119,7 @@ def make_view(
 
 # The schema enums made from the registries here: (schema file, path to the enum, values).
 DERIVED_ENUMS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    ("config", ("properties", "traces", "properties", "view", "enum"), tuple(ADAPTERS)),
+    ("config", ("properties", "traces", "properties", "view", "enum"), VIEW_CHOICES),
     ("view", ("properties", "adapter", "enum"), (*ADAPTERS, NO_ADAPTER)),
     (
         "view",
@@ -133,16 +145,21 @@ def with_derived_enums(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 __all__ = [
     "ADAPTERS",
+    "AUTO",
     "DERIVED_ENUMS",
     "DETECTION_ORDER",
+    "NOT_CALLS",
     "NO_ADAPTER",
     "UNREAD_KINDS",
+    "VIEW_CHOICES",
     "VIEW_FIELDS",
     "VIEW_SCHEMA",
     "Adapter",
     "ViewOptions",
     "detect",
     "make_view",
+    "read_by_checks",
+    "unread_text",
     "view_field_problem",
     "with_derived_enums",
 ]

@@ -90,6 +90,35 @@ UNREAD_KINDS: dict[str, str] = {
 }
 
 
+# Unread content that is not of a kind checks read: items the adapter recognized, by their
+# type or attributes, as neither a tool nor a model call (HTTP, queue and framework spans,
+# Langfuse SPAN and EVENT observations, LangSmith chain runs). The view reads them for errors
+# and times only; `--fail-on unread` does not count them. One reason per kind: an adapter
+# notes such items with `builder.unread(what, NOT_CALLS[what], count)`. Every other unread
+# entry (a part the adapter could not read at all, a tool call in a form it does not read,
+# attributes in an unread form, a cycle of parent links, a whole trace) counts.
+NOT_CALLS: dict[str, str] = {
+    "span": "spans that are not a tool, model or agent call by their attributes "
+    "(read for errors and times only)",
+    "observation": "observations of a type other than GENERATION, TOOL and AGENT "
+    "(read for errors and times only)",
+    "run": "runs of a type other than llm and tool, the root run excepted (read for errors only)",
+}
+
+
+def read_by_checks(entry: dict[str, Any]) -> bool:
+    """Whether an unread entry is content of a kind checks read (a call, a message, the
+    attributes or links that make one): `--fail-on unread` counts it. Not: the items an
+    adapter recognized as neither a tool nor a model call (NOT_CALLS)."""
+    return NOT_CALLS.get(entry.get("what", "")) != entry.get("reason")
+
+
+def unread_text(entries: list[dict[str, Any]]) -> str:
+    """`2 tool-call (tool calls written as content parts ...); 77 span (...)`: unread
+    entries in one line."""
+    return "; ".join(f"{e.get('count')} {e.get('what')} ({e.get('reason')})" for e in entries)
+
+
 # --------------------------------------------------------------------------- small readers
 
 MAX_DEPTH = 32  # how deep attribute values and answer texts are looked into

@@ -14,6 +14,7 @@ from typing import Any
 from ...problems import kind_of
 from .answer import answer_text
 from .building import (
+    NOT_CALLS,
     Adapter,
     Builder,
     Order,
@@ -36,9 +37,7 @@ from .building import (
 )
 
 _READ_TYPES = frozenset({"GENERATION", "TOOL", "AGENT"})
-_OTHER_TYPES = (
-    "observations of a type other than GENERATION, TOOL and AGENT (read for errors and times only)"
-)
+_OTHER_TYPES = NOT_CALLS["observation"]
 
 
 def detect(trace: Any) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from ...problems import kind_of
 from .answer import answer_text
 from .building import (
+    NOT_CALLS,
     Adapter,
     Builder,
     Order,
@@ -37,9 +38,7 @@ from .building import (
 )
 
 _NOT_OBJECTS = "runs that are not objects"
-_OTHER_TYPES = (
-    "runs of a type other than llm and tool, the root run excepted (read for errors only)"
-)
+_OTHER_TYPES = NOT_CALLS["run"]
 
 
 @dataclass

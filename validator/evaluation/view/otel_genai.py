@@ -18,6 +18,7 @@ from typing import Any
 
 from .answer import answer_text
 from .building import (
+    NOT_CALLS,
     Adapter,
     Builder,
     View,
@@ -37,10 +38,7 @@ from .building import (
 )
 from .otlp import Span, read_spans
 
-_UNKNOWN_KIND = (
-    "spans that are not a tool, model or agent call by their attributes "
-    "(read for errors and times only)"
-)
+_UNKNOWN_KIND = NOT_CALLS["span"]
 _LLM_OPERATIONS = frozenset(
     {"chat", "text_completion", "generate_content", "completion", "call_llm"}
 )

@@ -1,8 +1,9 @@
-"""A gate that cannot be fooled or knocked over (issue: 56 hostile situations).
+"""The command line on hostile input: a gate that cannot be fooled or knocked over.
 
-Each test is one finding: before the fix the run crashed, lost every report, passed
-silently, read outside the project or printed trace text raw; now it completes, says why,
-and exits 1 (or 2 with a message for a usage error).
+Each test is one hostile situation (links outside the project, control characters in trace
+text, numbers that overflow, unusable baselines, misplaced positions, memory running out):
+the run completes, says why, and exits 1 (or 2 with a message for a usage error); it never
+crashes, loses a report, passes silently, reads outside the project or prints trace text raw.
 """
 
 from __future__ import annotations

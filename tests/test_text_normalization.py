@@ -1,5 +1,6 @@
-"""validator.text against hostile answers: invisible characters that markdown-it would make
-visible, and regular expressions that must stay linear in the size of the answer."""
+"""Text normalization (validator.evaluation.text) on hostile answers: invisible characters
+that markdown-it would make visible, the Markdown rendering budget and its linear fallback,
+and regular expressions that must stay linear in the size of the answer."""
 
 from __future__ import annotations
 
@@ -113,6 +114,7 @@ HTML_BLOCK_ATTACKS = {
 }
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 @pytest.mark.parametrize("unit", HTML_BLOCK_ATTACKS.values(), ids=HTML_BLOCK_ATTACKS.keys())
 def test_html_block_text_is_linear(unit: str) -> None:
     small = unit * (50_000 // len(unit))
@@ -168,6 +170,7 @@ def test_presorting_applies_to_long_runs_only() -> None:
     assert text_normalize._presort_marks(long) == presorted
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 def test_long_runs_of_marks_normalize_in_linear_time() -> None:
     small = "a" + "\u0301\u0323" * 25_000
     large = "a" + "\u0301\u0323" * 100_000
@@ -279,6 +282,7 @@ FALLBACK_ATTACKS = {
 }
 
 
+@pytest.mark.slow  # benchmark-like: measures how a cost grows
 @pytest.mark.parametrize("unit", FALLBACK_ATTACKS.values(), ids=FALLBACK_ATTACKS.keys())
 def test_fallback_is_linear(unit: str) -> None:
     small = unit * (100_000 // len(unit))
@@ -289,6 +293,7 @@ def test_fallback_is_linear(unit: str) -> None:
     assert t2 / max(t1, 1e-4) < 10.0, (t1, t2)
 
 
+@pytest.mark.slow  # benchmark-like: measures memory
 def test_fallback_memory_stays_small() -> None:
     # markdown-it needed ~300 bytes a character for a big table; the fallback works chunk by
     # chunk. Allocation sizes are deterministic, so this is a stable bound.
