@@ -28,7 +28,18 @@ import copy
 from typing import Any
 
 from ...problems import did_you_mean, kind_of
-from . import claude_code, langfuse, langsmith, openai_messages, openhands, otel_genai, reference
+from . import (
+    autogen,
+    claude_code,
+    langfuse,
+    langsmith,
+    openai_agents,
+    openai_messages,
+    openhands,
+    otel_genai,
+    reference,
+    smolagents,
+)
 from .building import (
     NOT_CALLS,
     UNREAD_KINDS,
@@ -49,6 +60,9 @@ ADAPTERS: dict[str, Adapter] = {
         reference.ADAPTER,
         langfuse.ADAPTER,
         langsmith.ADAPTER,
+        smolagents.ADAPTER,
+        openai_agents.ADAPTER,
+        autogen.ADAPTER,
         otel_genai.ADAPTER,
         openhands.ADAPTER,
         claude_code.ADAPTER,

@@ -72,16 +72,26 @@ UNREAD_KINDS: dict[str, str] = {
     "observations that are not objects",
     "run": "LangSmith runs of a type other than llm and tool (the root run excepted: it gives "
     "the answer and the duration), and runs that are not objects",
-    "message": "chat messages that are not objects, and tool messages that answer no tool call "
-    "of an assistant message",
-    "tool-call": "tool calls in a form the view does not read: entries that are not objects, "
-    "a tool call list that is not a list, tool calls written as content parts "
-    "(tool_use, function_call) or as the legacy function_call field",
-    "event": "OpenHands events that are not objects, and observations citing an action the "
-    "event list does not hold",
+    "message": "chat messages that are not objects, tool messages (or AutoGen function "
+    "results, smolagents tool responses) that answer no tool call, and AutoGen messages of a "
+    "type the view does not know",
+    "item": "OpenAI Agents SDK generated items of a type the view does not read (MCP "
+    "requests, computer and shell actions, ...), tool outputs that answer no tool call item, "
+    "and items or model responses that are not objects",
     "record": "Claude Code records the view has no field for (file-history-snapshot, "
     "queue-operation, system, hook progress, thinking blocks), records that are not objects, "
-    "and tool results answering no tool_use of the transcript",
+    "and tool results answering no tool_use of the transcript; AutoGen recorded model calls "
+    "that are not objects or hold no response",
+    "step": "smolagents memory steps written as Python repr text that does not parse, steps "
+    "that are neither objects nor text, and steps of a kind the view does not read",
+    "time": "start and end times the view cannot put on one clock (epoch seconds against a "
+    "local date-time without zone), so the duration they would give is not read",
+    "tool-call": "tool calls in a form the view does not read: entries that are not objects, "
+    "a tool call list that is not a list, tool calls written as content parts "
+    "(tool_use, function_call) or as the legacy function_call field, and tool call texts "
+    "(smolagents) that do not parse as a Python list of calls",
+    "event": "OpenHands events that are not objects, and observations citing an action the "
+    "event list does not hold",
 }
 
 
