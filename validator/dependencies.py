@@ -51,4 +51,4 @@ class UnsupportedDependency(RuntimeError):
 
     def cli_text(self) -> str:
         """The message as the command line prints it, with the command that fixes it."""
-        return f"{self} (install a supported release: {self.hint})"
+        return f"{self}: install a supported release with {self.hint}"
