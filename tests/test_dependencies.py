@@ -57,6 +57,16 @@ def test_names_missing_from_jsonpath_ng_are_a_clear_error_naming_its_version(
     )
 
 
+def test_a_module_of_jsonpath_ng_that_does_not_import_is_named_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonpath_ng.ext.arithmetic", None)
+    assert ng.missing_names() == [
+        "jsonpath_ng.ext.arithmetic (importing it fails: import of jsonpath_ng.ext.arithmetic"
+        " halted; None in sys.modules)"
+    ]
+
+
 # The command line with a jsonpath-ng release that lacks a name: one line, exit code 2.
 _WITHOUT = """\
 import runpy, sys

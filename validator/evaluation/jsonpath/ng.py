@@ -42,11 +42,14 @@ READ = {
 def missing_names() -> list[str]:
     """The names in READ the installed jsonpath-ng lacks (`module.name`), in READ's order."""
     missing = []
+    failures: set[str] = set()  # one failed import is named once, not for every module after
     for module_name, names in READ.items():
         try:
             module = importlib.import_module(module_name)
-        except ImportError:
-            missing.append(module_name)
+        except ImportError as exc:
+            if str(exc) not in failures:
+                missing.append(f"{module_name} (importing it fails: {exc})")
+            failures.add(str(exc))
             continue
         missing.extend(f"{module_name}.{n}" for n in names.split() if not hasattr(module, n))
     if not missing:
