@@ -15,8 +15,6 @@ path instead (same results, slower) and says why in `Composer.portable_reason`.
 
 from __future__ import annotations
 
-from importlib import metadata
-
 # distribution -> the version range the code reading its internals was checked against
 SUPPORTED = {
     "jsonpath-ng": ">=1.16,<1.17",
@@ -26,6 +24,8 @@ SUPPORTED = {
 
 def installed_version(distribution: str) -> str | None:
     """The installed version of `distribution` (None when it is not installed)."""
+    from importlib import metadata  # here: a command that starts well never imports it
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
