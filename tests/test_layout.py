@@ -19,6 +19,8 @@ LAYERS = {
     "validator.display": (),
     "validator.signals": (),
     "validator.shares": (),
+    # dependencies: the library ranges the fast paths were checked with, the clear error
+    "validator.dependencies": (),
     # processes: every process the tool starts (loading, evaluation and report writing use it)
     "validator.processes": ("validator.signals",),
     # The git work tree's top, found from the working folder: config search, SARIF paths.
@@ -40,6 +42,7 @@ LAYERS = {
         "validator.processes",
         "validator.shares",
         "validator.display",
+        "validator.dependencies",
     ),
     "validator.loading": (
         "validator.files",
@@ -50,6 +53,7 @@ LAYERS = {
         "validator.problems",
         "validator.inputs",
         "validator.processes",
+        "validator.dependencies",
     ),
     # capture: asks the agent and reads its answers; the command writes what it returns.
     "validator.capture": (

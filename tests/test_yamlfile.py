@@ -168,3 +168,30 @@ def test_positions_count_editor_lines_in_a_file_with_odd_line_breaks() -> None:
     doc = load_yaml_text('a: "x\u2028y"\nb: [1, 2]\n', "odd.yaml")
     assert doc.value_at(("b", 1)) == (2, 8)
     assert doc.key_at(("b",)) == (2, 1)
+
+
+def test_ruamel_internals_missing_mean_the_portable_path_and_say_which_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A ruamel release without a name the fast path reads: files still load, and the
+    # composer says why it is slow, naming the installed release and the checked range.
+    from importlib.metadata import version
+
+    import ruamel.yaml.tag
+
+    # The fast resolver makes its shared tags with ruamel.yaml.tag.Tag; ruamel's own modules
+    # hold the class already, so only the fast path misses it.
+    monkeypatch.delattr(ruamel.yaml.tag, "Tag")
+    monkeypatch.setattr("validator.loading.yamlfile.composer", yamlfast.Composer)
+    composer = yamlfast.Composer()
+    assert not composer.fast
+    assert composer.portable_reason is not None
+    assert f"ruamel.yaml {version('ruamel.yaml')} lacks what the fast path reads" in (
+        composer.portable_reason
+    )
+    assert "Tag" in composer.portable_reason
+    _loads_right()
+
+
+def test_the_fast_path_gives_no_reason_to_be_portable() -> None:
+    assert composer().portable_reason is None

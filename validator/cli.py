@@ -26,6 +26,7 @@ from types import FrameType, ModuleType
 
 from .commands import EXIT_FAILED, EXIT_USAGE
 from .commands.options import program
+from .dependencies import UnsupportedDependency
 from .problems import InternalError, ProblemsFound, UsageError
 from .version import __version__
 
@@ -209,7 +210,11 @@ def _stop_workers() -> None:
 def main(argv: list[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     name = _chosen(given)
-    parser, built = build_parser(name)
+    try:
+        parser, built = build_parser(name)  # imports the command's module
+    except UnsupportedDependency as exc:
+        print(f"error: {exc.cli_text()}", file=sys.stderr)
+        return EXIT_USAGE
     command = BY_NAME.get(name)
     try:
         args = parser.parse_args(given)
@@ -238,7 +243,7 @@ def _dispatch(command: Command, args: argparse.Namespace) -> int:
         with batch_gc(), signals_as_exceptions():
             code: int = module_of(command).main(args)
             return code
-    except UsageError as exc:
+    except (UsageError, UnsupportedDependency) as exc:
         print(f"error: {exc.cli_text()}", file=sys.stderr)
     except ProblemsFound as exc:
         for problem in exc.problems:

@@ -7,13 +7,18 @@ class once and resolves scalars from a table made once. Both lean on ruamel inte
 the first use checks itself on a canary document (tags, positions, duplicate keys) against
 ruamel's own `YAML.compose`; if anything differs, or a ruamel release changed what it
 relies on, every file is composed the portable way. Results are the same either way; only
-the speed differs.
+the speed differs, and `Composer.portable_reason` says why (naming the installed ruamel.yaml
+when its internals differ from the releases in `dependencies.SUPPORTED`, which
+pyproject.toml pins). ruamel's internals are read in this module only; its self-check and
+the differential tests against ruamel's own compose are in tests/test_yamlfile.py.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
+
+from ..dependencies import SUPPORTED, installed_version
 
 # Every kind of plain scalar the resolver tags, a duplicate key, a flow mapping and an
 # explicit key: what the fast path must give exactly as ruamel's own compose gives it.
@@ -46,9 +51,15 @@ class Composer:
         self.fast = False
         self.tag_of: Any = _portable_tag
         fast = _fast_yaml()
-        if fast is not None and _same_nodes(fast, self._yaml):
+        # Why the portable path composes (None on the fast path).
+        self.portable_reason: str | None = fast if isinstance(fast, str) else None
+        if isinstance(fast, str):
+            return
+        if _same_nodes(fast, self._yaml):
             self._yaml, self._loader, self.fast = fast[0], fast[1], True
             self.tag_of = _shared_tag
+        else:
+            self.portable_reason = _differs("composes the self-check document differently")
 
     @property
     def scalars(self) -> Any:
@@ -128,20 +139,27 @@ def _same_nodes(fast: tuple[Any, Any], portable: Any) -> bool:
         return False
 
 
-def _fast_yaml() -> tuple[Any, Any] | None:
-    """A YAML instance with the one-table resolver and its loader class, made once; None
-    when libyaml is not in use (no ruamel.yaml.clib) or ruamel's internals changed."""
+def _fast_yaml() -> tuple[Any, Any] | str:
+    """A YAML instance with the one-table resolver and its loader class, made once; else why
+    not: libyaml is not in use (no ruamel.yaml.clib), or ruamel's internals changed."""
     try:
         from ruamel.yaml import YAML
         from ruamel.yaml.main import CParser
 
         yaml = YAML(typ="safe", pure=False)
         if CParser is None or yaml.Parser is not CParser:
-            return None
+            return "libyaml is not in use (ruamel.yaml.clib is not installed)"
         yaml.Resolver = _one_table_resolver()
         return yaml, _loader_class(yaml, CParser)
-    except Exception:
-        return None
+    except Exception as exc:
+        return _differs(f"lacks what the fast path reads ({type(exc).__name__}: {exc})")
+
+
+def _differs(what: str) -> str:
+    """Why the fast path is off when ruamel's internals are not the ones it reads."""
+    version = installed_version("ruamel.yaml") or "(version unknown)"
+    wanted = SUPPORTED["ruamel.yaml"]
+    return f"ruamel.yaml {version} {what}; the fast path was checked with ruamel.yaml {wanted}"
 
 
 def _one_table_resolver() -> Any:
