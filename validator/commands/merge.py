@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from ..inputs import display_path, run_order
 from ..problems import UsageError
-from ..report import write_reports
+from ..report import EXTRAS, needed, write_reports
 from ..report.baseline import Baseline
 from ..report.document import Report, build_report
 from ..report.gate import Gate, exit_decision
@@ -416,7 +416,7 @@ def _merged(shards: list[ShardInput], gate: Gate) -> Report:
         quarantine=quarantine,
     )
     report.sources = RecordedSources(s.data["sources"] for s in shards if s.data["sources"])
-    if "html" in options["formats"]:
+    if needed(options["formats"], EXTRAS):
         report.extras = _extras(shards, cases)
     return report
 

@@ -37,9 +37,11 @@ from ..problems import ERROR, WARNING, ProblemsFound, UsageError
 from ..processes import usable_cores
 from ..report import (
     DEFAULT_FORMATS,
+    EXTRAS,
     REPORTERS,
     ExtraFile,
     check_out_dir,
+    needed,
     write_reports,
 )
 from ..report.baseline import Baseline, load_baseline
@@ -355,7 +357,7 @@ def execute_run(options: RunOptions) -> int:
     report.timing = timing
     shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
     extra = [shard.extra(report)] if shard is not None else []
-    if "html" in options.formats:  # the page shows answers and tool calls: read them again
+    if needed(options.formats, EXTRAS):  # the page shows answers and tool calls: read again
         again = traces.plan.jobs() if traces.plan else iter([])
         report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
     return _write_and_judge(report, options, extra, live.printed)

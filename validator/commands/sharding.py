@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Suite
-from ..report import ExtraFile
+from ..report import SOURCES, ExtraFile, needed
 from ..report.baseline import Baseline
 from ..report.document import TOOL_NAME, Report
 from ..report.shard import (
@@ -144,7 +144,7 @@ class ShardFile:
         sources = report.sources
         if isinstance(sources, RecordingSources):
             annotation_lines(report)  # merge may print them (GitHub Actions)
-            if "sarif" in self.options["formats"]:
+            if needed(self.options["formats"], SOURCES):
                 document(report)  # already asked while report.sarif was written, if it was
         baseline = self.baseline
         return {

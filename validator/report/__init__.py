@@ -34,6 +34,10 @@ class Reporter:
     filename: str
     module: str  # the module (of this package) whose `chunks(report)` writes the file
     doc: str
+    # What the format reads beyond the result records, which run and merge then provide:
+    # EXTRAS (the shown runs' traces read again: answers, tool and model calls), SOURCES
+    # (where each check's input is in the case and trace files, for locations).
+    needs: frozenset[str] = frozenset()
 
     def chunks(self, report: Report) -> Iterable[str]:
         """The file's text, piece by piece. Reporter modules are imported when used: a run
@@ -56,16 +60,32 @@ REPLACE_SURROGATES = "trace-validator-replace"
 codecs.register_error(REPLACE_SURROGATES, _replacement)
 
 
+EXTRAS = "extras"  # the shown runs' traces read again (Report.extras)
+SOURCES = "sources"  # where each check's input is in the files (Report.sources)
+
 REPORTERS: dict[str, Reporter] = {
     r.name: r
     for r in (
         Reporter("json", "report.json", "json", "the stable document, for machines"),
         Reporter("md", "report.md", "markdown", "for review in a pull request"),
         Reporter("junit", "report.junit.xml", "junit", "JUnit XML, for CI test views"),
-        Reporter("html", "report.html", "html", "a page for people"),
-        Reporter("sarif", "report.sarif", "sarif", "SARIF 2.1.0, for code-scanning views"),
+        Reporter("html", "report.html", "html", "a page for people", frozenset({EXTRAS})),
+        Reporter(
+            "sarif",
+            "report.sarif",
+            "sarif",
+            "SARIF 2.1.0, for code-scanning views",
+            frozenset({SOURCES}),
+        ),
     )
 }
+
+
+def needed(formats: Iterable[str], what: str) -> bool:
+    """Whether any of `formats` needs `what` (EXTRAS, SOURCES) to be written."""
+    return any(what in REPORTERS[name].needs for name in formats if name in REPORTERS)
+
+
 DEFAULT_FORMATS = ("json", "md")
 
 # GitHub refuses a job summary over 1 MiB; a longer report is cut at a line, with a note.
