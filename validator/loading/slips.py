@@ -221,3 +221,83 @@ def flow_comment_slips(text: str) -> list[Slip]:
                 out.append(Slip(number, hash_at + 1, "comment-in-value", message))
             break
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Layout: what the parser reports a line or two late, or in its own words
+
+_DASH_NO_SPACE = re.compile(r"^( *)-([^\s\-].*)$")
+_KEY_LINE = re.compile(r"^( *)([A-Za-z_][\w.-]*)\s*:(\s|$)")
+
+
+def _content_lines(text: str) -> list[tuple[int, str]]:
+    """(1-based number, line) of each line that is neither blank nor only a comment."""
+    return [
+        (n, ln)
+        for n, ln in enumerate(text.split("\n"), start=1)
+        if ln.strip() and not ln.lstrip().startswith("#")
+    ]
+
+
+def dash_slips(text: str) -> list[Slip]:
+    """`-payments-consumer` among `- ` entries: a list dash without its space (YAML reads
+    a key-less line there and reports it on the next line)."""
+    found = []
+    lines = _content_lines(text)
+    for (_, before), (number, line) in zip(lines, lines[1:], strict=False):
+        match = _DASH_NO_SPACE.match(line)
+        if not match or ": " in line:
+            continue
+        indent = match.group(1)
+        if before.startswith(indent + "- ") or before.rstrip().endswith(":"):
+            value = match.group(2).strip()
+            found.append(
+                Slip(
+                    number,
+                    len(indent) + 1,
+                    "yaml-syntax",
+                    f"put a space after '-': '-{value}' is not a list entry without it;"
+                    f" write `- {value}`",
+                )
+            )
+    return found
+
+
+def deeper_key(text: str, near: int) -> Slip | None:
+    """A `key:` line at or just before line `near` indented deeper than the key above it
+    that it lines up with none of (the parser's words: 'did not find expected key')."""
+    lines = _content_lines(text)
+    for index, (number, line) in enumerate(lines):
+        if number > near:
+            break
+        if number < near - 2 or index == 0:
+            continue
+        match = _KEY_LINE.match(line)
+        if not match or not match.group(1):
+            continue
+        indent = len(match.group(1))
+        previous = lines[index - 1][1]
+        if previous.rstrip().endswith(":") and not previous.lstrip().startswith("- "):
+            continue  # the first key of a block opened just above
+        above = [
+            (n, m)
+            for n, ln in lines[:index]
+            if (m := _KEY_LINE.match(ln)) and len(m.group(1)) < indent
+        ]
+        siblings = [ln for _, ln in lines[:index] if _KEY_LINE.match(ln)]
+        if any(len(ln) - len(ln.lstrip(" ")) == indent for ln in siblings):
+            continue  # lines up with a key written before: not this mistake
+        if not above:
+            continue
+        _, parent = above[-1]
+        column = len(parent.group(1)) + 1
+        who = "keys of one case" if column == 1 else "keys of one block"
+        return Slip(
+            number,
+            indent + 1,
+            "yaml-syntax",
+            f"line {number} is indented deeper than the key above it"
+            f" (`{parent.group(2)}:` at column {column}); {who} start at the same column:"
+            f" move `{match.group(2)}:` to column {column}",
+        )
+    return None

@@ -28,13 +28,25 @@ from typing import Any, NamedTuple
 
 from ..files import FileRefused, read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound
-from .slips import comment_cuts, emptied_by_comment, flow_comment_slips, syntax_slips
+from .slips import (
+    comment_cuts,
+    dash_slips,
+    deeper_key,
+    emptied_by_comment,
+    flow_comment_slips,
+    syntax_slips,
+)
 from .yamlfast import composer
 
 # A case or spec file has a few dozen values; these bounds only stop hostile files.
 MAX_NODES = 20_000
 MAX_DEPTH = 100
 MAX_FILE_BYTES = 4 * 1024 * 1024
+EMPTY_FILE = (
+    "the file is empty (or holds only comments): a case file holds keys such as `id:` and"
+    " `question:`, one a line, and a spec file `id:`, `query:` and `predicate:`; an example"
+    " is cases/mysql-slow-query.yaml in the trace-validator repository"
+)
 
 _STD = "tag:yaml.org,2002:"
 PathKey = tuple[str | int, ...]
@@ -219,13 +231,14 @@ _HINTS = (
     ),
     (
         "could not find expected ':'",
-        "each line of a mapping needs 'key: value'; check the indentation",
+        "each line needs 'key: value' (a key, a colon, a space, the value), or '- ' for a"
+        " list entry; check the indentation",
     ),
     ("found unexpected end of stream", "a quote or bracket is not closed"),
     ("did not find expected ',' or ']'", "a list written in [ ] is not closed with ']'"),
-    ("did not find expected ',' or '}'", "a mapping written in { } is not closed with '}'"),
-    ("expected <block end>", "check the indentation: entries of one list or mapping line up"),
-    ("did not find expected key", "check the indentation: entries of one mapping line up"),
+    ("did not find expected ',' or '}'", "a set of keys written in { } is not closed with '}'"),
+    ("expected <block end>", "check the indentation: entries of one list, or keys of one block, line up"),
+    ("did not find expected key", "check the indentation: keys of one block start at the same column"),
     ("did not find expected '-' indicator", "list entries start with '- ' at the same indentation"),
     ("expected a single document", "a file holds one case or spec: remove the extra '---'"),
     ("found undefined alias", "an alias (*name) needs an anchor (&name) written before it"),
@@ -300,7 +313,7 @@ def _text(raw: bytes | str, name: str) -> str:
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):
         raise ProblemsFound(
-            [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
+            [_problem(name, 1, 1, "empty-file", EMPTY_FILE)]
         )
     return text
 
@@ -316,17 +329,20 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
         # The parser notices a slip later than where it is (often on the next line): the
         # slip, at its character, says what to type instead.
         first = exc.problems[0]
+        slips += [
+            _problem(name, s.line, s.column, s.code, s.message)
+            for s in dash_slips(text)
+            if s.line <= first.line
+        ]
         if slips and slips[0].line <= first.line:
-            raise ProblemsFound(slips) from None
+            raise ProblemsFound(sorted(slips, key=lambda p: (p.line, p.column))) from None
         flow = [s for s in flow_comment_slips(text) if s.line <= first.line]
         if flow:  # a comment that swallowed a value and its closing bracket
             found = [_problem(name, s.line, s.column, s.code, s.message) for s in flow]
             raise ProblemsFound(found) from None
         raise
     if node is None:
-        raise ProblemsFound(
-            [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
-        )
+        raise ProblemsFound([_problem(name, 1, 1, "empty-file", EMPTY_FILE)])
     builder = _Builder(name, text)
     try:
         data = builder.build(node, 0)
@@ -346,7 +362,8 @@ def _wrong_top(name: str, data: Any, pos: Position, top: type) -> None:
         kind = "a list" if isinstance(data, list) else "a single value"
         code, message = (
             "not-a-mapping",
-            f"the file holds {kind}; it must be a mapping of 'key: value' lines",
+            f"the file holds {kind}; it must be 'key: value' lines, one key a line"
+            " (id: ..., question: ...), not starting with '- '",
         )
     else:
         kind = "a mapping" if isinstance(data, dict) else "a single value"
@@ -377,8 +394,23 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     line, col = _mark_position(mark, starts) if mark is not None else (1, 1)
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
     hint = _hint(what, text, mark, exc.context_mark, starts)
-    msg = f"YAML syntax error: {what}" + (f" — {hint}" if hint else "")
+    if mark is not None and any(w in what for w in _INDENT_WORDS):
+        deeper = deeper_key(text, line)
+        if deeper is not None:
+            line, col, hint = deeper.line, deeper.column, deeper.message
+    # The parser's own words come last, beside the plain explanation, never alone.
+    plain = hint or "this line is not valid YAML: check its indentation and its quotes"
+    msg = f"YAML syntax error: {plain} (YAML's own words: {what})"
     return _problem(name, line, col, "yaml-syntax", msg)
+
+
+# Parser errors that an over-indented key causes.
+_INDENT_WORDS = (
+    "did not find expected key",
+    "did not find expected '-' indicator",
+    "mapping values are not allowed",
+    "expected <block end>",
+)
 
 
 def _mark_position(mark: Any, starts: list[int] | None) -> tuple[int, int]:
