@@ -237,8 +237,14 @@ _HINTS = (
     ("found unexpected end of stream", "a quote or bracket is not closed"),
     ("did not find expected ',' or ']'", "a list written in [ ] is not closed with ']'"),
     ("did not find expected ',' or '}'", "a set of keys written in { } is not closed with '}'"),
-    ("expected <block end>", "check the indentation: entries of one list, or keys of one block, line up"),
-    ("did not find expected key", "check the indentation: keys of one block start at the same column"),
+    (
+        "expected <block end>",
+        "check the indentation: entries of one list, or keys of one block, line up",
+    ),
+    (
+        "did not find expected key",
+        "check the indentation: keys of one block start at the same column",
+    ),
     ("did not find expected '-' indicator", "list entries start with '- ' at the same indentation"),
     ("expected a single document", "a file holds one case or spec: remove the extra '---'"),
     ("found undefined alias", "an alias (*name) needs an anchor (&name) written before it"),
@@ -312,9 +318,7 @@ def _text(raw: bytes | str, name: str) -> str:
     if not text.strip() or all(
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):
-        raise ProblemsFound(
-            [_problem(name, 1, 1, "empty-file", EMPTY_FILE)]
-        )
+        raise ProblemsFound([_problem(name, 1, 1, "empty-file", EMPTY_FILE)])
     return text
 
 
