@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
 # A key (or a list entry's key) followed by a full-width colon, at the start of a line.
 _FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")
@@ -244,7 +245,7 @@ def dash_slips(text: str) -> list[Slip]:
     a key-less line there and reports it on the next line)."""
     found = []
     lines = _content_lines(text)
-    for (_, before), (number, line) in zip(lines, lines[1:], strict=False):
+    for (_, before), (number, line) in pairwise(lines):
         match = _DASH_NO_SPACE.match(line)
         if not match or ": " in line:
             continue
