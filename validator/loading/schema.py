@@ -95,7 +95,7 @@ def describe_path(path: PathKey) -> str:
 TYPE_WORDS = {
     "string": "text",
     "array": "a list",
-    "object": "a mapping of 'key: value' entries",
+    "object": "a set of 'key: value' lines",
     "integer": "a whole number",
     "number": "a number",
     "boolean": "true or false",
@@ -245,8 +245,56 @@ def _required(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Mess
 
 def _type(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
     expected = err.validator_value
+    field = _subschema(root, list(err.absolute_schema_path)[:-1])
+    if expected == "array" and isinstance(err.instance, (int, float)) and field:
+        example = _list_example(field)
+        if example is not None and not isinstance(err.instance, bool):
+            what = "a list of tool names" if field.get("x-tool-names") else "a list"
+            return "wrong-type", (
+                f"{where} must be {what}, found {_found(err.instance)}: write a list,"
+                f" e.g. {where}: {example}"
+            )
     msg = f"{where} must be {_type_words(expected)}, found {_found(err.instance)}"
     return "wrong-type", msg + _type_hint(path, expected, err.instance)
+
+
+_EXAMPLE_LIST = re.compile(r"e\.g\. (\[[^\]]+\])")
+
+
+def _list_example(field: dict[str, Any]) -> str | None:
+    """The example a list field's own schema gives (its `examples`, or an `e.g. [...]` in its
+    description): the kind of entries it takes, never the wrongly typed value itself."""
+    for example in field.get("examples", ()):
+        if isinstance(example, list) and example:
+            return "[" + ", ".join(str(e) for e in example) + "]"
+    found = _EXAMPLE_LIST.search(str(field.get("description", "")))
+    if found:
+        return found.group(1)
+    if field.get("x-tool-names"):
+        return "[mysql_slow_log, log_search]"
+    return None
+
+
+def _key_in_entry(err: Any, path: PathKey, where: str) -> Message | None:
+    """`- poll timeout: max.poll.interval.ms` in a list of text: YAML read `: ` as a key and
+    a value; the fix is the same entry in quotes."""
+    value = err.instance
+    if not (path and isinstance(path[-1], int) and isinstance(value, dict) and len(value) == 1):
+        return None
+    expected = err.validator_value if err.validator == "type" else None
+    if err.validator == "type" and "string" not in (
+        [expected] if isinstance(expected, str) else expected
+    ):
+        return None
+    ((key, inner),) = value.items()
+    if isinstance(inner, (dict, list)):
+        return None
+    text = f"{key}: {'' if inner is None else inner}".rstrip()
+    quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "wrong-type", (
+        f"{where}: `: ` makes this entry a key and a value, not one piece of text:"
+        f" quote it: - {quoted}"
+    )
 
 
 def _min_items(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message | None:
@@ -322,9 +370,11 @@ _MESSAGES: dict[str, Callable[[Any, dict[str, Any], PathKey, str], Message | Non
 def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     path: PathKey = tuple(err.absolute_path)
     where = describe_path(path)
-    at = doc.value_at(path)
+    at = doc.place(path)
     handler = _MESSAGES.get(err.validator)
-    made = handler(err, root, path, where) if handler is not None else None
+    made = _key_in_entry(err, path, where) if err.validator in ("type", "anyOf", "oneOf") else None
+    if made is None and handler is not None:
+        made = handler(err, root, path, where)
     code, msg = made or ("schema", f"{where}: {err.message}")
     return Problem(doc.file, at.line, at.column, ERROR, code, msg)
 

@@ -83,15 +83,52 @@ class YamlDocument:
     )
 
     def value_at(self, path: PathKey) -> Position:
-        """Where the value at `path` is written, or its nearest written ancestor."""
+        """Where the value at `path` is written, or its nearest written ancestor (an alias's
+        value is where its anchor's is: `place` is where a problem about it goes)."""
         node, _, _ = self._walk(path)
         return self._pos(node)
+
+    def place(self, path: PathKey) -> Position:
+        """Where a problem about the value at `path` goes: the value, or the alias
+        (`forbidden_keywords: *rc`) that brought it there."""
+        alias = self.alias_on(path)
+        return alias[0] if alias is not None else self.value_at(path)
+
+    def alias_on(self, path: PathKey) -> tuple[Position, str, int] | None:
+        """(where the alias is, its anchor's name, the anchor's line) when the value at `path`
+        is reached through an alias (`*rc`), else None: the value's node is the anchor's, so
+        it starts before the key that names it."""
+        node, key_node = self.root, None
+        for step in path:
+            child = _child(node, step) if node is not None else None
+            if child is None:
+                return None
+            node, key_node = child
+            if key_node is None:
+                continue
+            value_at, key_pos = self._pos(node), self._pos(key_node)
+            if value_at < key_pos:  # the value is written before its key: an alias
+                lines = self.source.split("\n")
+                text = lines[key_pos.line - 1] if key_pos.line <= len(lines) else ""
+                star = text.find("*", key_pos.column)
+                name = re.match(r"\*([^\s,\]\}]+)", text[star:]) if star >= 0 else None
+                where = Position(key_pos.line, star + 1) if star >= 0 else key_pos
+                return where, name.group(1) if name else "", value_at.line
+        return None
 
     def problem(
         self, path: PathKey, severity: str, code: str, message: str, *, key: bool = False
     ) -> Problem:
-        """A problem placed on the value at `path` (or on its key, with `key=True`)."""
-        at = self.key_at(path) if key else self.value_at(path)
+        """A problem placed on the value at `path` (or on its key, with `key=True`); one
+        reached through an alias says so, at the alias, naming the anchor it repeats."""
+        at = self.key_at(path) if key else self.place(path)
+        alias = None if key else self.alias_on(path)
+        if alias is not None:
+            _, name, anchor = alias
+            message += (
+                f" (this value comes through the alias *{name}, which repeats the value"
+                f" anchored as &{name} at line {anchor})"
+            )
         return Problem(self.file, at.line, at.column, severity, code, message)
 
     def char_at(self, path: PathKey, chars: str) -> Position:
