@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..evaluation.userschema import offline_validator
-from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
+from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show, typo_of
 from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
 
@@ -186,7 +186,7 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
                 " keep one of the two"
             )
         else:
-            tail = did_you_mean(key, allowed) or f"; allowed keys: {', '.join(allowed)}"
+            tail = _unknown_tail(key, allowed, path, known)
         where = f"{describe_path(path)}: " if path else ""
         problems.append(
             Problem(
@@ -199,6 +199,29 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
             )
         )
     return problems
+
+
+def _unknown_tail(key: str, allowed: list[str], path: PathKey, known: Any) -> str:
+    """After "unknown key 'X'": the key it is a slip of, or the pack that declares it (a
+    case's top level), or the keys allowed; never a look-alike key of another meaning."""
+    near = typo_of(key, allowed)
+    if near is not None:
+        return f" (did you mean '{near}'?)"
+    if not path and "question" in known:  # a case's keys
+        from .packinputs import pack_of
+
+        pack = pack_of(key)
+        if pack is not None:
+            return (
+                f": `{key}` belongs to the {pack} pack, which this suite does not load:"
+                f" add it to validator.yaml's `packs:` list (packs: [..., {pack}]),"
+                f" or remove the key"
+            )
+        return (
+            "; no check spec of this suite declares it (a spec declares the case keys it"
+            f" reads under its `inputs:`); allowed keys: {', '.join(allowed)}"
+        )
+    return f"; allowed keys: {', '.join(allowed)}"
 
 
 def _type_words(expected: Any) -> str:

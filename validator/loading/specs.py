@@ -31,7 +31,7 @@ from ..model import (
     Spec,
     Template,
 )
-from ..problems import ERROR, WARNING, Problem, closest, did_you_mean, show
+from ..problems import ERROR, WARNING, Problem, closest, did_you_mean, show, typo_of
 from .caseformat import INPUT_NAME, CaseFormat
 from .cases import blank_entries, blank_keyword_message, bound_cuts
 from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
@@ -492,9 +492,12 @@ class _SpecChecker:
         key: bool = False,
         severity: str = ERROR,
         detail: tuple[str, ...] = (),
+        fix: str = "",
     ) -> None:
         at = self.doc.key_at(path) if key else self.doc.value_at(path)
-        self.out.append(Problem(self.doc.file, at.line, at.column, severity, code, message, detail))
+        self.out.append(
+            Problem(self.doc.file, at.line, at.column, severity, code, message, detail, fix)
+        )
 
     def _condition(self, path: PathKey, raw: dict[str, Any]) -> None:
         self._queries(path, raw.get("query"))
@@ -624,6 +627,35 @@ class _SpecChecker:
             )
 
     def _case_field(self, path: PathKey, pname: str, field: Any, param: Any) -> None:
+        """A `{case: NAME}` binding: NAME is a case key some spec declares, of a type the
+        parameter takes."""
+        if (
+            isinstance(field, str)
+            and field not in self.case_fields
+            and typo_of(field, self.case_fields) is None
+            and _NAME.fullmatch(field)
+        ):
+            # A name of its own, not a slip of a standard key's spelling: it is declared.
+            accepts = PARAM_TYPES[param.type].accepts if param is not None else frozenset()
+            kind = (
+                "number"
+                if "number" in accepts
+                else "integer"
+                if "integer" in accepts
+                else "array"
+                if "array" in accepts
+                else "string"
+            )
+            fix = f"inputs:\n  {field}:\n    type: {kind}"
+            self._add(
+                (*path, "case"),
+                "unknown-case-field",
+                f"parameter '{pname}' is bound to case key '{field}', which no spec declares:"
+                f" declare `{field}` under this spec's `inputs:`, e.g. `inputs:` /"
+                f" `  {field}:` / `    type: {kind}` (three lines)",
+                fix=fix,
+            )
+            return
         if not isinstance(field, str) or field not in self.case_fields:
             hint = did_you_mean(str(field), self.case_fields)
             tail = hint or f"; case keys: {', '.join(sorted(self.case_fields))}"
@@ -723,3 +755,6 @@ def view_steps(expr: str) -> list[str] | None:
 def _invalid(schema: dict[str, Any], value: Any) -> bool:
     """jsonschema's verdict, asked only when the fast check was not sure."""
     return any(True for _ in build_validator(schema).iter_errors(value))
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
