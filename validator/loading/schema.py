@@ -304,11 +304,10 @@ def _key_in_entry(err: Any, path: PathKey, where: str) -> Message | None:
     value = err.instance
     if not (path and isinstance(path[-1], int) and isinstance(value, dict) and len(value) == 1):
         return None
-    expected = err.validator_value if err.validator == "type" else None
-    if err.validator == "type" and "string" not in (
-        [expected] if isinstance(expected, str) else expected
-    ):
-        return None
+    if err.validator == "type":
+        expected = err.validator_value
+        if "string" not in ([expected] if isinstance(expected, str) else list(expected)):
+            return None
     ((key, inner),) = value.items()
     if isinstance(inner, (dict, list)):
         return None

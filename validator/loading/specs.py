@@ -636,7 +636,7 @@ class _SpecChecker:
             and _NAME.fullmatch(field)
         ):
             # A name of its own, not a slip of a standard key's spelling: it is declared.
-            accepts = PARAM_TYPES[param.type].accepts if param is not None else frozenset()
+            accepts = (PARAM_TYPES[param.type].accepts if param is not None else None) or set()
             kind = (
                 "number"
                 if "number" in accepts
