@@ -636,14 +636,16 @@ class _SpecChecker:
             and _NAME.fullmatch(field)
         ):
             # A name of its own, not a slip of a standard key's spelling: it is declared.
-            accepts = (PARAM_TYPES[param.type].accepts if param is not None else None) or set()
+            takes: frozenset[str] = (
+                PARAM_TYPES[param.type].accepts if param else None
+            ) or frozenset()
             kind = (
                 "number"
-                if "number" in accepts
+                if "number" in takes
                 else "integer"
-                if "integer" in accepts
+                if "integer" in takes
                 else "array"
-                if "array" in accepts
+                if "array" in takes
                 else "string"
             )
             fix = f"inputs:\n  {field}:\n    type: {kind}"
