@@ -17,6 +17,7 @@ from typing import Any
 
 from ..evaluation.userschema import offline_validator
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show, typo_of
+from ..units import guess_ms
 from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
 
@@ -238,6 +239,10 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
         if path and isinstance(path[-1], int):
             return ": write a value after the '-', or remove the empty entry"
         return ": write a value after the colon, or remove the key"
+    if ("number" in types or "integer" in types) and path and isinstance(path[-1], str):
+        ms = guess_ms(path[-1], value)
+        if ms is not None:
+            return f": write {ms} ({value} in milliseconds; this key takes a plain number)"
     if "string" in types and isinstance(value, (bool, int, float)):
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return f": put it in quotes, e.g. '{text}'"
