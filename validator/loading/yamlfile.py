@@ -567,7 +567,9 @@ class _Builder:
         for key_node, value_node in node.value:
             if key_node.id != "scalar":
                 self._add(
-                    key_node, "yaml-unsupported", "a key must be plain text, not a list or mapping"
+                    key_node,
+                    "yaml-unsupported",
+                    "a key must be plain text, not a list or a set of 'key: value' entries",
                 )
                 continue
             if self._tag_of(key_node) == _STD + "merge":
@@ -641,7 +643,7 @@ class _Builder:
         self._add(
             node,
             "yaml-tag",
-            f"YAML tag '{shown}' is not allowed: these files hold only text, numbers, lists and mappings; remove the tag",
+            f"YAML tag '{shown}' is not allowed: these files hold only text, numbers, lists and 'key: value' entries; remove the tag",
         )
         return None
 
