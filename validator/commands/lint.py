@@ -217,7 +217,7 @@ def lint(
             continue
         problems.update(spec_file_problems(doc, loaded.format))
     if fixtures is not None:
-        problems.update(fixture_problems(fixtures, loaded, traces, follow_links))
+        problems.update(fixture_problems(fixtures, loaded, traces, follow_links, config))
     return sorted(problems), files
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ..evaluation.tracefile import (
     CaseIdRule,
@@ -67,8 +68,11 @@ def fixture_problems(
     loaded: LoadResult,
     settings: TraceSettings | None = None,
     follow_links: bool = False,
+    config: Any = None,
 ) -> list[Problem]:
-    """Cases without a trace and traces without a case, found as `run` finds them."""
+    """Cases without a trace and traces without a case, found as `run` finds them.
+    `config`: the suite config (a `traces.split` that matches one list of traces is reported
+    at its line)."""
     settings = settings or TraceSettings()
     shown = display_path(fixtures)
     if not (fixtures.is_dir() or fixtures.is_file()):
@@ -106,7 +110,40 @@ def fixture_problems(
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
         out += _never_called(loaded.tool_names, reading)
+    out += _split_lists(reading, settings, config, bool(reading.found & set(case_ids)))
     return out
+
+
+def _split_lists(
+    reading: _Reading, settings: TraceSettings, config: Any, any_case: bool
+) -> list[Problem]:
+    """`split: $.simulations` where `$.simulations[*]` was meant: the one match is a list of
+    objects, each a trace, read as one trace. An error when then no case matches a trace
+    (run would run none), else a warning."""
+    if not reading.split_lists or settings.split is None:
+        return []
+    count = reading.split_lists[0]
+    doc = getattr(config, "doc", None)
+    file = getattr(config, "file", "validator.yaml")
+    at = doc.value_at(("traces", "split")) if doc is not None else Position(1, 1)
+    meant = settings.split.rstrip() + "[*]"
+    message = (
+        f"split's match is one list of {count} objects that each look like a trace:"
+        f" did you mean {meant}? (each match of split is one trace; this one reads the whole"
+        " list as a single trace)"
+    )
+    severity = WARNING if any_case else ERROR
+    return [
+        Problem(
+            file,
+            at.line,
+            at.column,
+            severity,
+            "split-matches-a-list",
+            message,
+            fix=f"split: {meant}",
+        )
+    ]
 
 
 def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
@@ -232,6 +269,7 @@ class _Reading:
         self.root = None if plan.single or follow_links else plan.fixtures
         self.reader = TraceReader(settings, self._read_object, self.root)
         self.found: set[str] = set()
+        self.split_lists: list[int] = []  # a split match that is a list of traces: its size
         self.tools: set[str] = set()  # every tool name a readable trace calls
         self.read = 0  # traces read
         self.failed = 0  # files (or JSON Lines entries) that could not be read
@@ -281,6 +319,14 @@ class _Reading:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
         self.read += 1
+        document = trace.document
+        if (
+            trace.parent is not None
+            and isinstance(document, list)
+            and len(document) > 1
+            and all(isinstance(d, dict) and d for d in document)
+        ):
+            self.split_lists.append(len(document))
         self._learn(trace)
         if self.probes is not None:
             self.probes.see(trace)
