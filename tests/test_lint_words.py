@@ -45,3 +45,22 @@ def test_the_parsers_words_never_stand_alone(tmp_path: Path) -> None:
     assert problems
     for p in problems:
         assert not p["message"].startswith("YAML syntax error: while"), p["message"]
+
+
+def test_json_gives_the_fix_as_its_own_field(tmp_path: Path) -> None:
+    """An editor shows the fix: `lint --format json` gives line, column, code and fix apart."""
+    files = [
+        LINT_DATA / "cases" / f"{n}.yaml"
+        for n in ("colon-in-entry", "list-dash-space", "over-indented-key", "tools-not-a-list")
+    ]
+    result = run_cli("lint", "--format", "json", *(str(p) for p in files), cwd=tmp_path)
+    fixes = {
+        (Path(p["file"]).stem, p["line"], p["column"], p["code"]): p.get("fix")
+        for p in json.loads(result.out)["problems"]
+    }
+    assert fixes == {
+        ("colon-in-entry", 5, 5, "wrong-type"): '- "poll timeout: max.poll.interval.ms"',
+        ("list-dash-space", 5, 3, "yaml-syntax"): "  - payments-consumer",
+        ("over-indented-key", 7, 3, "yaml-syntax"): "allowed_verdicts: [PASS]",
+        ("tools-not-a-list", 4, 17, "wrong-type"): "required_tools: [mysql_slow_log, log_search]",
+    }

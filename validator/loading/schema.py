@@ -188,6 +188,11 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
             )
         else:
             tail = _unknown_tail(key, allowed, path, known)
+        near = typo_of(key, allowed)
+        fix = ""
+        if near is not None and near not in err.instance:
+            line = doc.source.split("\n")[at.line - 1] if doc.source else ""
+            fix = line.replace(key, near, 1).strip() if key in line else ""
         where = f"{describe_path(path)}: " if path else ""
         problems.append(
             Problem(
@@ -197,6 +202,7 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
                 ERROR,
                 "unknown-key",
                 f"{where}unknown key '{key}'{tail}",
+                fix=fix,
             )
         )
     return problems
@@ -253,7 +259,7 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     return ""
 
 
-Message = tuple[str, str]  # (problem code, message)
+Message = tuple[str, ...]  # (problem code, message[, the fix to paste])
 
 
 def _found(value: Any) -> str:
@@ -278,9 +284,11 @@ def _type(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
         example = _list_example(field)
         if example is not None and not isinstance(err.instance, bool):
             what = "a list of tool names" if field.get("x-tool-names") else "a list"
-            return "wrong-type", (
+            return (
+                "wrong-type",
                 f"{where} must be {what}, found {_found(err.instance)}: write a list,"
-                f" e.g. {where}: {example}"
+                f" e.g. {where}: {example}",
+                f"{where}: {example}",
             )
     msg = f"{where} must be {_type_words(expected)}, found {_found(err.instance)}"
     return "wrong-type", msg + _type_hint(path, expected, err.instance)
@@ -318,9 +326,11 @@ def _key_in_entry(err: Any, path: PathKey, where: str) -> Message | None:
         return None
     text = f"{key}: {'' if inner is None else inner}".rstrip()
     quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return "wrong-type", (
+    return (
+        "wrong-type",
         f"{where}: `: ` makes this entry a key and a value, not one piece of text:"
-        f" quote it: - {quoted}"
+        f" quote it: - {quoted}",
+        f"- {quoted}",
     )
 
 
@@ -402,8 +412,8 @@ def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     made = _key_in_entry(err, path, where) if err.validator in ("type", "anyOf", "oneOf") else None
     if made is None and handler is not None:
         made = handler(err, root, path, where)
-    code, msg = made or ("schema", f"{where}: {err.message}")
-    return Problem(doc.file, at.line, at.column, ERROR, code, msg)
+    code, msg, *fix = made or ("schema", f"{where}: {err.message}")
+    return Problem(doc.file, at.line, at.column, ERROR, code, msg, fix=fix[0] if fix else "")
 
 
 def _slug(value: Any) -> str:

@@ -30,6 +30,7 @@ class Slip:
     column: int  # 1-based
     code: str
     message: str
+    fix: str = ""  # the line to paste, when there is one
 
 
 def syntax_slips(text: str) -> list[Slip]:
@@ -259,6 +260,7 @@ def dash_slips(text: str) -> list[Slip]:
                     "yaml-syntax",
                     f"put a space after '-': '-{value}' is not a list entry without it;"
                     f" write `- {value}`",
+                    f"{indent}- {value}",
                 )
             )
     return found
@@ -300,5 +302,6 @@ def deeper_key(text: str, near: int) -> Slip | None:
             f"line {number} is indented deeper than the key above it"
             f" (`{parent.group(2)}:` at column {column}); {who} start at the same column:"
             f" move `{match.group(2)}:` to column {column}",
+            " " * (column - 1) + line.strip(),
         )
     return None

@@ -371,7 +371,7 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
         # slip, at its character, says what to type instead.
         first = exc.problems[0]
         slips += [
-            _problem(name, s.line, s.column, s.code, s.message)
+            _problem(name, s.line, s.column, s.code, s.message, s.fix)
             for s in dash_slips(text)
             if s.line <= first.line
         ]
@@ -435,14 +435,15 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     line, col = _mark_position(mark, starts) if mark is not None else (1, 1)
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
     hint = _hint(what, text, mark, exc.context_mark, starts)
+    fix = ""
     if mark is not None and any(w in what for w in _INDENT_WORDS):
         deeper = deeper_key(text, line)
         if deeper is not None:
-            line, col, hint = deeper.line, deeper.column, deeper.message
+            line, col, hint, fix = deeper.line, deeper.column, deeper.message, deeper.fix
     # The parser's own words come last, beside the plain explanation, never alone.
     plain = hint or "this line is not valid YAML: check its indentation and its quotes"
     msg = f"YAML syntax error: {plain} (YAML's own words: {what})"
-    return _problem(name, line, col, "yaml-syntax", msg)
+    return _problem(name, line, col, "yaml-syntax", msg, fix)
 
 
 # Parser errors that an over-indented key causes.
@@ -681,5 +682,5 @@ def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def _problem(file: str, line: int, column: int, code: str, message: str) -> Problem:
-    return Problem(file, line, column, ERROR, code, message)
+def _problem(file: str, line: int, column: int, code: str, message: str, fix: str = "") -> Problem:
+    return Problem(file, line, column, ERROR, code, message, fix=fix)
