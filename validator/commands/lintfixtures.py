@@ -103,7 +103,7 @@ def fixture_problems(
         for c in sorted(plan.missing)
         if plan.missing[c] in HARD_KINDS or c not in reading.found
     ]
-    out += _orphans(plan, fixtures, case_ids, reading.misnamed)
+    out += _orphans(plan, fixtures, case_ids, reading.misnamed, settings)
     found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
     found |= reading.found
     if settings.case_id is not None or plan.single:
@@ -146,7 +146,16 @@ def _split_lists(
     ]
 
 
-def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
+def _run_says(settings: TraceSettings) -> str:
+    """What run does with a trace that matches no case, as the suite's settings decide."""
+    if settings.allow_unmatched:
+        return "run lists it as matching no case; traces.allow_unmatched: true, so it does not fail"
+    return "run lists it as matching no case, and fails"
+
+
+def _orphans(
+    plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str], settings: TraceSettings
+) -> list[Problem]:
     """Files whose name names no case (a misnamed one is said by misnamed-trace)."""
     out = []
     for name, stem in plan.orphans:
@@ -155,7 +164,7 @@ def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) 
         hint = did_you_mean(stem, case_ids)
         message = (
             f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
-            " after its case id, or add the case (run lists it as matching no case, and fails)"
+            f" after its case id, or add the case ({_run_says(settings)})"
         )
         out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
     return out
@@ -343,8 +352,8 @@ class _Reading:
             return []
         message = (
             f"this trace's case id '{case_id}' matches no case"
-            f"{did_you_mean(case_id, self.case_ids)}: fix the trace, or add the case (run"
-            " lists it as matching no case, and fails)"
+            f"{did_you_mean(case_id, self.case_ids)}: fix the trace, or add the case"
+            f" ({_run_says(self.settings)})"
         )
         return [self._problem(job, trace, "orphan-fixture", message)]
 

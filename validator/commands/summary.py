@@ -73,6 +73,9 @@ def print_case(case: dict[str, Any], terminal: Terminal) -> None:
             print(f"    {word} {one_line(check['check'] + ': ' + check['message'])}")
 
 
+LISTED = 5  # unmatched traces and unused files listed by name; past it they are counted
+
+
 def print_summary(
     report: Report, written: list[Path], terminal: Terminal, allow_unmatched: bool = False
 ) -> None:
@@ -82,10 +85,16 @@ def print_summary(
     if not quiet:
         for case in report.rows:
             print_case(case, terminal)
-        for trace in report.unmatched:
+        for trace in report.unmatched[:LISTED]:
             print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
-        for item in unused:
+        if len(report.unmatched) > LISTED:
+            more = len(report.unmatched) - LISTED
+            print(f"{'UNMATCHED':8} and {more} more (see unmatched_traces in report.json)")
+        for item in unused[:LISTED]:
             print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
+        if len(unused) > LISTED:
+            more = len(unused) - LISTED
+            print(f"{'UNUSED':8} and {more} more (see unused_files in report.json)")
     line = (
         f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
@@ -93,7 +102,9 @@ def print_summary(
     if report.unmatched:
         allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
         line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
-    if unused:
+    if unused and quiet:  # -q: the one summary line, counted, never a list of paths
+        line += f"; {len(unused)} file(s) not used (see unused_files in report.json)"
+    elif unused:
         line += f"; {unused_line(unused)}"
     if s.get("checks_unexamined"):  # never a silent pass: see report.md
         line += (
