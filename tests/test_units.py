@@ -67,3 +67,11 @@ def test_a_plain_number_key_is_told_the_number_to_write(ws: Workspace) -> None:
     assert 'max_wait_ms must be a number, found text "20s": write 20000 (20s in milliseconds' in (
         result.out
     )
+
+
+def test_lint_explain_values_says_what_a_value_was_read_as(ws: Workspace) -> None:
+    ws.case(max_duration_ms="1.5 min")
+    result = run_cli("lint", "--explain-values", cwd=ws.root)
+    assert result.code == 0, result.out
+    assert "max_duration_ms: 1.5 min = 90000 milliseconds (read as a duration)" in result.out
+    assert result.out.endswith("0 errors, 0 warnings in 1 file\n")
