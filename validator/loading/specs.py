@@ -32,6 +32,7 @@ from ..model import (
     Template,
 )
 from ..problems import ERROR, WARNING, Problem, closest, did_you_mean, show, typo_of
+from ..units import UNIT_KINDS, UNIT_MARK
 from .caseformat import INPUT_NAME, CaseFormat
 from .cases import blank_entries, blank_keyword_message, bound_cuts
 from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
@@ -334,6 +335,15 @@ class _SpecChecker:
                     )
                 if "default" in schema and not problems:
                     self._input_default(name, schema)
+                unit = schema.get(UNIT_MARK)
+                if unit is not None and unit not in UNIT_KINDS:
+                    self._add(
+                        ("inputs", name, UNIT_MARK),
+                        "bad-input",
+                        f"input '{name}': x-unit {show(unit)} is not a unit kind"
+                        f"{did_you_mean(str(unit), UNIT_KINDS)}; the kinds are"
+                        f" {', '.join(UNIT_KINDS)}",
+                    )
 
     def _when_input(self, data: dict[str, Any]) -> None:
         """`when_input` names one of this spec's own inputs, declared optional."""
