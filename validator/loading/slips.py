@@ -9,6 +9,9 @@ as something else, so a check could never be met. Each is found at the character
 - A value left empty by ` #` right after `:` or `- `: `order_id: #W5362037` is null, and
   so is the entry `- #kafka_delete_topic` (an error: the value a check was meant to compare
   is gone).
+- Layout the parser reports late or in its own words: `-payments-consumer` among `- `
+  entries (a dash without its space), and a key indented deeper than the key above it
+  (`dash_slips`, `deeper_key`: used when the parser fails, at the line at fault).
 """
 
 from __future__ import annotations
