@@ -256,3 +256,10 @@ def test_every_run_of_a_many_run_case_shows_its_checks(ws: Workspace) -> None:
         checks = {c["check"]: c for c in run["checks"]}
         assert checks["evidence-coverage"]["clauses"][0]["condition"]["found"], run["trace"]
     assert [c["status"] for c in runs[2]["checks"] if c["check"] == "verdict-allowed"] == ["fail"]
+
+
+def test_standard_specs_are_named_pack_colon_file() -> None:
+    result = run_cli("explain", "mysql-slow-query", cwd=REPO)
+    assert result.code == 0, result.err
+    assert "    spec diagnosis:keyword-coverage.yaml\n" in result.out
+    assert "site-packages" not in result.out

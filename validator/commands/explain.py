@@ -444,6 +444,19 @@ def _render_run(run: RunReport, number: int, total: int, paint: options.Paint) -
     return lines
 
 
+def spec_label(file: str) -> str:
+    """A standard spec as `pack:file` (`agent:required-tools.yaml`), wherever the package is
+    installed; a suite's own spec as its path."""
+    from ..inputs import standard_specs_dir
+
+    try:
+        relative = Path(file).resolve().relative_to(standard_specs_dir().resolve())
+    except (ValueError, OSError):
+        return file
+    parts = relative.parts
+    return f"{parts[0]}:{'/'.join(parts[1:])}" if len(parts) > 1 else f"standard:{parts[0]}"
+
+
 def _render_check(check: CheckReport, paint: options.Paint) -> list[str]:
     severity = "" if check.severity == "error" else f" ({check.severity})"
     if check.status == FAIL and not check.blocking:
@@ -451,7 +464,7 @@ def _render_check(check: CheckReport, paint: options.Paint) -> list[str]:
     lines = [f"  check {one_line(check.check)}: {paint.status(check.status)}{severity}"]
     for part in textwrap.wrap(one_line(check.description), WRAP):
         lines.append(paint.dim(f"    {part}"))
-    lines.append(paint.dim(f"    spec {one_line(check.spec)}"))
+    lines.append(paint.dim(f"    spec {one_line(spec_label(check.spec))}"))
     for guard in check.guards:
         lines.extend(_render_guard(guard, "the check", "    "))
     if not check.clauses:
