@@ -5,6 +5,7 @@ and the same verdicts as `run` on the shipped suite and a real trace set."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -263,3 +264,12 @@ def test_standard_specs_are_named_pack_colon_file() -> None:
     assert result.code == 0, result.err
     assert "    spec diagnosis:keyword-coverage.yaml\n" in result.out
     assert "site-packages" not in result.out
+
+
+def test_a_false_switch_is_never_shown_with_the_help_of_true() -> None:
+    result = run_cli("explain", "mysql-slow-query", cwd=REPO)
+    lines = result.out.splitlines()
+    assert any(line.strip() == "whole_words = false" for line in lines), result.out
+    for line, origin in itertools.pairwise(lines):
+        if line.strip().endswith("= false") and "the predicate's default:" in origin:
+            assert "off (when true: " in origin, origin

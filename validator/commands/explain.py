@@ -525,12 +525,20 @@ def _render_condition_body(cond: ConditionReport | None, indent: str) -> list[st
         value = one_line(show(param.value, VALUE_WIDTH)) if param.set else unset
         lines.append(f"{indent}  {param.name} = {value}")
         about = (
-            f": {param.about}" if param.origin.kind == "predicate-default" and param.about else ""
+            f": {_about(param)}" if param.origin.kind == "predicate-default" and param.about else ""
         )
         lines.append(f"{indent}      from {one_line(param.origin.text() + about)}")
     if cond.problem:
         lines.append(f"{indent}  parameter problem: {one_line(cond.problem)}")
     return lines
+
+
+def _about(param: Parameter) -> str:
+    """The parameter's documentation, said so that it cannot be read as its opposite: a
+    true/false parameter's help says what `true` does, so `false` is said as off."""
+    if param.set and param.value is False:
+        return f"off (when true: {param.about})"
+    return param.about
 
 
 def _render_found(found: dict[str, Any], indent: str) -> list[str]:
