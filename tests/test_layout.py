@@ -19,6 +19,8 @@ LAYERS = {
     "validator.display": (),
     "validator.signals": (),
     "validator.shares": (),
+    # units: values written with a unit (20s, 80%, 4 MiB), in case files as on the command line
+    "validator.units": (),
     # processes: every process the tool starts (loading, evaluation and report writing use it)
     "validator.processes": ("validator.signals",),
     "validator.problems": ("validator.codes", "validator.display"),
@@ -47,6 +49,7 @@ LAYERS = {
         "validator.problems",
         "validator.inputs",
         "validator.processes",
+        "validator.units",
     ),
     # capture: asks the agent and reads its answers; the command writes what it returns.
     "validator.capture": (
