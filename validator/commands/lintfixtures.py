@@ -328,14 +328,7 @@ class _Reading:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
         self.read += 1
-        document = trace.document
-        if (
-            trace.parent is not None
-            and isinstance(document, list)
-            and len(document) > 1
-            and all(isinstance(d, dict) and d for d in document)
-        ):
-            self.split_lists.append(len(document))
+        self._note_split_list(trace)
         self._learn(trace)
         if self.probes is not None:
             self.probes.see(trace)
@@ -356,6 +349,17 @@ class _Reading:
             f" ({_run_says(self.settings)})"
         )
         return [self._problem(job, trace, "orphan-fixture", message)]
+
+    def _note_split_list(self, trace: Trace) -> None:
+        """A split match that is a list of objects (each a trace): `[*]` was left out."""
+        document = trace.document
+        if (
+            trace.parent is not None
+            and isinstance(document, list)
+            and len(document) > 1
+            and all(isinstance(d, dict) and d for d in document)
+        ):
+            self.split_lists.append(len(document))
 
     def _learn(self, trace: Trace) -> None:
         options = ViewOptions(messages=self.settings.messages, parent=trace.parent)

@@ -76,6 +76,14 @@ def print_case(case: dict[str, Any], terminal: Terminal) -> None:
 LISTED = 5  # unmatched traces and unused files listed by name; past it they are counted
 
 
+def _listed(word: str, items: list[dict[str, Any]], name: str, field: str) -> None:
+    """The first LISTED items by name and reason, then how many more."""
+    for item in items[:LISTED]:
+        print(f"{word:8} {one_line(item[name])}: {one_line(item['reason'])}")
+    if len(items) > LISTED:
+        print(f"{word:8} and {len(items) - LISTED} more (see {field} in report.json)")
+
+
 def print_summary(
     report: Report, written: list[Path], terminal: Terminal, allow_unmatched: bool = False
 ) -> None:
@@ -85,16 +93,8 @@ def print_summary(
     if not quiet:
         for case in report.rows:
             print_case(case, terminal)
-        for trace in report.unmatched[:LISTED]:
-            print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
-        if len(report.unmatched) > LISTED:
-            more = len(report.unmatched) - LISTED
-            print(f"{'UNMATCHED':8} and {more} more (see unmatched_traces in report.json)")
-        for item in unused[:LISTED]:
-            print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
-        if len(unused) > LISTED:
-            more = len(unused) - LISTED
-            print(f"{'UNUSED':8} and {more} more (see unused_files in report.json)")
+        _listed("UNMATCHED", report.unmatched, "fixture", "unmatched_traces")
+        _listed("UNUSED", unused, "file", "unused_files")
     line = (
         f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"

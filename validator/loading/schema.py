@@ -238,6 +238,16 @@ def _type_words(expected: Any) -> str:
     return " or ".join(TYPE_WORDS.get(t, t) for t in types)
 
 
+def _ms_hint(path: PathKey, types: list[str], value: Any) -> str:
+    """`max_wait_ms: 20s` where only a number is taken: the number to write."""
+    if not (("number" in types or "integer" in types) and path and isinstance(path[-1], str)):
+        return ""
+    ms = guess_ms(path[-1], value)
+    if ms is None:
+        return ""
+    return f": write {ms} ({value} in milliseconds; this key takes a plain number)"
+
+
 def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     """How to write a value of the expected type, from the value the author wrote."""
     types = [expected] if isinstance(expected, str) else list(expected)
@@ -245,10 +255,9 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
         if path and isinstance(path[-1], int):
             return ": write a value after the '-', or remove the empty entry"
         return ": write a value after the colon, or remove the key"
-    if ("number" in types or "integer" in types) and path and isinstance(path[-1], str):
-        ms = guess_ms(path[-1], value)
-        if ms is not None:
-            return f": write {ms} ({value} in milliseconds; this key takes a plain number)"
+    ms = _ms_hint(path, types, value)
+    if ms:
+        return ms
     if "string" in types and isinstance(value, (bool, int, float)):
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return f": put it in quotes, e.g. '{text}'"

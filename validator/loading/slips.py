@@ -273,38 +273,43 @@ def deeper_key(text: str, near: int) -> Slip | None:
     """A `key:` line at or just before line `near` indented deeper than the key above it
     that it lines up with none of (the parser's words: 'did not find expected key')."""
     lines = _content_lines(text)
-    for index, (number, line) in enumerate(lines):
+    for index, (number, _) in enumerate(lines):
         if number > near:
             break
         if number < near - 2 or index == 0:
             continue
-        match = _KEY_LINE.match(line)
-        if not match or not match.group(1):
-            continue
-        indent = len(match.group(1))
-        previous = lines[index - 1][1]
-        if previous.rstrip().endswith(":") and not previous.lstrip().startswith("- "):
-            continue  # the first key of a block opened just above
-        above = [
-            (n, m)
-            for n, ln in lines[:index]
-            if (m := _KEY_LINE.match(ln)) and len(m.group(1)) < indent
-        ]
-        siblings = [ln for _, ln in lines[:index] if _KEY_LINE.match(ln)]
-        if any(len(ln) - len(ln.lstrip(" ")) == indent for ln in siblings):
-            continue  # lines up with a key written before: not this mistake
-        if not above:
-            continue
-        _, parent = above[-1]
-        column = len(parent.group(1)) + 1
-        who = "keys of one case" if column == 1 else "keys of one block"
-        return Slip(
-            number,
-            indent + 1,
-            "yaml-syntax",
-            f"line {number} is indented deeper than the key above it"
-            f" (`{parent.group(2)}:` at column {column}); {who} start at the same column:"
-            f" move `{match.group(2)}:` to column {column}",
-            " " * (column - 1) + line.strip(),
-        )
+        found = _deeper(lines, index)
+        if found is not None:
+            return found
     return None
+
+
+def _deeper(lines: list[tuple[int, str]], index: int) -> Slip | None:
+    """The slip of line `index` when it is a key indented deeper than any key written
+    before it at its column, under no block opened just above."""
+    number, line = lines[index]
+    match = _KEY_LINE.match(line)
+    if not match or not match.group(1):
+        return None
+    indent = len(match.group(1))
+    previous = lines[index - 1][1]
+    if previous.rstrip().endswith(":") and not previous.lstrip().startswith("- "):
+        return None  # the first key of a block opened just above
+    keys = [m for _, ln in lines[:index] if (m := _KEY_LINE.match(ln))]
+    if any(len(m.group(1)) == indent for m in keys):
+        return None  # lines up with a key written before: not this mistake
+    above = [m for m in keys if len(m.group(1)) < indent]
+    if not above:
+        return None
+    parent = above[-1]
+    column = len(parent.group(1)) + 1
+    who = "keys of one case" if column == 1 else "keys of one block"
+    return Slip(
+        number,
+        indent + 1,
+        "yaml-syntax",
+        f"line {number} is indented deeper than the key above it"
+        f" (`{parent.group(2)}:` at column {column}); {who} start at the same column:"
+        f" move `{match.group(2)}:` to column {column}",
+        " " * (column - 1) + line.strip(),
+    )

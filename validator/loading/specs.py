@@ -636,6 +636,22 @@ class _SpecChecker:
                 key=True,
             )
 
+    def _undeclared(self, path: PathKey, pname: str, field: str, param: Any) -> None:
+        """A binding to a name of its own, not a slip of a known key's spelling: it is to be
+        declared under the spec's `inputs:` (the fix: three lines, the type the parameter
+        takes)."""
+        takes: frozenset[str] = (PARAM_TYPES[param.type].accepts if param else None) or frozenset()
+        kinds = [k for k in ("number", "integer", "array") if k in takes]
+        kind = kinds[0] if kinds else "string"
+        self._add(
+            (*path, "case"),
+            "unknown-case-field",
+            f"parameter '{pname}' is bound to case key '{field}', which no spec declares:"
+            f" declare `{field}` under this spec's `inputs:`, e.g. `inputs:` /"
+            f" `  {field}:` / `    type: {kind}` (three lines)",
+            fix=f"inputs:\n  {field}:\n    type: {kind}",
+        )
+
     def _case_field(self, path: PathKey, pname: str, field: Any, param: Any) -> None:
         """A `{case: NAME}` binding: NAME is a case key some spec declares, of a type the
         parameter takes."""
@@ -645,28 +661,7 @@ class _SpecChecker:
             and typo_of(field, self.case_fields) is None
             and _NAME.fullmatch(field)
         ):
-            # A name of its own, not a slip of a standard key's spelling: it is declared.
-            takes: frozenset[str] = (
-                PARAM_TYPES[param.type].accepts if param else None
-            ) or frozenset()
-            kind = (
-                "number"
-                if "number" in takes
-                else "integer"
-                if "integer" in takes
-                else "array"
-                if "array" in takes
-                else "string"
-            )
-            fix = f"inputs:\n  {field}:\n    type: {kind}"
-            self._add(
-                (*path, "case"),
-                "unknown-case-field",
-                f"parameter '{pname}' is bound to case key '{field}', which no spec declares:"
-                f" declare `{field}` under this spec's `inputs:`, e.g. `inputs:` /"
-                f" `  {field}:` / `    type: {kind}` (three lines)",
-                fix=fix,
-            )
+            self._undeclared(path, pname, field, param)
             return
         if not isinstance(field, str) or field not in self.case_fields:
             hint = did_you_mean(str(field), self.case_fields)

@@ -367,20 +367,7 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
     try:
         node = _compose(text, name)
     except ProblemsFound as exc:
-        # The parser notices a slip later than where it is (often on the next line): the
-        # slip, at its character, says what to type instead.
-        first = exc.problems[0]
-        slips += [
-            _problem(name, s.line, s.column, s.code, s.message, s.fix)
-            for s in dash_slips(text)
-            if s.line <= first.line
-        ]
-        if slips and slips[0].line <= first.line:
-            raise ProblemsFound(sorted(slips, key=lambda p: (p.line, p.column))) from None
-        flow = [s for s in flow_comment_slips(text) if s.line <= first.line]
-        if flow:  # a comment that swallowed a value and its closing bracket
-            found = [_problem(name, s.line, s.column, s.code, s.message) for s in flow]
-            raise ProblemsFound(found) from None
+        _slips_instead(exc, slips, text, name)
         raise
     if node is None:
         raise ProblemsFound([_problem(name, 1, 1, "empty-file", EMPTY_FILE)])
@@ -395,6 +382,25 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
         _wrong_top(name, data, builder._pos(node), top)
     cuts = [Problem(name, s.line, s.column, WARNING, s.code, s.message) for s in comment_cuts(text)]
     return YamlDocument(name, data, node, [*builder.soft, *cuts], text, builder.lines)
+
+
+def _slips_instead(exc: ProblemsFound, slips: list[Problem], text: str, name: str) -> None:
+    """The parser notices a slip later than where it is (often on the next line): raise the
+    slips at or before its error, each at its character, saying what to type instead."""
+    first = exc.problems[0]
+    slips = sorted(
+        [
+            *slips,
+            *(_problem(name, s.line, s.column, s.code, s.message, s.fix) for s in dash_slips(text)),
+        ],
+        key=lambda p: (p.line, p.column),
+    )
+    if slips and slips[0].line <= first.line:
+        raise ProblemsFound(slips) from None
+    flow = [s for s in flow_comment_slips(text) if s.line <= first.line]
+    if flow:  # a comment that swallowed a value and its closing bracket
+        found = [_problem(name, s.line, s.column, s.code, s.message) for s in flow]
+        raise ProblemsFound(found) from None
 
 
 def _wrong_top(name: str, data: Any, pos: Position, top: type) -> None:
