@@ -116,7 +116,46 @@ def unread_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def mistakes_table() -> str:
+    """The lint corpus's case files (tests/lint/cases/): each mistake's line as written, what
+    lint says about it, and the fix to paste where lint gives one, as lint says it today."""
+    import subprocess
+    import tempfile
+
+    corpus = REPO / "tests" / "lint" / "cases"
+    files = sorted(p for p in corpus.glob("*.yaml") if p.stem not in ("valid", "not-utf8"))
+    with tempfile.TemporaryDirectory() as empty:  # only the standard specs
+        done = subprocess.run(
+            [sys.executable, "-m", "validator", "lint", "--format", "json", *map(str, files)],
+            capture_output=True,
+            text=True,
+            cwd=empty,
+            env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
+            check=False,
+        )
+    problems = json.loads(done.stdout)["problems"]
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| mistake | what lint says | fix |", "|---|---|---|"]
+    for path in files:
+        mine = [p for p in problems if Path(p["file"]).name == path.name]
+        if not mine:
+            continue
+        first = min(mine, key=lambda p: (p["severity"] != "error", p["line"], p["column"]))
+        written = path.read_text("utf-8", errors="replace").split("\n")
+        line = written[first["line"] - 1].strip() if first["line"] <= len(written) else ""
+        shown = f"`{cell(line)}`" if line and "`" not in line else cell(line) or "(empty file)"
+        fix = first.get("fix", "")
+        fix_cell = f"`{cell(fix)}`" if fix and "`" not in fix else cell(fix) or "see the message"
+        message = f"{first['severity']}: {cell(first['message'])} `[{first['code']}]`"
+        lines.append(f"| {shown} | {message} | {fix_cell} |")
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "mistakes": mistakes_table,
     "adapters": adapter_table,
     "unread": unread_table,
     "codes": code_table,

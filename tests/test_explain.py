@@ -5,6 +5,7 @@ and the same verdicts as `run` on the shipped suite and a real trace set."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -256,3 +257,19 @@ def test_every_run_of_a_many_run_case_shows_its_checks(ws: Workspace) -> None:
         checks = {c["check"]: c for c in run["checks"]}
         assert checks["evidence-coverage"]["clauses"][0]["condition"]["found"], run["trace"]
     assert [c["status"] for c in runs[2]["checks"] if c["check"] == "verdict-allowed"] == ["fail"]
+
+
+def test_standard_specs_are_named_pack_colon_file() -> None:
+    result = run_cli("explain", "mysql-slow-query", cwd=REPO)
+    assert result.code == 0, result.err
+    assert "    spec diagnosis:keyword-coverage.yaml\n" in result.out
+    assert "site-packages" not in result.out
+
+
+def test_a_false_switch_is_never_shown_with_the_help_of_true() -> None:
+    result = run_cli("explain", "mysql-slow-query", cwd=REPO)
+    lines = result.out.splitlines()
+    assert any(line.strip() == "whole_words = false" for line in lines), result.out
+    for line, origin in itertools.pairwise(lines):
+        if line.strip().endswith("= false") and "the predicate's default:" in origin:
+            assert "off (when true: " in origin, origin

@@ -21,6 +21,8 @@ LAYERS = {
     "validator.shares": (),
     # dependencies: the library ranges the fast paths were checked with, the clear error
     "validator.dependencies": (),
+    # units: values written with a unit (20s, 80%, 4 MiB), in case files as on the command line
+    "validator.units": (),
     # processes: every process the tool starts (loading, evaluation and report writing use it)
     "validator.processes": ("validator.signals",),
     # The git work tree's top, found from the working folder: config search, SARIF paths.
@@ -54,6 +56,7 @@ LAYERS = {
         "validator.inputs",
         "validator.processes",
         "validator.dependencies",
+        "validator.units",
     ),
     # capture: asks the agent and reads its answers; the command writes what it returns.
     "validator.capture": (

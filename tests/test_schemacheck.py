@@ -630,6 +630,7 @@ SYNTHETIC: list[Any] = [
     {"minItems": 1},
     {"maxItems": 1},
     {"type": "array", "items": {"type": "string"}, "x-tool-names": True},  # an annotation
+    {"type": "number", "x-unit": "duration"},  # an annotation (units.py)
     {"items": {"type": "integer"}},
     {"items": False},
     {"items": True},

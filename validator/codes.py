@@ -476,6 +476,15 @@ CODES: dict[str, Code] = {
             when="--fixtures",
         ),
         Code(
+            "split-matches-a-list",
+            ERROR,
+            "traces.split matches one list of traces, read as a single trace",
+            "`split: $.simulations`",
+            "`split: $.simulations[*]`",
+            when="--fixtures",
+            also_warning=True,
+        ),
+        Code(
             "ambiguous-fixture",
             WARNING,
             "a case with both a single trace file and a folder of runs",

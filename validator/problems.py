@@ -31,6 +31,9 @@ class Problem:
     message: str
     # Indented continuation lines, e.g. a JSONPath expression and a caret under the bad column.
     detail: tuple[str, ...] = field(default=(), compare=False)
+    # The fix as text to paste (one or several lines), when there is one: `lint --format
+    # json` gives it as its own field, so an editor can offer it.
+    fix: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         # Every code is registered (validator/codes.py) with the severities it may have.
@@ -57,6 +60,8 @@ class Problem:
         }
         if self.detail:
             out["detail"] = list(self.detail)
+        if self.fix:
+            out["fix"] = self.fix
         return out
 
 
@@ -166,3 +171,28 @@ def show(value: object, limit: int = 60) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def typo_of(name: str, known: Iterable[str]) -> str | None:
+    """The known name `name` is a slip of the spelling of (the same but for case, else at
+    most two letters apart, the nearest), else None: a name further away is a name of its
+    own, never offered as a "did you mean" only because it looks alike (`max_calls` is not
+    `max_tool_calls`, `allowed_verdicts` not `allowed_tools`)."""
+    names = sorted(set(known))
+    same = [n for n in names if n != name and n.lower() == name.lower()]
+    if same:
+        return same[0]
+    scored = sorted((edit_distance(name, n), n) for n in names if n != name)
+    return scored[0][1] if scored and scored[0][0] <= 2 else None
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (short names: the plain dynamic programme)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]

@@ -444,6 +444,19 @@ def _render_run(run: RunReport, number: int, total: int, paint: options.Paint) -
     return lines
 
 
+def spec_label(file: str) -> str:
+    """A standard spec as `pack:file` (`agent:required-tools.yaml`), wherever the package is
+    installed; a suite's own spec as its path."""
+    from ..inputs import standard_specs_dir
+
+    try:
+        relative = Path(file).resolve().relative_to(standard_specs_dir().resolve())
+    except (ValueError, OSError):
+        return file
+    parts = relative.parts
+    return f"{parts[0]}:{'/'.join(parts[1:])}" if len(parts) > 1 else f"standard:{parts[0]}"
+
+
 def _render_check(check: CheckReport, paint: options.Paint) -> list[str]:
     severity = "" if check.severity == "error" else f" ({check.severity})"
     if check.status == FAIL and not check.blocking:
@@ -451,7 +464,7 @@ def _render_check(check: CheckReport, paint: options.Paint) -> list[str]:
     lines = [f"  check {one_line(check.check)}: {paint.status(check.status)}{severity}"]
     for part in textwrap.wrap(one_line(check.description), WRAP):
         lines.append(paint.dim(f"    {part}"))
-    lines.append(paint.dim(f"    spec {one_line(check.spec)}"))
+    lines.append(paint.dim(f"    spec {one_line(spec_label(check.spec))}"))
     for guard in check.guards:
         lines.extend(_render_guard(guard, "the check", "    "))
     if not check.clauses:
@@ -512,12 +525,20 @@ def _render_condition_body(cond: ConditionReport | None, indent: str) -> list[st
         value = one_line(show(param.value, VALUE_WIDTH)) if param.set else unset
         lines.append(f"{indent}  {param.name} = {value}")
         about = (
-            f": {param.about}" if param.origin.kind == "predicate-default" and param.about else ""
+            f": {_about(param)}" if param.origin.kind == "predicate-default" and param.about else ""
         )
         lines.append(f"{indent}      from {one_line(param.origin.text() + about)}")
     if cond.problem:
         lines.append(f"{indent}  parameter problem: {one_line(cond.problem)}")
     return lines
+
+
+def _about(param: Parameter) -> str:
+    """The parameter's documentation, said so that it cannot be read as its opposite: a
+    true/false parameter's help says what `true` does, so `false` is said as off."""
+    if param.set and param.value is False:
+        return f"off (when true: {param.about})"
+    return param.about
 
 
 def _render_found(found: dict[str, Any], indent: str) -> list[str]:

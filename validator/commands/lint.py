@@ -34,6 +34,7 @@ from ..loading.suite import load_suite_and_problems
 from ..loading.yamlfile import load_yaml
 from ..model import TraceSettings
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
+from ..units import explained, read_value
 from . import EXIT_FAILED, EXIT_OK, options
 from .layout import Layout, SuiteFlags, read_config, resolve
 from .lintfixtures import fixture_problems
@@ -68,12 +69,38 @@ def main(args: argparse.Namespace) -> int:
     inputs = collect_inputs(paths, layout.specs, layout.packs, allow_none=config is not None)
     follow = bool(getattr(args, "follow_symlinks", False))
     problems, files = lint(inputs, _fixtures(args, layout), config, layout.traces, follow)
+    if getattr(args, "explain_values", False) and args.format == "text":
+        for line in explain_values(inputs, config):
+            print(line)
     print(render(problems, files, args.format), end="")
     errors = sum(p.severity == ERROR for p in problems)
     warnings = sum(p.severity == WARNING for p in problems)
     if errors or (args.strict and warnings):
         return EXIT_FAILED
     return EXIT_OK
+
+
+def explain_values(inputs: Inputs, config: Config | None) -> list[str]:
+    """`FILE:LINE:COL: KEY: 20s = 20000 milliseconds` for each case value written with a
+    unit, as run reads it."""
+    loaded = load_suite_and_problems(inputs.cases, inputs.folders, config)
+    out = []
+    for path in inputs.cases:
+        try:
+            doc = load_yaml(path, display_path(path))
+        except ProblemsFound:
+            continue
+        if not isinstance(doc.data, dict):
+            continue
+        for key, value in doc.data.items():
+            kind = loaded.format.unit_of(str(key)) if isinstance(value, str) else None
+            if kind is not None and read_value(kind, value) is not None:
+                at = doc.value_at((key,))
+                out.append(
+                    f"{doc.file}:{at.line}:{at.column}: {key}: {explained(kind, value)}"
+                    f" (read as a {kind})"
+                )
+    return out
 
 
 def _fixtures(args: argparse.Namespace, layout: Layout) -> Path | None:
@@ -217,7 +244,7 @@ def lint(
             continue
         problems.update(spec_file_problems(doc, loaded.format))
     if fixtures is not None:
-        problems.update(fixture_problems(fixtures, loaded, traces, follow_links))
+        problems.update(fixture_problems(fixtures, loaded, traces, follow_links, config))
     return sorted(problems), files
 
 
@@ -327,6 +354,12 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         " as run --follow-symlinks does",
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    parser.add_argument(
+        "--explain-values",
+        action="store_true",
+        help="also say what each case value written with a unit was read as (20s = 20000"
+        " milliseconds), before the problems (text format)",
+    )
 
 
 __all__ = ["SPEC_MARKERS", "collect_inputs", "is_spec", "lint", "main", "render"]

@@ -77,8 +77,11 @@ def fixture_problems(
     loaded: LoadResult,
     settings: TraceSettings | None = None,
     follow_links: bool = False,
+    config: Any = None,
 ) -> list[Problem]:
-    """Cases without a trace and traces without a case, found as `run` finds them."""
+    """Cases without a trace and traces without a case, found as `run` finds them.
+    `config`: the suite config (a `traces.split` that matches one list of traces is reported
+    at its line)."""
     settings = settings or TraceSettings()
     shown = display_path(fixtures)
     if not (fixtures.is_dir() or fixtures.is_file()):
@@ -111,15 +114,32 @@ def fixture_problems(
         for c in sorted(plan.missing)
         if plan.missing[c] in HARD_KINDS or c not in reading.found
     ]
-    out += _orphans(plan, fixtures, case_ids, reading.misnamed)
+    out += _orphans(plan, fixtures, case_ids, reading.misnamed, settings)
     found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
     found |= reading.found
     if settings.case_id is not None or plan.single:
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
         out += _never_called(loaded.tool_names, reading)
-    out += reading.views.problems()
-    return out + reading.ignores.problems()
+    if _checks_read_the_view(loaded):  # else nothing unread can pass a check unseen
+        out += reading.views.problems()
+    out += reading.ignores.problems()
+    out += _split_lists(reading, settings, config, bool(reading.found & set(case_ids)))
+    return out
+
+
+def _checks_read_the_view(loaded: LoadResult) -> bool:
+    """Whether a check of the suite reads `$.view` (a query, or a guard's)."""
+    suite = loaded.suite
+    if suite is None:
+        return False
+    for spec in suite.specs.values():
+        for clause in spec.clauses:
+            conditions = [clause.condition, *(g for g in (clause.when, clause.unless) if g)]
+            for condition in conditions:
+                if any(reads_view(q.expression) for q in condition.queries):
+                    return True
+    return False
 
 
 class ViewTally:
@@ -170,7 +190,48 @@ class ViewTally:
         return out
 
 
-def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) -> list[Problem]:
+def _split_lists(
+    reading: _Reading, settings: TraceSettings, config: Any, any_case: bool
+) -> list[Problem]:
+    """`split: $.simulations` where `$.simulations[*]` was meant: the one match is a list of
+    objects, each a trace, read as one trace. An error when then no case matches a trace
+    (run would run none), else a warning."""
+    if not reading.split_lists or settings.split is None:
+        return []
+    count = reading.split_lists[0]
+    doc = getattr(config, "doc", None)
+    file = getattr(config, "file", "validator.yaml")
+    at = doc.value_at(("traces", "split")) if doc is not None else Position(1, 1)
+    meant = settings.split.rstrip() + "[*]"
+    message = (
+        f"split's match is one list of {count} objects that each look like a trace:"
+        f" did you mean {meant}? (each match of split is one trace; this one reads the whole"
+        " list as a single trace)"
+    )
+    severity = WARNING if any_case else ERROR
+    return [
+        Problem(
+            file,
+            at.line,
+            at.column,
+            severity,
+            "split-matches-a-list",
+            message,
+            fix=f"split: {meant}",
+        )
+    ]
+
+
+def _run_says(settings: TraceSettings) -> str:
+    """What run does with a trace that matches no case, as the suite's settings decide."""
+    if settings.allow_unmatched:
+        return "run lists it as matching no case; traces.allow_unmatched: true, so it does not fail"
+    return "run lists it as matching no case, and fails"
+
+
+def _orphans(
+    plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str], settings: TraceSettings
+) -> list[Problem]:
     """Files whose name names no case (a misnamed one is said by misnamed-trace)."""
     out = []
     for name, stem in plan.orphans:
@@ -179,7 +240,7 @@ def _orphans(plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str]) 
         hint = did_you_mean(stem, case_ids)
         message = (
             f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
-            " after its case id, or add the case (run lists it as matching no case, and fails)"
+            f" after its case id, or add the case ({_run_says(settings)})"
         )
         out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
     return out
@@ -310,6 +371,7 @@ class _Reading:
         self.root = None if plan.single or follow_links else plan.fixtures
         self.reader = TraceReader(settings, self._read_object, self.root)
         self.found: set[str] = set()
+        self.split_lists: list[int] = []  # a split match that is a list of traces: its size
         self.tools: set[str] = set()  # every tool name a readable trace calls
         self.read = 0  # traces read
         self.told = 0  # traces that told which tools they call (see the module's docstring)
@@ -363,6 +425,7 @@ class _Reading:
                 return []  # a JSON Lines entry run cannot read: run reports it
             return [self._problem(job, trace, "unreadable-trace", trace.error)]
         self.read += 1
+        self._note_split_list(trace)
         self._learn(job, trace)
         if self.probes is not None:
             self.probes.see(trace)
@@ -379,10 +442,21 @@ class _Reading:
             return []
         message = (
             f"this trace's case id '{case_id}' matches no case"
-            f"{did_you_mean(case_id, self.case_ids)}: fix the trace, or add the case (run"
-            " lists it as matching no case, and fails)"
+            f"{did_you_mean(case_id, self.case_ids)}: fix the trace, or add the case"
+            f" ({_run_says(self.settings)})"
         )
         return [self._problem(job, trace, "orphan-fixture", message)]
+
+    def _note_split_list(self, trace: Trace) -> None:
+        """A split match that is a list of objects (each a trace): `[*]` was left out."""
+        document = trace.document
+        if (
+            trace.parent is not None
+            and isinstance(document, list)
+            and len(document) > 1
+            and all(isinstance(d, dict) and d for d in document)
+        ):
+            self.split_lists.append(len(document))
 
     def _learn(self, job: Job, trace: Trace) -> None:
         ctx = TraceContext(trace.document, self.settings.view, self.settings.messages, trace.parent)

@@ -73,6 +73,17 @@ def print_case(case: dict[str, Any], terminal: Terminal) -> None:
             print(f"    {word} {one_line(check['check'] + ': ' + check['message'])}")
 
 
+LISTED = 5  # unmatched traces and unused files listed by name; past it they are counted
+
+
+def _listed(word: str, items: list[dict[str, Any]], name: str, field: str) -> None:
+    """The first LISTED items by name and reason, then how many more."""
+    for item in items[:LISTED]:
+        print(f"{word:8} {one_line(item[name])}: {one_line(item['reason'])}")
+    if len(items) > LISTED:
+        print(f"{word:8} and {len(items) - LISTED} more (see {field} in report.json)")
+
+
 def print_summary(
     report: Report,
     written: list[Path],
@@ -88,10 +99,8 @@ def print_summary(
     if not quiet:
         for case in report.rows[printed:]:
             print_case(case, terminal)
-        for trace in report.unmatched:
-            print(f"{'UNMATCHED':8} {one_line(trace['fixture'])}: {one_line(trace['reason'])}")
-        for item in unused:
-            print(f"{'UNUSED':8} {one_line(item['file'])}: {one_line(item['reason'])}")
+        _listed("UNMATCHED", report.unmatched, "fixture", "unmatched_traces")
+        _listed("UNUSED", unused, "file", "unused_files")
     line = (
         f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
@@ -99,7 +108,9 @@ def print_summary(
     if report.unmatched:
         allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
         line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
-    if unused:
+    if unused and quiet:  # -q: the one summary line, counted, never a list of paths
+        line += f"; {len(unused)} file(s) not used (see unused_files in report.json)"
+    elif unused:
         line += f"; {unused_line(unused)}"
     if s.get("checks_unexamined"):  # never a silent pass: see report.md
         line += (

@@ -355,7 +355,7 @@ def _expectations_problems(value: Any) -> list[ValueProblem]:
                 ValueProblem(
                     (i,),
                     "bad-parameter",
-                    f"entry {i + 1} must be a mapping such as {_ENTRY_EXAMPLE}",
+                    f"entry {i + 1} must be 'key: value' entries such as {_ENTRY_EXAMPLE}",
                 )
             )
             continue
@@ -377,7 +377,9 @@ def _steps_problems(value: Any) -> list[ValueProblem]:
     for i, step in enumerate(value):
         if isinstance(step, dict):
             if not step:
-                out.append(ValueProblem((i,), "bad-parameter", f"step {i + 1} is an empty mapping"))
+                out.append(
+                    ValueProblem((i,), "bad-parameter", f"step {i + 1} has no 'key: value' entries")
+                )
             out.extend(call_entry_problems(i, step, STEP_KEYS, "step"))
     return out
 
@@ -614,9 +616,7 @@ PARAM_TYPES: dict[str, ParamType] = {
             lambda v: isinstance(v, list) and all(_is_scalar(x) and x is not None for x in v),
             "array",
         ),
-        _type(
-            "mapping", "a mapping of 'key: value' entries", lambda v: isinstance(v, dict), "object"
-        ),
+        _type("mapping", "a set of 'key: value' entries", lambda v: isinstance(v, dict), "object"),
         ParamType(
             "quantifier",
             "any, all, none, or {min: N, max: N}",
@@ -635,7 +635,7 @@ PARAM_TYPES: dict[str, ParamType] = {
         ),
         _checked(
             "json-schema",
-            "a JSON Schema (a mapping)",
+            "a JSON Schema ('key: value' lines)",
             lambda v: isinstance(v, (dict, bool)),
             _schema_problems,
             "object",
@@ -643,7 +643,7 @@ PARAM_TYPES: dict[str, ParamType] = {
         ),
         _checked(
             "matchers",
-            "a mapping of 'argument: matcher' entries, a list, or null",
+            "'argument: matcher' entries, a list, or null",
             lambda v: v is None or isinstance(v, (dict, list)),
             _matchers_problems,
             "object",
@@ -658,7 +658,7 @@ PARAM_TYPES: dict[str, ParamType] = {
         ),
         _checked(
             "argument-defaults",
-            "a mapping of 'argument: default value' entries, or null",
+            "'argument: default value' entries, or null",
             lambda v: v is None or isinstance(v, dict),
             defaults_problems,
             "object",
@@ -672,7 +672,7 @@ PARAM_TYPES: dict[str, ParamType] = {
             "null",
         ),
         _type("json", "any JSON value", lambda v: True, *_JSON_TYPES),
-        _type("matcher", "a value, or a mapping of operators", lambda v: True, *_JSON_TYPES),
+        _type("matcher", "a value, or 'operator: value' entries", lambda v: True, *_JSON_TYPES),
         _checked(
             "call-expectations",
             "a list of {name, args, mode, defaults, ignore, quantifier} entries",

@@ -18,11 +18,20 @@ from typing import Any
 
 from ..evaluation.userschema import breaks_rules, rebased
 from ..model import Spec
+from ..units import UNIT_KINDS, UNIT_MARK, pattern
 from .schema import CompiledSchema, load_schema
 
 CORE_KEYS = tuple(load_schema("case-core")["properties"])
 INPUT_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
-_ANNOTATIONS = ("description", "default", "title", "examples", "$comment", "x-tool-names")
+_ANNOTATIONS = (
+    "description",
+    "default",
+    "title",
+    "examples",
+    "$comment",
+    "x-tool-names",
+    UNIT_MARK,
+)
 
 
 def validation_part(schema: dict[str, Any]) -> str:
@@ -68,7 +77,12 @@ class CaseFormat:
                 # its `$ref`s name its own parts, wherever it is placed
                 # (one that reaches outside itself is an error in its spec file: unused here)
                 usable = {} if breaks_rules(input_schema) else input_schema
-                schema["properties"][name] = rebased(usable, f"#/properties/{name}")
+                placed = rebased(usable, f"#/properties/{name}")
+                kind = usable.get(UNIT_MARK)
+                if kind in UNIT_KINDS:  # `20s` as well as 20000 (units.py)
+                    text = {"type": "string", "pattern": pattern(kind)}
+                    placed = {"anyOf": [placed, text], "description": usable.get("description", "")}
+                schema["properties"][name] = placed
         required = list(schema["required"])
         for spec in plan:
             for name, input_schema in spec.inputs.items():
@@ -76,6 +90,11 @@ class CaseFormat:
                     required.append(name)
         schema["required"] = required
         return schema
+
+    def unit_of(self, name: str) -> str | None:
+        """The unit kind (`duration`, `share`, `size`) input `name` declares, if any."""
+        kind = self.inputs.get(name, {}).get(UNIT_MARK)
+        return kind if kind in UNIT_KINDS else None
 
     def requirers(self, name: str, plan: Iterable[Spec]) -> list[str]:
         """The specs of a plan that need `name` (declare it without a default)."""

@@ -16,6 +16,7 @@ from ..evaluation.params import percent_share
 from ..evaluation.text import normalize_markdown, normalize_plain
 from ..model import Case, Spec
 from ..problems import ERROR, WARNING, Problem, closest, show
+from ..units import UNIT_KINDS, UNIT_MARK, read_value
 from .caseformat import CaseFormat
 from .schema import schema_problems
 from .slips import SEPARATOR_CHAR, looks_like_list, typographic_quotes
@@ -46,7 +47,7 @@ def case_problems(
     bound = {key for spec in plan for key in spec.reads}
     problems = bound_cuts(doc, lambda path: path[0] in bound, "a check reads this value")
     found = schema_problems(doc, fmt.schema(plan))
-    percents = _percent_problems(doc)
+    percents = _percent_problems(doc) + _unit_problems(doc, fmt)
     taken = {(p.line, p.column) for p in percents}
     problems += [
         _named(p, fmt, plan)
@@ -110,6 +111,11 @@ def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
     defaulted = set()
     for spec in plan:
         for name, schema in spec.inputs.items():
+            kind = schema.get(UNIT_MARK)
+            if isinstance(fields.get(name), str) and kind in UNIT_KINDS:  # `20s`: units.py
+                read = read_value(kind, fields[name])
+                if read is not None:
+                    fields[name] = read
             if name not in fields and schema.get("default") is not None:
                 fields[name] = schema["default"]
                 defaulted.add(name)
@@ -153,6 +159,27 @@ def _percent_problems(doc: YamlDocument) -> list[Problem]:
                 + (", or a whole number (a count) such as 2" if key != "min_pass_rate" else "")
             )
         out.append(doc.problem((key,), ERROR, code, message))
+    return out
+
+
+def _unit_problems(doc: YamlDocument, fmt: CaseFormat) -> list[Problem]:
+    """Text no unit reads where an input takes a value with a unit (`20 parsecs`), said with
+    the units it takes, in place of the schema's pattern."""
+    out = []
+    for key, value in doc.data.items():
+        kind = fmt.unit_of(key) if isinstance(value, str) else None
+        if kind is None or read_value(kind, value) is not None:
+            continue
+        unit = UNIT_KINDS[kind]
+        out.append(
+            doc.problem(
+                (key,),
+                ERROR,
+                "wrong-type",
+                f"{key}: {show(value)} is not a {kind} this tool reads: write a number"
+                f" ({unit.base}) or a {kind} with its unit, e.g. {unit.examples}",
+            )
+        )
     return out
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..evaluation.userschema import offline_validator
-from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show
+from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show, typo_of
+from ..units import guess_ms
 from .schemacheck import compile_schema, is_integer
 from .yamlfile import PathKey, YamlDocument
 
@@ -95,7 +96,7 @@ def describe_path(path: PathKey) -> str:
 TYPE_WORDS = {
     "string": "text",
     "array": "a list",
-    "object": "a mapping of 'key: value' entries",
+    "object": "a set of 'key: value' lines",
     "integer": "a whole number",
     "number": "a number",
     "boolean": "true or false",
@@ -186,7 +187,12 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
                 " keep one of the two"
             )
         else:
-            tail = did_you_mean(key, allowed) or f"; allowed keys: {', '.join(allowed)}"
+            tail = _unknown_tail(key, allowed, path, known)
+        near = typo_of(key, allowed)
+        fix = ""
+        if near is not None and near not in err.instance:
+            line = doc.source.split("\n")[at.line - 1] if doc.source else ""
+            fix = line.replace(key, near, 1).strip() if key in line else ""
         where = f"{describe_path(path)}: " if path else ""
         problems.append(
             Problem(
@@ -196,9 +202,33 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
                 ERROR,
                 "unknown-key",
                 f"{where}unknown key '{key}'{tail}",
+                fix=fix,
             )
         )
     return problems
+
+
+def _unknown_tail(key: str, allowed: list[str], path: PathKey, known: Any) -> str:
+    """After "unknown key 'X'": the key it is a slip of, or the pack that declares it (a
+    case's top level), or the keys allowed; never a look-alike key of another meaning."""
+    near = typo_of(key, allowed)
+    if near is not None:
+        return f" (did you mean '{near}'?)"
+    if not path and "question" in known:  # a case's keys
+        from .packinputs import pack_of
+
+        pack = pack_of(key)
+        if pack is not None:
+            return (
+                f": `{key}` belongs to the {pack} pack, which this suite does not load:"
+                f" add it to validator.yaml's `packs:` list (packs: [..., {pack}]),"
+                f" or remove the key"
+            )
+        return (
+            "; no check spec of this suite declares it (a spec declares the case keys it"
+            f" reads under its `inputs:`); allowed keys: {', '.join(allowed)}"
+        )
+    return f"; allowed keys: {', '.join(allowed)}"
 
 
 def _type_words(expected: Any) -> str:
@@ -208,6 +238,16 @@ def _type_words(expected: Any) -> str:
     return " or ".join(TYPE_WORDS.get(t, t) for t in types)
 
 
+def _ms_hint(path: PathKey, types: list[str], value: Any) -> str:
+    """`max_wait_ms: 20s` where only a number is taken: the number to write."""
+    if not (("number" in types or "integer" in types) and path and isinstance(path[-1], str)):
+        return ""
+    ms = guess_ms(path[-1], value)
+    if ms is None:
+        return ""
+    return f": write {ms} ({value} in milliseconds; this key takes a plain number)"
+
+
 def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     """How to write a value of the expected type, from the value the author wrote."""
     types = [expected] if isinstance(expected, str) else list(expected)
@@ -215,6 +255,9 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
         if path and isinstance(path[-1], int):
             return ": write a value after the '-', or remove the empty entry"
         return ": write a value after the colon, or remove the key"
+    ms = _ms_hint(path, types, value)
+    if ms:
+        return ms
     if "string" in types and isinstance(value, (bool, int, float)):
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return f": put it in quotes, e.g. '{text}'"
@@ -225,7 +268,7 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     return ""
 
 
-Message = tuple[str, str]  # (problem code, message)
+Message = tuple[str, ...]  # (problem code, message[, the fix to paste])
 
 
 def _found(value: Any) -> str:
@@ -245,8 +288,59 @@ def _required(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Mess
 
 def _type(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
     expected = err.validator_value
+    field = _subschema(root, list(err.absolute_schema_path)[:-1])
+    if expected == "array" and isinstance(err.instance, (int, float)) and field:
+        example = _list_example(field)
+        if example is not None and not isinstance(err.instance, bool):
+            what = "a list of tool names" if field.get("x-tool-names") else "a list"
+            return (
+                "wrong-type",
+                f"{where} must be {what}, found {_found(err.instance)}: write a list,"
+                f" e.g. {where}: {example}",
+                f"{where}: {example}",
+            )
     msg = f"{where} must be {_type_words(expected)}, found {_found(err.instance)}"
     return "wrong-type", msg + _type_hint(path, expected, err.instance)
+
+
+_EXAMPLE_LIST = re.compile(r"e\.g\. (\[[^\]]+\])")
+
+
+def _list_example(field: dict[str, Any]) -> str | None:
+    """The example a list field's own schema gives (its `examples`, or an `e.g. [...]` in its
+    description): the kind of entries it takes, never the wrongly typed value itself."""
+    for example in field.get("examples", ()):
+        if isinstance(example, list) and example:
+            return "[" + ", ".join(str(e) for e in example) + "]"
+    found = _EXAMPLE_LIST.search(str(field.get("description", "")))
+    if found:
+        return found.group(1)
+    if field.get("x-tool-names"):
+        return "[mysql_slow_log, log_search]"
+    return None
+
+
+def _key_in_entry(err: Any, path: PathKey, where: str) -> Message | None:
+    """`- poll timeout: max.poll.interval.ms` in a list of text: YAML read `: ` as a key and
+    a value; the fix is the same entry in quotes."""
+    value = err.instance
+    if not (path and isinstance(path[-1], int) and isinstance(value, dict) and len(value) == 1):
+        return None
+    if err.validator == "type":
+        expected = err.validator_value
+        if "string" not in ([expected] if isinstance(expected, str) else list(expected)):
+            return None
+    ((key, inner),) = value.items()
+    if isinstance(inner, (dict, list)):
+        return None
+    text = f"{key}: {'' if inner is None else inner}".rstrip()
+    quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return (
+        "wrong-type",
+        f"{where}: `: ` makes this entry a key and a value, not one piece of text:"
+        f" quote it: - {quoted}",
+        f"- {quoted}",
+    )
 
 
 def _min_items(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message | None:
@@ -322,11 +416,13 @@ _MESSAGES: dict[str, Callable[[Any, dict[str, Any], PathKey, str], Message | Non
 def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     path: PathKey = tuple(err.absolute_path)
     where = describe_path(path)
-    at = doc.value_at(path)
+    at = doc.place(path)
     handler = _MESSAGES.get(err.validator)
-    made = handler(err, root, path, where) if handler is not None else None
-    code, msg = made or ("schema", f"{where}: {err.message}")
-    return Problem(doc.file, at.line, at.column, ERROR, code, msg)
+    made = _key_in_entry(err, path, where) if err.validator in ("type", "anyOf", "oneOf") else None
+    if made is None and handler is not None:
+        made = handler(err, root, path, where)
+    code, msg, *fix = made or ("schema", f"{where}: {err.message}")
+    return Problem(doc.file, at.line, at.column, ERROR, code, msg, fix=fix[0] if fix else "")
 
 
 def _slug(value: Any) -> str:

@@ -456,6 +456,7 @@ KEYWORDS: dict[str, Keyword] = {
     "description": _annotation,
     "examples": _annotation,
     "x-tool-names": _annotation,  # marks tool names for lint (loading/tools.py)
+    "x-unit": _annotation,  # a case value may be written with a unit (units.py)
     "default": _annotation,
     "type": _type,
     "enum": _enum,

@@ -9,6 +9,9 @@ as something else, so a check could never be met. Each is found at the character
 - A value left empty by ` #` right after `:` or `- `: `order_id: #W5362037` is null, and
   so is the entry `- #kafka_delete_topic` (an error: the value a check was meant to compare
   is gone).
+- Layout the parser reports late or in its own words: `-payments-consumer` among `- `
+  entries (a dash without its space), and a key indented deeper than the key above it
+  (`dash_slips`, `deeper_key`: used when the parser fails, at the line at fault).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
 # A key (or a list entry's key) followed by a full-width colon, at the start of a line.
 _FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")
@@ -29,6 +33,7 @@ class Slip:
     column: int  # 1-based
     code: str
     message: str
+    fix: str = ""  # the line to paste, when there is one
 
 
 def syntax_slips(text: str) -> list[Slip]:
@@ -221,3 +226,90 @@ def flow_comment_slips(text: str) -> list[Slip]:
                 out.append(Slip(number, hash_at + 1, "comment-in-value", message))
             break
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Layout: what the parser reports a line or two late, or in its own words
+
+_DASH_NO_SPACE = re.compile(r"^( *)-([^\s\-].*)$")
+_KEY_LINE = re.compile(r"^( *)([A-Za-z_][\w.-]*)\s*:(\s|$)")
+
+
+def _content_lines(text: str) -> list[tuple[int, str]]:
+    """(1-based number, line) of each line that is neither blank nor only a comment."""
+    return [
+        (n, ln)
+        for n, ln in enumerate(text.split("\n"), start=1)
+        if ln.strip() and not ln.lstrip().startswith("#")
+    ]
+
+
+def dash_slips(text: str) -> list[Slip]:
+    """`-payments-consumer` among `- ` entries: a list dash without its space (YAML reads
+    a key-less line there and reports it on the next line)."""
+    found = []
+    lines = _content_lines(text)
+    for (_, before), (number, line) in pairwise(lines):
+        match = _DASH_NO_SPACE.match(line)
+        if not match or ": " in line:
+            continue
+        indent = match.group(1)
+        if before.startswith(indent + "- ") or before.rstrip().endswith(":"):
+            value = match.group(2).strip()
+            found.append(
+                Slip(
+                    number,
+                    len(indent) + 1,
+                    "yaml-syntax",
+                    f"put a space after '-': '-{value}' is not a list entry without it;"
+                    f" write `- {value}`",
+                    f"{indent}- {value}",
+                )
+            )
+    return found
+
+
+def deeper_key(text: str, near: int) -> Slip | None:
+    """A `key:` line at or just before line `near` indented deeper than the key above it
+    that it lines up with none of (the parser's words: 'did not find expected key')."""
+    lines = _content_lines(text)
+    for index, (number, _) in enumerate(lines):
+        if number > near:
+            break
+        if number < near - 2 or index == 0:
+            continue
+        found = _deeper(lines, index)
+        if found is not None:
+            return found
+    return None
+
+
+def _deeper(lines: list[tuple[int, str]], index: int) -> Slip | None:
+    """The slip of line `index` when it is a key indented deeper than any key written
+    before it at its column, under no block opened just above."""
+    number, line = lines[index]
+    match = _KEY_LINE.match(line)
+    if not match or not match.group(1):
+        return None
+    indent = len(match.group(1))
+    previous = lines[index - 1][1]
+    if previous.rstrip().endswith(":") and not previous.lstrip().startswith("- "):
+        return None  # the first key of a block opened just above
+    keys = [m for _, ln in lines[:index] if (m := _KEY_LINE.match(ln))]
+    if any(len(m.group(1)) == indent for m in keys):
+        return None  # lines up with a key written before: not this mistake
+    above = [m for m in keys if len(m.group(1)) < indent]
+    if not above:
+        return None
+    parent = above[-1]
+    column = len(parent.group(1)) + 1
+    who = "keys of one case" if column == 1 else "keys of one block"
+    return Slip(
+        number,
+        indent + 1,
+        "yaml-syntax",
+        f"line {number} is indented deeper than the key above it"
+        f" (`{parent.group(2)}:` at column {column}); {who} start at the same column:"
+        f" move `{match.group(2)}:` to column {column}",
+        " " * (column - 1) + line.strip(),
+    )

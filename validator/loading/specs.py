@@ -32,7 +32,8 @@ from ..model import (
     Spec,
     Template,
 )
-from ..problems import ERROR, WARNING, Problem, closest, did_you_mean, show
+from ..problems import ERROR, WARNING, Problem, closest, did_you_mean, show, typo_of
+from ..units import UNIT_KINDS, UNIT_MARK
 from .caseformat import INPUT_NAME, CaseFormat
 from .cases import blank_entries, blank_keyword_message, bound_cuts
 from .schema import TYPE_WORDS, build_validator, describe_path, load_schema, schema_problems
@@ -335,6 +336,15 @@ class _SpecChecker:
                     )
                 if "default" in schema and not problems:
                     self._input_default(name, schema)
+                unit = schema.get(UNIT_MARK)
+                if unit is not None and unit not in UNIT_KINDS:
+                    self._add(
+                        ("inputs", name, UNIT_MARK),
+                        "bad-input",
+                        f"input '{name}': x-unit {show(unit)} is not a unit kind"
+                        f"{did_you_mean(str(unit), UNIT_KINDS)}; the kinds are"
+                        f" {', '.join(UNIT_KINDS)}",
+                    )
 
     def _when_input(self, data: dict[str, Any]) -> None:
         """`when_input` names one of this spec's own inputs, declared optional."""
@@ -493,9 +503,12 @@ class _SpecChecker:
         key: bool = False,
         severity: str = ERROR,
         detail: tuple[str, ...] = (),
+        fix: str = "",
     ) -> None:
         at = self.doc.key_at(path) if key else self.doc.value_at(path)
-        self.out.append(Problem(self.doc.file, at.line, at.column, severity, code, message, detail))
+        self.out.append(
+            Problem(self.doc.file, at.line, at.column, severity, code, message, detail, fix)
+        )
 
     def _condition(self, path: PathKey, raw: dict[str, Any]) -> None:
         self._queries(path, raw.get("query"))
@@ -624,7 +637,33 @@ class _SpecChecker:
                 key=True,
             )
 
+    def _undeclared(self, path: PathKey, pname: str, field: str, param: Any) -> None:
+        """A binding to a name of its own, not a slip of a known key's spelling: it is to be
+        declared under the spec's `inputs:` (the fix: three lines, the type the parameter
+        takes)."""
+        takes: frozenset[str] = (PARAM_TYPES[param.type].accepts if param else None) or frozenset()
+        kinds = [k for k in ("number", "integer", "array") if k in takes]
+        kind = kinds[0] if kinds else "string"
+        self._add(
+            (*path, "case"),
+            "unknown-case-field",
+            f"parameter '{pname}' is bound to case key '{field}', which no spec declares:"
+            f" declare `{field}` under this spec's `inputs:`, e.g. `inputs:` /"
+            f" `  {field}:` / `    type: {kind}` (three lines)",
+            fix=f"inputs:\n  {field}:\n    type: {kind}",
+        )
+
     def _case_field(self, path: PathKey, pname: str, field: Any, param: Any) -> None:
+        """A `{case: NAME}` binding: NAME is a case key some spec declares, of a type the
+        parameter takes."""
+        if (
+            isinstance(field, str)
+            and field not in self.case_fields
+            and typo_of(field, self.case_fields) is None
+            and _NAME.fullmatch(field)
+        ):
+            self._undeclared(path, pname, field, param)
+            return
         if not isinstance(field, str) or field not in self.case_fields:
             hint = did_you_mean(str(field), self.case_fields)
             tail = hint or f"; case keys: {', '.join(sorted(self.case_fields))}"
@@ -724,3 +763,6 @@ def view_steps(expr: str) -> list[str] | None:
 def _invalid(schema: dict[str, Any], value: Any) -> bool:
     """jsonschema's verdict, asked only when the fast check was not sure."""
     return any(True for _ in build_validator(schema).iter_errors(value))
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

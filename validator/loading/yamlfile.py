@@ -28,13 +28,25 @@ from typing import Any, NamedTuple
 
 from ..files import FileRefused, read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound
-from .slips import comment_cuts, emptied_by_comment, flow_comment_slips, syntax_slips
+from .slips import (
+    comment_cuts,
+    dash_slips,
+    deeper_key,
+    emptied_by_comment,
+    flow_comment_slips,
+    syntax_slips,
+)
 from .yamlfast import composer
 
 # A case or spec file has a few dozen values; these bounds only stop hostile files.
 MAX_NODES = 20_000
 MAX_DEPTH = 100
 MAX_FILE_BYTES = 4 * 1024 * 1024
+EMPTY_FILE = (
+    "the file is empty (or holds only comments): a case file holds keys such as `id:` and"
+    " `question:`, one a line, and a spec file `id:`, `query:` and `predicate:`; an example"
+    " is cases/mysql-slow-query.yaml in the trace-validator repository"
+)
 
 _STD = "tag:yaml.org,2002:"
 PathKey = tuple[str | int, ...]
@@ -71,15 +83,52 @@ class YamlDocument:
     )
 
     def value_at(self, path: PathKey) -> Position:
-        """Where the value at `path` is written, or its nearest written ancestor."""
+        """Where the value at `path` is written, or its nearest written ancestor (an alias's
+        value is where its anchor's is: `place` is where a problem about it goes)."""
         node, _, _ = self._walk(path)
         return self._pos(node)
+
+    def place(self, path: PathKey) -> Position:
+        """Where a problem about the value at `path` goes: the value, or the alias
+        (`forbidden_keywords: *rc`) that brought it there."""
+        alias = self.alias_on(path)
+        return alias[0] if alias is not None else self.value_at(path)
+
+    def alias_on(self, path: PathKey) -> tuple[Position, str, int] | None:
+        """(where the alias is, its anchor's name, the anchor's line) when the value at `path`
+        is reached through an alias (`*rc`), else None: the value's node is the anchor's, so
+        it starts before the key that names it."""
+        node, key_node = self.root, None
+        for step in path:
+            child = _child(node, step) if node is not None else None
+            if child is None:
+                return None
+            node, key_node = child
+            if key_node is None:
+                continue
+            value_at, key_pos = self._pos(node), self._pos(key_node)
+            if value_at < key_pos:  # the value is written before its key: an alias
+                lines = self.source.split("\n")
+                text = lines[key_pos.line - 1] if key_pos.line <= len(lines) else ""
+                star = text.find("*", key_pos.column)
+                name = re.match(r"\*([^\s,\]\}]+)", text[star:]) if star >= 0 else None
+                where = Position(key_pos.line, star + 1) if star >= 0 else key_pos
+                return where, name.group(1) if name else "", value_at.line
+        return None
 
     def problem(
         self, path: PathKey, severity: str, code: str, message: str, *, key: bool = False
     ) -> Problem:
-        """A problem placed on the value at `path` (or on its key, with `key=True`)."""
-        at = self.key_at(path) if key else self.value_at(path)
+        """A problem placed on the value at `path` (or on its key, with `key=True`); one
+        reached through an alias says so, at the alias, naming the anchor it repeats."""
+        at = self.key_at(path) if key else self.place(path)
+        alias = None if key else self.alias_on(path)
+        if alias is not None:
+            _, name, anchor = alias
+            message += (
+                f" (this value comes through the alias *{name}, which repeats the value"
+                f" anchored as &{name} at line {anchor})"
+            )
         return Problem(self.file, at.line, at.column, severity, code, message)
 
     def char_at(self, path: PathKey, chars: str) -> Position:
@@ -219,13 +268,20 @@ _HINTS = (
     ),
     (
         "could not find expected ':'",
-        "each line of a mapping needs 'key: value'; check the indentation",
+        "each line needs 'key: value' (a key, a colon, a space, the value), or '- ' for a"
+        " list entry; check the indentation",
     ),
     ("found unexpected end of stream", "a quote or bracket is not closed"),
     ("did not find expected ',' or ']'", "a list written in [ ] is not closed with ']'"),
-    ("did not find expected ',' or '}'", "a mapping written in { } is not closed with '}'"),
-    ("expected <block end>", "check the indentation: entries of one list or mapping line up"),
-    ("did not find expected key", "check the indentation: entries of one mapping line up"),
+    ("did not find expected ',' or '}'", "a set of keys written in { } is not closed with '}'"),
+    (
+        "expected <block end>",
+        "check the indentation: entries of one list, or keys of one block, line up",
+    ),
+    (
+        "did not find expected key",
+        "check the indentation: keys of one block start at the same column",
+    ),
     ("did not find expected '-' indicator", "list entries start with '- ' at the same indentation"),
     ("expected a single document", "a file holds one case or spec: remove the extra '---'"),
     ("found undefined alias", "an alias (*name) needs an anchor (&name) written before it"),
@@ -299,9 +355,7 @@ def _text(raw: bytes | str, name: str) -> str:
     if not text.strip() or all(
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):
-        raise ProblemsFound(
-            [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
-        )
+        raise ProblemsFound([_problem(name, 1, 1, "empty-file", EMPTY_FILE)])
     return text
 
 
@@ -313,20 +367,10 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
     try:
         node = _compose(text, name)
     except ProblemsFound as exc:
-        # The parser notices a slip later than where it is (often on the next line): the
-        # slip, at its character, says what to type instead.
-        first = exc.problems[0]
-        if slips and slips[0].line <= first.line:
-            raise ProblemsFound(slips) from None
-        flow = [s for s in flow_comment_slips(text) if s.line <= first.line]
-        if flow:  # a comment that swallowed a value and its closing bracket
-            found = [_problem(name, s.line, s.column, s.code, s.message) for s in flow]
-            raise ProblemsFound(found) from None
+        _slips_instead(exc, slips, text, name)
         raise
     if node is None:
-        raise ProblemsFound(
-            [_problem(name, 1, 1, "empty-file", "file is empty: it must hold a YAML mapping")]
-        )
+        raise ProblemsFound([_problem(name, 1, 1, "empty-file", EMPTY_FILE)])
     builder = _Builder(name, text)
     try:
         data = builder.build(node, 0)
@@ -340,13 +384,33 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
     return YamlDocument(name, data, node, [*builder.soft, *cuts], text, builder.lines)
 
 
+def _slips_instead(exc: ProblemsFound, slips: list[Problem], text: str, name: str) -> None:
+    """The parser notices a slip later than where it is (often on the next line): raise the
+    slips at or before its error, each at its character, saying what to type instead."""
+    first = exc.problems[0]
+    slips = sorted(
+        [
+            *slips,
+            *(_problem(name, s.line, s.column, s.code, s.message, s.fix) for s in dash_slips(text)),
+        ],
+        key=lambda p: (p.line, p.column),
+    )
+    if slips and slips[0].line <= first.line:
+        raise ProblemsFound(slips) from None
+    flow = [s for s in flow_comment_slips(text) if s.line <= first.line]
+    if flow:  # a comment that swallowed a value and its closing bracket
+        found = [_problem(name, s.line, s.column, s.code, s.message) for s in flow]
+        raise ProblemsFound(found) from None
+
+
 def _wrong_top(name: str, data: Any, pos: Position, top: type) -> None:
     """Raise the problem of a file whose top level is not `top` (a mapping, or a list)."""
     if top is dict:
         kind = "a list" if isinstance(data, list) else "a single value"
         code, message = (
             "not-a-mapping",
-            f"the file holds {kind}; it must be a mapping of 'key: value' lines",
+            f"the file holds {kind}; it must be 'key: value' lines, one key a line"
+            " (id: ..., question: ...), not starting with '- '",
         )
     else:
         kind = "a mapping" if isinstance(data, dict) else "a single value"
@@ -377,8 +441,24 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     line, col = _mark_position(mark, starts) if mark is not None else (1, 1)
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
     hint = _hint(what, text, mark, exc.context_mark, starts)
-    msg = f"YAML syntax error: {what}" + (f" — {hint}" if hint else "")
-    return _problem(name, line, col, "yaml-syntax", msg)
+    fix = ""
+    if mark is not None and any(w in what for w in _INDENT_WORDS):
+        deeper = deeper_key(text, line)
+        if deeper is not None:
+            line, col, hint, fix = deeper.line, deeper.column, deeper.message, deeper.fix
+    # The parser's own words come last, beside the plain explanation, never alone.
+    plain = hint or "this line is not valid YAML: check its indentation and its quotes"
+    msg = f"YAML syntax error: {plain} (YAML's own words: {what})"
+    return _problem(name, line, col, "yaml-syntax", msg, fix)
+
+
+# Parser errors that an over-indented key causes.
+_INDENT_WORDS = (
+    "did not find expected key",
+    "did not find expected '-' indicator",
+    "mapping values are not allowed",
+    "expected <block end>",
+)
 
 
 def _mark_position(mark: Any, starts: list[int] | None) -> tuple[int, int]:
@@ -494,7 +574,9 @@ class _Builder:
         for key_node, value_node in node.value:
             if key_node.id != "scalar":
                 self._add(
-                    key_node, "yaml-unsupported", "a key must be plain text, not a list or mapping"
+                    key_node,
+                    "yaml-unsupported",
+                    "a key must be plain text, not a list or a set of 'key: value' entries",
                 )
                 continue
             if self._tag_of(key_node) == _STD + "merge":
@@ -568,7 +650,7 @@ class _Builder:
         self._add(
             node,
             "yaml-tag",
-            f"YAML tag '{shown}' is not allowed: these files hold only text, numbers, lists and mappings; remove the tag",
+            f"YAML tag '{shown}' is not allowed: these files hold only text, numbers, lists and 'key: value' entries; remove the tag",
         )
         return None
 
@@ -606,5 +688,5 @@ def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def _problem(file: str, line: int, column: int, code: str, message: str) -> Problem:
-    return Problem(file, line, column, ERROR, code, message)
+def _problem(file: str, line: int, column: int, code: str, message: str, fix: str = "") -> Problem:
+    return Problem(file, line, column, ERROR, code, message, fix=fix)

@@ -28,7 +28,7 @@ from .html_assets import CSP, SCRIPT, STYLE
 from .html_case import STATUS_WORD, Context, badge, panel, status_class, status_word
 from .html_text import attr, data_list, fragment, num, opt, pct, sort_value, text
 from .html_trace import FULL, SHORTER, passing_level
-from .markdown import signed
+from .markdown import shown_change
 from .unread import headline as unread_headline
 
 MAX_VERDICT_BARS = 20
@@ -197,7 +197,12 @@ def _comparison(report: Report, comp: dict[str, Any]) -> str:
     ):
         fmt = pct if key == "pass_rate" else num
         measures.append(
-            [label, fmt(before.get(key)), fmt(now.get(key)), signed(delta.get(key), key)]
+            [
+                label,
+                fmt(before.get(key)),
+                fmt(now.get(key)),
+                shown_change(before.get(key), now.get(key), delta.get(key), key),
+            ]
         )
     groups = []
     for key, label in (

@@ -6,6 +6,7 @@ syntax in an answer can never break the table or inject markup.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -121,6 +122,18 @@ def signed(value: Any, key: str) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def shown_change(before: Any, now: Any, delta: Any, key: str) -> str:
+    """The change between two figures as shown (rounded to one decimal, a pass rate in
+    percent), so that the three figures add up: 2.7 -> 2.6 is a change of -0.1, whatever
+    the unrounded figures' change rounds to."""
+    numbers = [v for v in (before, now) if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(numbers) < 2 or not all(math.isfinite(v) for v in numbers):
+        return signed(delta, key)
+    scale = 100 if key == "pass_rate" else 1
+    change = round(now * scale, 1) - round(before * scale, 1)
+    return signed(round(change, 1) / scale, key)
+
+
 def _status_change(item: dict[str, Any]) -> str:
     if "before" in item:
         return f"{escape(item['case_id'])} ({_STATUS_WORD.get(item['before'], escape(item['before']))} → {_STATUS_WORD.get(item['after'], escape(item['after']))})"
@@ -157,7 +170,7 @@ def _comparison(report: Report) -> list[str]:
     ):
         fmt = _pct if key == "pass_rate" else _num
         lines.append(
-            f"| {label} | {fmt(before.get(key))} | {fmt(now.get(key))} | {signed(delta.get(key), key)} |"
+            f"| {label} | {fmt(before.get(key))} | {fmt(now.get(key))} | {shown_change(before.get(key), now.get(key), delta.get(key), key)} |"
         )
     lines.append("")
     lines += ["| Cases | Count | Which |", "|---|---|---|"]
