@@ -9,7 +9,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -404,3 +407,26 @@ def test_hostile_text_stays_text_in_every_field(tmp_path: Path) -> None:
         ".//mark[@class!='hit' and @class!='bad' and @class!='miss']"
     )
     hostile_report()  # the builder itself stays usable for the browser test
+
+
+@pytest.mark.skipif(not os.environ.get("TRACE_DATA"), reason="TRACE_DATA is not set")
+def test_traces_split_from_one_file_get_their_panels(tmp_path: Path) -> None:
+    """tau2-bench: one file, `traces.split` into simulations, each run named `file#N`; the
+    page reads the file again and shows each run's answer and tool calls."""
+    data = Path(os.environ["TRACE_DATA"]) / "tau2-bench"
+    example = Path(__file__).resolve().parent.parent / "examples" / "tau2-bench"
+    command = ["run", "--fixtures", str(data), "--format", "html", "--out", str(tmp_path), "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "validator", *command],
+        cwd=example,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    page = lxml_html.fromstring((tmp_path / "report.html").read_bytes())
+    assert "not read again" not in page.text_content()
+    failing = _panel(page, "36")
+    assert "fail" in failing.text_content()
+    shown = failing.text_content()
+    assert "Answer" in shown and "have a great day" in shown.lower()
+    assert "find_user_id_by_name_zip" in shown and '"zip": "46236"' in shown
