@@ -68,12 +68,15 @@ def mixed(ws: Workspace) -> Workspace:
 def test_without_javascript_every_case_and_every_failure_is_on_the_page(mixed: Workspace) -> None:
     page = _page(mixed)
     rows = page.xpath("//table[@id='case-table']/tbody/tr")
-    ids = ["broken", "fails", "missing", "mysql-slow", "passes", "repeated"]
-    assert [r.xpath("./td[1]")[0].text_content() for r in rows] == ids
+    shown = [r.xpath("./td[1]")[0].text_content() for r in rows]
+    rank = {"error": 0, "fail": 1, "not_run": 2, "pass": 3}
+    statuses = {c["case_id"]: c["status"] for c in mixed.report()["cases"]}
+    ids = sorted(sorted(statuses), key=lambda i: rank[statuses[i]])  # failures first
+    assert shown == ids and shown[-1] == "passes"
     panels = page.xpath("//details[contains(@class, 'case')]")
     assert [p.get("id") for p in panels] == [f"case={i}" for i in ids]
     opened = [p.get("id")[5:] for p in panels if p.get("open") is not None]
-    assert opened == ["broken", "fails", "missing", "mysql-slow", "repeated"], "all but passes"
+    assert opened == ids[:-1], "all but passes"
     report = mixed.report()
     for case in report["cases"]:
         text = _panel(page, case["case_id"]).text_content()
@@ -94,7 +97,13 @@ def test_the_summary_comes_first_with_the_baseline_comparison(ws: Workspace) -> 
     assert ws.run("--format", "json,html", "--baseline", str(ws.root / "base")).code == 1
     page = _page(ws)
     headings = _texts(page.xpath("//h2"))
-    assert headings[:4] == ["Summary", "Compared with the baseline", "Verdicts", "Cases"]
+    assert headings[:5] == [
+        "Failures by check",
+        "Summary",
+        "Compared with the baseline",
+        "Verdicts",
+        "Cases",
+    ]
     assert (
         "1 regression(s)"
         in page.xpath("//h2[@id='baseline']/following-sibling::p[2]")[0].text_content()
@@ -386,7 +395,7 @@ def test_hostile_text_stays_text_in_every_field(tmp_path: Path) -> None:
         for name in ("href", "src", "action", "formaction", "style"):
             value = element.get(name)
             if value is not None and name == "href":
-                assert value.startswith("#case="), value
+                assert value.startswith(("#case=", "#check=")) or value == "#cases", value
             elif value is not None and name == "style":
                 assert re.fullmatch(r"left:[\d.]+%;width:[\d.]+%", value), value
             else:
@@ -430,3 +439,16 @@ def test_traces_split_from_one_file_get_their_panels(tmp_path: Path) -> None:
     shown = failing.text_content()
     assert "Answer" in shown and "have a great day" in shown.lower()
     assert "find_user_id_by_name_zip" in shown and '"zip": "46236"' in shown
+    # Failures first, a failures-by-check table, no verdict widget (tau2 records none).
+    rows = page.xpath("//table[@id='case-table']/tbody/tr")
+    assert [r.get("data-status") for r in rows][:3] == ["fail"] * 3
+    by_check = page.xpath("//table[@id='by-check']/tbody/tr")
+    assert [[td.text_content() for td in r.xpath("./td")][:2] for r in by_check] == [
+        ["reward", "3"]
+    ]
+    assert by_check[0].xpath(".//a")[0].get("href") == "#check=reward"
+    assert "MISSING" not in page.text_content()
+    assert (
+        page.xpath("//select[@name='verdict']") == [] and page.xpath("//h2[@id='verdicts']") == []
+    )
+    assert page.text_content().count("62.5%") == 1, "the pass rate is shown once"
