@@ -1,8 +1,9 @@
 """report.html: one self-contained page for people reviewing a run.
 
-The page opens with the summary (tiles, a status and verdict chart, the summary table, the
-baseline comparison when there is one, the verdicts), then the case table (one row per
-case), then one panel per case (`<details id="case=<id>">`, see html_case.py), then the traces
+The page opens with the summary (the pass rate and counts once, as tiles; the failures by
+check; the summary table; the baseline comparison when there is one; the verdict chart and
+table only when traces record verdicts), then the case table (one row per case, failures
+first), then one panel per case (`<details id="case=<id>">`, see html_case.py), then the traces
 that match no case. It is complete HTML: without JavaScript every case and every failure is
 shown (panels of cases that did not pass are open). A small script (html_assets.py) adds
 filters by status, tag, verdict, failed check and baseline change, a search by case id,
