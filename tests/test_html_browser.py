@@ -295,3 +295,20 @@ def test_a_phone_scrolls_no_page_sideways_and_print_expands_every_failure(
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     assert _severe(browser) == []
+
+
+def test_a_failures_by_check_row_filters_the_cases(browser: Any, pages: dict[str, Path]) -> None:
+    _open(browser, pages["mixed"])
+    link = browser.find_element("css selector", "#by-check tbody tr td a")
+    check = link.text
+    link.click()
+    deadline = time.monotonic() + 5
+    while _fragment(browser).get("check") != check:
+        assert time.monotonic() < deadline, "the row did not filter"
+        time.sleep(0.02)
+    shown = _visible(browser)
+    assert shown and len(shown) < len(browser.find_elements("css selector", "#case-table tbody tr"))
+    browser.execute_script("location.hash = '#cases'")  # the skip link keeps the filters
+    time.sleep(0.1)
+    assert _visible(browser) == shown
+    assert _severe(browser) == []

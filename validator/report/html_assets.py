@@ -381,7 +381,12 @@ window.addEventListener('beforeprint', () => {
     for (const d of r.panel.querySelectorAll('details')) d.open = true;
   }
 });
-const reload = () => { read(); apply(true); };
+// A plain anchor (the skip link's #cases) moves focus only: the filters stay.
+const reload = () => {
+  if (location.hash.length > 1 && !location.hash.includes('=')) return;
+  read();
+  apply(true);
+};
 window.addEventListener('popstate', reload);
 window.addEventListener('hashchange', reload);
 
