@@ -248,7 +248,8 @@ def test_hostile_text_runs_nothing_and_shows_as_written(
     counts = browser.execute_script(
         "return [document.scripts.length, document.images.length,"
         " document.querySelectorAll('iframe, object, embed, [onerror], [onmouseover]').length,"
-        " Array.from(document.links).filter((a) => !a.getAttribute('href').startsWith('#case=')).length];"
+        " Array.from(document.links).map((a) => a.getAttribute('href')).filter((h) =>"
+        " !h.startsWith('#case=') && !h.startsWith('#check=') && h !== '#cases').length];"
     )
     assert counts == [0, 0, 0, 0]
     first = browser.find_element("css selector", "#case-table tbody tr td a")
@@ -264,4 +265,50 @@ def test_hostile_text_runs_nothing_and_shows_as_written(
     sections = _panel(browser, SHOWN).find_elements("css selector", "section.run")
     assert [s.is_displayed() for s in sections] == [False, True]
     assert browser.execute_script("return window.__pwned") is None
+    assert _severe(browser) == []
+
+
+def test_a_phone_scrolls_no_page_sideways_and_print_expands_every_failure(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(390, 844)
+        _open(browser, pages["mixed"], "#case=fails")
+        inner = browser.execute_script("return window.innerWidth")
+        assert inner <= 390
+        width = browser.execute_script("return document.scrollingElement.scrollWidth")
+        assert width <= 390, "tables scroll in their own box, not the page"
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    # Print: the controls hidden, every case that did not pass open with its calls expanded.
+    _open(browser, pages["mixed"], "#status=pass")
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        browser.execute_script("window.dispatchEvent(new Event('beforeprint'))")
+        assert not browser.find_element("css selector", "#filters").is_displayed()
+        fails = _panel(browser, "fails")
+        assert fails.get_attribute("open") is not None and fails.is_displayed()
+        result = fails.find_element("css selector", "ol.lane li.x .io pre:last-of-type")
+        assert result.is_displayed() and result.text.startswith("slow log")
+        assert _panel(browser, "passes").get_attribute("open") is None
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert _severe(browser) == []
+
+
+def test_a_failures_by_check_row_filters_the_cases(browser: Any, pages: dict[str, Path]) -> None:
+    _open(browser, pages["mixed"])
+    link = browser.find_element("css selector", "#by-check tbody tr td a")
+    check = link.text
+    link.click()
+    deadline = time.monotonic() + 5
+    while _fragment(browser).get("check") != check:
+        assert time.monotonic() < deadline, "the row did not filter"
+        time.sleep(0.02)
+    shown = _visible(browser)
+    assert shown and len(shown) < len(browser.find_elements("css selector", "#case-table tbody tr"))
+    browser.execute_script("location.hash = '#cases'")  # the skip link keeps the filters
+    time.sleep(0.1)
+    assert _visible(browser) == shown
     assert _severe(browser) == []

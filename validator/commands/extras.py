@@ -17,19 +17,20 @@ them. That rule can only add highlights next to what the checks count, never hid
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..evaluation.text import normalize_plain
+from ..evaluation.tracefile import TraceReader
 from ..evaluation.view import ViewOptions, make_view
 from ..inputs import Job
-from ..model import Suite
+from ..model import Suite, TraceSettings
 from ..problems import UsageError
 from ..report.extras import BAD, HIT, MAX_RUNS_READ, run_extra, unreadable
 from ..results import ERROR, NOT_RUN, CaseResult, RunResult
-from ..traces import TraceError, parse_trace, read_trace_file
+from ..traces import TraceError, read_trace_file
 
 _SKIPPED = frozenset("*_`~\\")
 
@@ -105,25 +106,17 @@ def _shown_runs(case: CaseResult) -> list[RunResult]:
     return [r for r in runs if r.fixture and r.status not in (NOT_RUN, ERROR)]
 
 
-def _read(job: Job, root: Path | None, max_bytes: int) -> Any:
-    if job.path is not None:
-        return read_trace_file(job.path, root, max_bytes).document
-    raw = (job.text or "").encode("utf-8", errors="surrogateescape")
-    if len(raw) > max_bytes:
-        raise TraceError(f"the line is {len(raw)} bytes, over the limit of {max_bytes} bytes")
-    return parse_trace(raw).document
+def _reader(settings: TraceSettings, root: Path | None, max_bytes: int) -> TraceReader:
+    """The traces of a job as evaluation read them (`traces.split`, `traces.group`, JSON
+    Lines, OpenTelemetry exports), each named by its run's label (`file`, `file#N`...)."""
+    return TraceReader(
+        settings, lambda path: read_trace_file(path, root, max_bytes), root, max_bytes
+    )
 
 
 def _run_extra(
-    job: Job, suite: Suite, keywords: list[tuple[str, str]], root: Path | None, max_bytes: int
+    document: Any, settings: TraceSettings, keywords: list[tuple[str, str]]
 ) -> dict[str, Any]:
-    try:
-        document = _read(job, root, max_bytes)
-    except TraceError as exc:
-        return unreadable(f"the trace could not be read again: {exc}")
-    except MemoryError:
-        return unreadable("not enough memory to read the trace again")
-    settings = suite.traces
     try:
         view, _ = make_view(document, settings.view, ViewOptions(messages=settings.messages))
     except ValueError as exc:  # an unknown adapter name: the run has said so already
@@ -134,18 +127,46 @@ def _run_extra(
     return extra
 
 
+def _job_traces(
+    job: Job, labels: dict[str, tuple[str, str]], reader: TraceReader
+) -> Iterator[tuple[str, tuple[str, str], Any, str | None]]:
+    """(label, (case id, status), the trace's document, why it could not be read) for the
+    wanted runs of one job, in file order; `labels` is emptied of what is found."""
+    try:
+        for trace in reader.traces(job):
+            wanted = labels.pop(trace.label, None)
+            if wanted is None:
+                continue
+            yield trace.label, wanted, trace.document, trace.error
+            if not labels:
+                return
+        return
+    except TraceError as exc:
+        reason = str(exc)
+    except MemoryError:
+        reason = "not enough memory"
+    if job.text is None:  # the whole file is unreadable (a JSON Lines line: only itself)
+        for label in list(labels):
+            yield label, labels.pop(label), None, reason
+    elif job.fixture in labels:
+        yield job.fixture, labels.pop(job.fixture), None, reason
+
+
 def collect_extras(
     suite: Suite,
     cases: list[CaseResult],
     jobs: Iterable[Job],
     root: Path | None,
     max_bytes: int,
+    settings: TraceSettings | None = None,
 ) -> dict[str, dict[str, Any]]:
     """`Report.extras` for these cases. `jobs`: the run's jobs once more (their traces are
-    read only for the runs the page shows). Never raises for a trace: what cannot be read
+    read only for the runs the page shows), read with `settings` (the run's `traces:`
+    section, options applied; default the suite's). Never raises for a trace: what cannot be read
     again is an `unreadable` reason."""
     extras: dict[str, dict[str, Any]] = {}
-    wanted: dict[str, tuple[str, str]] = {}  # fixture -> (case id, run status)
+    # source (the file as the plan lists it) -> run label (`file`, `file#N`) -> (case, status)
+    wanted: dict[str, dict[str, tuple[str, str]]] = {}
     for case in cases:
         fields = suite.cases[case.case_id].fields if case.case_id in suite.cases else {}
         extras[case.case_id] = {
@@ -154,20 +175,30 @@ def collect_extras(
             "runs": {},
         }
         for run in _shown_runs(case):
-            wanted[str(run.fixture)] = (case.case_id, run.status)
+            label = str(run.fixture)
+            wanted.setdefault(str(run.source or label), {})[label] = (case.case_id, run.status)
     keywords = {
-        c: case_keywords(suite.cases[c].fields) for c, _ in wanted.values() if c in suite.cases
+        c: case_keywords(suite.cases[c].fields)
+        for labels in wanted.values()
+        for c, _ in labels.values()
+        if c in suite.cases
     }
+    settings = settings if settings is not None else suite.traces
+    reader = _reader(settings, root, max_bytes)
     try:
         for job in jobs:
-            found = wanted.pop(job.fixture, None)
-            if found is None:
+            labels = wanted.get(job.source or job.fixture)
+            if not labels:
                 continue
-            case_id, status = found
-            shown = _run_extra(job, suite, keywords.get(case_id, []), root, max_bytes)
-            shown["status"] = status
-            extras[case_id]["runs"][job.fixture] = shown
-            if not wanted:
+            for label, (case_id, status), document, error in _job_traces(job, labels, reader):
+                shown = (
+                    unreadable(f"the trace could not be read again: {error}")
+                    if error is not None
+                    else _run_extra(document, settings, keywords.get(case_id, []))
+                )
+                shown["status"] = status
+                extras[case_id]["runs"][label] = shown
+            if not any(wanted.values()):
                 break
     except (UsageError, OSError):  # the input went away since evaluation: show what was read
         pass

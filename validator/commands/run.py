@@ -359,7 +359,9 @@ def execute_run(options: RunOptions) -> int:
     extra = [shard.extra(report)] if shard is not None else []
     if needed(options.formats, EXTRAS):  # the page shows answers and tool calls: read again
         again = traces.plan.jobs() if traces.plan else iter([])
-        report.extras = collect_extras(suite, cases, again, traces.root, options.max_trace_bytes)
+        report.extras = collect_extras(
+            suite, cases, again, traces.root, options.max_trace_bytes, options.traces
+        )
     return _write_and_judge(report, options, extra, live.printed)
 
 

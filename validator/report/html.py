@@ -1,8 +1,9 @@
 """report.html: one self-contained page for people reviewing a run.
 
-The page opens with the summary (tiles, a status and verdict chart, the summary table, the
-baseline comparison when there is one, the verdicts), then the case table (one row per
-case), then one panel per case (`<details id="case=<id>">`, see html_case.py), then the traces
+The page opens with the summary (the pass rate and counts once, as tiles; the failures by
+check; the summary table; the baseline comparison when there is one; the verdict chart and
+table only when traces record verdicts), then the case table (one row per case, failures
+first), then one panel per case (`<details id="case=<id>">`, see html_case.py), then the traces
 that match no case. It is complete HTML: without JavaScript every case and every failure is
 shown (panels of cases that did not pass are open). A small script (html_assets.py) adds
 filters by status, tag, verdict, failed check and baseline change, a search by case id,
@@ -34,12 +35,6 @@ from .unread import headline as unread_headline
 MAX_VERDICT_BARS = 20
 TITLE = "Trace validation report"
 
-_STATUS_BARS = (
-    ("passed", "pass", "#1a7f37"),
-    ("failed", "fail", "#cf222e"),
-    ("not_run", "not run", "#8c959f"),
-    ("errored", "error", "#bf8700"),
-)
 _VERDICT_COLOUR = "#0969da"
 # The case table sorts statuses worst first.
 _STATUS_RANK = {"error": 0, "fail": 1, "not_run": 2, "pass": 3}
@@ -50,12 +45,8 @@ def _short(text: str, limit: int = 28) -> str:
 
 
 def _bars(summary: dict[str, Any]) -> list[tuple[str, list[tuple[str, int, str]]]]:
-    sections: list[tuple[str, list[tuple[str, int, str]]]] = [
-        (
-            "Cases by status",
-            [(label, int(summary[key]), colour) for key, label, colour in _STATUS_BARS],
-        )
-    ]
+    # The cases by status are the tiles' (the first screen shows each count once).
+    sections: list[tuple[str, list[tuple[str, int, str]]]] = []
     verdicts = sorted(summary["verdict_distribution"].items(), key=lambda kv: (-kv[1], kv[0]))
     bars = [(str(name), int(count), _VERDICT_COLOUR) for name, count in verdicts]
     if len(bars) > MAX_VERDICT_BARS:
@@ -69,7 +60,7 @@ def _bars(summary: dict[str, Any]) -> list[tuple[str, list[tuple[str, int, str]]
 
 
 def chart(report: Report) -> str:
-    """An SVG bar chart: cases by status, then evaluated traces by verdict."""
+    """An SVG bar chart: evaluated traces by verdict."""
     summary = report.summary
     label_w, bar_w, row_h, width = 200, 300, 24, 580
     parts: list[str] = []
@@ -142,13 +133,9 @@ def _tiles(summary: dict[str, Any], comparison: dict[str, Any] | None) -> str:
 
 
 def _summary_rows(summary: dict[str, Any], multi: bool) -> list[tuple[str, str]]:
+    # The counts by status and the pass rate are the tiles' (shown once).
     rows = [
         ("Cases", num(summary["total"])),
-        ("Passed", num(summary["passed"])),
-        ("Failed", num(summary["failed"])),
-        ("Not run", num(summary["not_run"])),
-        ("Errors", num(summary["errored"])),
-        ("Pass rate", pct(summary["pass_rate"])),
         ("Traces evaluated", num(summary["runs"]["evaluated"])),
         ("Average tool calls", num(summary["avg_tool_calls"])),
         ("Average duration (ms)", num(summary["avg_duration_ms"])),
@@ -227,12 +214,59 @@ def _comparison(report: Report, comp: dict[str, Any]) -> str:
     )
 
 
-def _overview(report: Report, comp: dict[str, Any] | None, multi: bool) -> str:
+def has_verdicts(rows: list[dict[str, Any]]) -> bool:
+    """Whether the suite's traces record verdicts (else no verdict widget is shown)."""
+    return any(row.get("verdict") is not None for row in rows)
+
+
+def failures_by_check(rows: list[dict[str, Any]]) -> list[tuple[str, int, str, int]]:
+    """(check, failing cases, its most common message, how many cases have it), most
+    failing cases first (ties: by check name; the message's ties: by text)."""
+    cases: dict[str, int] = {}
+    messages: dict[str, dict[str, int]] = {}
+    for row in rows:
+        seen: dict[str, str] = {}
+        for item in [row, *row["runs"].get("items", [])]:
+            for failed in item.get("failed_checks") or []:
+                seen.setdefault(str(failed.get("check")), str(failed.get("message") or ""))
+        for check, message in seen.items():
+            cases[check] = cases.get(check, 0) + 1
+            counted = messages.setdefault(check, {})
+            counted[message] = counted.get(message, 0) + 1
+    out = []
+    for check, count in cases.items():
+        message, times = min(messages[check].items(), key=lambda kv: (-kv[1], kv[0]))
+        out.append((check, count, message, times))
+    return sorted(out, key=lambda t: (-t[1], t[0]))
+
+
+def _failures(rows: list[dict[str, Any]]) -> str:
+    found = failures_by_check(rows)
+    if not found:
+        return ""
+    body = "".join(
+        f'<tr><td><a href="#check={fragment(check)}">{text(check)}</a></td>'
+        f"<td>{num(count)}</td><td>{text(message) or '—'}"
+        + (f" ({num(times)} of {num(count)})" if count > 1 else "")
+        + "</td></tr>"
+        for check, count, message, times in found
+    )
+    return (
+        '<h2 id="failures">Failures by check</h2>\n<div class="scroll"><table id="by-check">'
+        "<thead><tr><th>Check</th><th>Failing cases</th><th>Most common message</th></tr>"
+        f"</thead><tbody>{body}</tbody></table></div>\n"
+    )
+
+
+def _overview(
+    report: Report, comp: dict[str, Any] | None, multi: bool, rows: list[dict[str, Any]]
+) -> str:
     inputs = report.head.get("inputs", {})
     tool = report.head.get("tool", {})
     summary = report.summary
-    rows = [[label, value] for label, value in _summary_rows(summary, multi)]
+    metrics = [[label, value] for label, value in _summary_rows(summary, multi)]
     verdicts = [[text(k), num(v)] for k, v in summary["verdict_distribution"].items()]
+    shown = has_verdicts(rows)
     return (
         f"<h1>{TITLE}</h1>\n"
         f'<p class="meta">Generated {opt(report.head.get("generated_at"))} by'
@@ -244,19 +278,22 @@ def _overview(report: Report, comp: dict[str, Any] | None, multi: bool) -> str:
             else ""
         )
         + _tiles(summary, comp)
-        + f"<p><strong>{num(summary['passed'])} of {num(summary['total'])} cases passed"
-        f" ({pct(summary['pass_rate'])}).</strong></p>\n"
-        '<h2 id="summary">Summary</h2>\n'
-        + chart(report)
-        + _table(["Metric", "Value"], rows)
+        + '<p class="skip"><a href="#cases">Skip to the cases</a></p>\n'
+        + _failures(rows)
+        + '<h2 id="summary">Summary</h2>\n'
+        + (chart(report) if shown else "")
+        + _table(["Metric", "Value"], metrics)
         + (
             f'<p class="note">{text(unread_headline(summary["unread"]))}.</p>\n'
             if summary.get("unread")
             else ""
         )
         + (_comparison(report, comp) if comp else "")
-        + '<h2 id="verdicts">Verdicts</h2>\n'
-        + _table(["Verdict", "Traces"], verdicts or [["—", "0"]])
+        + (
+            '<h2 id="verdicts">Verdicts</h2>\n' + _table(["Verdict", "Traces"], verdicts)
+            if shown
+            else ""
+        )
     )
 
 
@@ -273,7 +310,7 @@ def case_changes(comp: dict[str, Any] | None) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _filters(multi_change: bool, total: int) -> str:
+def _filters(multi_change: bool, total: int, verdicts: bool) -> str:
     statuses = "".join(f'<option value="{s}">{w}</option>' for s, w in STATUS_WORD.items())
     change = (
         '<label>Baseline<select name="change"><option value="">all</option>'
@@ -291,19 +328,23 @@ def _filters(multi_change: bool, total: int) -> str:
         f'<label>Status<select name="status"><option value="">all</option>{statuses}'
         "</select></label>"
         '<label>Tag<select name="tag"><option value="">all</option></select></label>'
-        '<label>Verdict<select name="verdict"><option value="">all</option></select></label>'
-        '<label>Failed check<select name="check"><option value="">any</option></select></label>'
+        + (
+            '<label>Verdict<select name="verdict"><option value="">all</option></select></label>'
+            if verdicts
+            else ""
+        )
+        + '<label>Failed check<select name="check"><option value="">any</option></select></label>'
         f'{change}<button type="button" class="clear">Clear filters</button></form>\n'
         f'<p id="shown">{num(total)} cases.</p>\n'
     )
 
 
-def _table_head(multi: bool, compared: bool) -> str:
+def _table_head(multi: bool, compared: bool, verdicts: bool) -> str:
     columns = [
         ("case", "Case"),
         ("status", "Status"),
         *([("runs", "Runs")] if multi else []),
-        ("verdict", "Verdict"),
+        *([("verdict", "Verdict")] if verdicts else []),
         ("evidence", "Evidence"),
         ("keywords", "Keywords"),
         ("tools", "Tool calls"),
@@ -314,7 +355,7 @@ def _table_head(multi: bool, compared: bool) -> str:
     cells = "".join(
         f'<th scope="col" data-key="{key}" aria-sort="none">{label}</th>' for key, label in columns
     )
-    return f'<table id="case-table"><thead><tr>{cells}</tr></thead><tbody>\n'
+    return f'<div class="scroll"><table id="case-table"><thead><tr>{cells}</tr></thead><tbody>\n'
 
 
 def _failed_names(row: dict[str, Any]) -> list[str]:
@@ -338,7 +379,11 @@ def _ratio_cell(cov: Any, hit: str, of: str) -> str:
 
 
 def _row(
-    row: dict[str, Any], multi: bool, compared: bool, changes: dict[str, tuple[str, str]]
+    row: dict[str, Any],
+    multi: bool,
+    compared: bool,
+    changes: dict[str, tuple[str, str]],
+    verdicts: bool,
 ) -> str:
     case_id = row["case_id"]
     status = row["status"]
@@ -355,8 +400,9 @@ def _row(
             f'<td data-v="{sort_value(row.get("run_pass_rate"))}">'
             f"{num(runs.get('passed'))}/{num(runs.get('total'))}{flaky}</td>"
         )
+    if verdicts:
+        cells.append(f"<td>{opt(row.get('verdict'))}</td>")
     cells += [
-        f"<td>{opt(row.get('verdict'))}</td>",
         _ratio_cell(row.get("evidence_coverage"), "found", "required"),
         _ratio_cell(row.get("keyword_coverage"), "matched", "total"),
         f'<td data-v="{sort_value(row.get("tool_call_count"))}">{num(row.get("tool_call_count"))}</td>',
@@ -395,23 +441,30 @@ def _passing_level(extras: dict[str, dict[str, Any]] | None) -> str:
     return passing_level(runs)
 
 
+def failures_first(rows: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cases, worst status first (error, fail, not run, pass), report order within."""
+    return sorted(rows, key=lambda row: _STATUS_RANK.get(status_class(row["status"]), 4))
+
+
 def chunks(report: Report) -> Iterator[str]:
     comp = report.head.get("comparison") or None
     changes = case_changes(comp)
     multi = any(c["runs"]["total"] > 1 for c in report.rows)
+    rows = failures_first(report.cases())
+    verdicts = has_verdicts(rows)
     yield _head()
-    yield _overview(report, comp, multi)
-    yield _filters(comp is not None, len(report.rows))
-    yield _table_head(multi, comp is not None)
-    for row in report.cases():
-        yield _row(row, multi, comp is not None, changes)
-    yield "</tbody></table>\n"
+    yield _overview(report, comp, multi, rows)
+    yield _filters(comp is not None, len(rows), verdicts)
+    yield _table_head(multi, comp is not None, verdicts)
+    for row in rows:
+        yield _row(row, multi, comp is not None, changes, verdicts)
+    yield "</tbody></table></div>\n"
     yield '<h2 id="details">Case details</h2>\n'
     extras = report.extras
     ctx = Context(extras is not None, _passing_level(extras))
     if ctx.level in SHORTER:
         yield f'<p class="note">{SHORTER[ctx.level]}</p>\n'
-    for row in report.cases():
+    for row in rows:
         extra = extras.get(row["case_id"]) if extras is not None else None
         change = changes.get(str(row["case_id"]))
         yield panel(row, extra, ctx, change[1] if change else None)

@@ -140,6 +140,30 @@ a.cell small { display: block; color: var(--muted); overflow: hidden; text-overf
   white-space: nowrap; }
 section.run { border-top: 1px dashed var(--line); margin-top: 10px; }
 section.run > h4 { margin-top: 8px; }
+p.skip { margin: 0; } p.skip a { position: absolute; left: -9999px; }
+p.skip a:focus { position: static; }
+figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: auto; }
+.scroll { max-width: 100%; }
+@media (max-width: 700px) {
+  main { padding: 12px 10px 40px; }
+  .scroll { overflow-x: auto; }
+  table { display: block; max-width: 100%; overflow-x: auto; }
+  .scroll table { display: table; }
+  #case-table th { position: static; }
+  dl.facts, dl.vals { grid-template-columns: 1fr; }
+  .tl .axis, ol.lane > li:not(.x):not(.more), ol.lane summary {
+    grid-template-columns: minmax(5em, 9em) 1fr 4.5em; gap: 6px; }
+  .tok { grid-column: 1 / 4; }
+  #filters input[type=search] { min-width: 0; width: 100%; }
+  .body { padding: 2px 8px 10px; }
+}
+@media print {
+  #filters, #shown, p.skip, button { display: none !important; }
+  details.case { content-visibility: visible; }
+  .answer, pre { max-height: none; overflow: visible; }
+  .scroll, table { overflow: visible; }
+  #case-table th { position: static; }
+}
 """
 
 # One strict-mode function: it reads the rows' data-* attributes once, then filters, sorts
@@ -348,7 +372,21 @@ document.addEventListener('toggle', (e) => {
     write(false);
   }
 }, true);
-const reload = () => { read(); apply(true); };
+// Printed: every case that did not pass, expanded (its checks, answer and arguments).
+window.addEventListener('beforeprint', () => {
+  for (const r of rows) {
+    if (r.status === 'pass' || !r.panel) continue;
+    r.panel.hidden = false;
+    r.panel.open = true;
+    for (const d of r.panel.querySelectorAll('details')) d.open = true;
+  }
+});
+// A plain anchor (the skip link's #cases) moves focus only: the filters stay.
+const reload = () => {
+  if (location.hash.length > 1 && !location.hash.includes('=')) return;
+  read();
+  apply(true);
+};
 window.addEventListener('popstate', reload);
 window.addEventListener('hashchange', reload);
 
