@@ -1,0 +1,257 @@
+"""`python -m validator init --from PATH [DIR]`: a passing agent-pack suite made from saved traces.
+
+It looks at PATH (a trace file, or a folder of them), guesses how the traces are written
+(one per file, one per JSON Lines line, a JSON Lines file as one session, a list inside a
+file), which view adapter reads them and where each trace names its case, then writes
+`validator.yaml` and one case per trace (the first MAX_CASES) whose agent-pack keys hold
+what the trace's view shows, with a margin: so `run` passes at once and the user tightens
+from there. Every guess is printed with its reason. Nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..evaluation.context import TraceContext
+from ..evaluation.tracefile import CaseIdRule, TraceReader
+from ..evaluation.view import detect
+from ..inputs import Job, display_path, format_of, run_order
+from ..model import TraceSettings
+from ..problems import UsageError
+from ..traces import TraceError, parse_document, read_trace_file
+from . import EXIT_OK
+from .options import program
+
+MAX_CASES = 20  # cases written at most; further traces are allowed unmatched
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+# Adapters whose JSON Lines file is one session (one event a line), read with `group: file`.
+SESSION_ADAPTERS = frozenset({"claude-code"})
+# Keys a record may name its task by, tried in this order for `case_id`.
+ID_KEYS = ("instance_id", "task_id", "caseId", "case_id", "question_id", "id")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+HEAD_LINES = 50  # JSON Lines records read to guess a file's shape
+MARGIN = 1.5  # budgets are what the trace used times this, rounded up
+
+
+@dataclass
+class Shape:
+    """How one file holds its traces: `kind` is doc, split, lines or session."""
+
+    kind: str
+    adapter: str
+    split: str | None = None
+    records: list[Any] = field(default_factory=list)  # the records ids are guessed from
+    why: str = ""
+
+
+def _records_of(path: Path) -> tuple[str, Any]:
+    """("jsonl", first records) or ("json", the document); raises TraceError or OSError."""
+    if format_of(path.name) == "jsonl":
+        records = []
+        with open(path, "rb") as handle:
+            for line in handle:
+                if line.strip():
+                    records.append(parse_document(line).value)
+                if len(records) >= HEAD_LINES:
+                    break
+        return "jsonl", records
+    return "json", read_trace_file(str(path), None).document
+
+
+def shape_of(path: Path) -> Shape | None:
+    """The shape of one file's traces, or None when no adapter reads them."""
+    try:
+        fmt, value = _records_of(path)
+    except (TraceError, OSError, ValueError, AttributeError):
+        return None
+    if fmt == "jsonl":
+        if not value:
+            return None
+        whole, first = detect(value), detect(value[0])
+        if whole is not None and (first is None or whole in SESSION_ADAPTERS):
+            why = "each line is one event of a session the adapter reads as a whole"
+            return Shape("session", whole, why=why)
+        if first is not None:
+            return Shape("lines", first, records=value, why="each line is a whole run")
+        return None
+    adapter = detect(value)
+    if adapter is not None:
+        return Shape("doc", adapter, why="the file is one run")
+    if isinstance(value, dict):
+        for key, items in value.items():
+            if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
+                inner = detect(items[0])
+                if inner is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                    why = f"the file's {key!r} list holds one run per entry"
+                    return Shape("split", inner, f"$.{key}[*]", items, why)
+    return None
+
+
+def _files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    found = [
+        Path(folder) / name
+        for folder, _, names in os.walk(root)
+        for name in names
+        if name.endswith(SUFFIXES)
+    ]
+    return sorted(found, key=lambda p: run_order(p.relative_to(root).as_posix()))
+
+
+def _case_id(shape: Shape, shapes: list[Shape]) -> tuple[str, str]:
+    """The `traces.case_id` setting and why."""
+    if shape.kind in ("doc", "session"):
+        return "{file_stem}", "each file is one case, named after the file"
+    for key in ID_KEYS:
+        values = [r.get(key) for s in shapes for r in s.records if isinstance(r, dict)]
+        if not values or any(v is None or isinstance(v, (dict, list, bool)) for v in values):
+            continue
+        texts = [str(v).lower() for v in values]
+        if len(set(texts)) == len(texts) and all(_ID.match(t) for t in texts):
+            return f"$.{key}", f"every record has a distinct {key!r}"
+    return "{file_stem}-{index}", "the records name no distinct id: file name and position"
+
+
+def _budget(value: float) -> int:
+    return max(1, math.ceil(value * MARGIN))
+
+
+def _case_text(case_id: str, view: dict[str, Any], source: str) -> str:
+    calls = [c for c in view.get("tool_calls") or [] if isinstance(c, dict)]
+    names = list(dict.fromkeys(str(c["name"]) for c in calls if c.get("name")))
+    llm = view.get("llm_calls") or []
+    duration = view.get("duration_ms")
+    lines = [f"id: {json.dumps(case_id)}", f"description: made by init --from {json.dumps(source)}"]
+    if isinstance(view.get("final_answer"), str) and view["final_answer"].strip():
+        words = " ".join(view["final_answer"].split()[:12])
+        lines.insert(0, f"# final answer begins: {words[:100]}")
+    lines.append(f"required_tools: {json.dumps(names, ensure_ascii=False)}")
+    if calls:
+        lines.append(f"max_tool_calls: {_budget(len(calls))}  # it made {len(calls)}")
+    if llm:
+        lines.append(f"max_llm_calls: {_budget(len(llm))}  # it made {len(llm)}")
+    if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration >= 0:
+        lines.append(f"max_duration_ms: {_budget(duration)}  # it took {duration:g} ms")
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_text(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
+    """The files to write (name -> text) and the guesses, one line each."""
+    root = source if source.is_dir() else source.parent
+    shaped = [(f, shape_of(f)) for f in _files(source)]
+    kept = [(f, s) for f, s in shaped if s is not None]
+    if not kept:
+        raise UsageError(
+            f"no file under {display_path(source)} holds traces a view adapter reads",
+            "give a .json or .jsonl trace file, or a folder of them",
+        )
+    kinds = Counter((s.kind, s.adapter, s.split) for _, s in kept)
+    (kind, adapter, split), _ = kinds.most_common(1)[0]
+    chosen = [(f, s) for f, s in kept if (s.kind, s.adapter, s.split) == (kind, adapter, split)]
+    shape = chosen[0][1]
+    case_id, id_why = _case_id(shape, [s for _, s in chosen])
+    rels = [f.relative_to(root).as_posix() for f, _ in chosen]
+    guesses = [
+        f"traces: {len(chosen)} of {len(shaped)} files, read by the {adapter} adapter: {shape.why}",
+        f"case_id: {case_id} ({id_why})",
+    ]
+    skipped = [f.relative_to(root).as_posix() for f, s in shaped if (f, s) not in chosen]
+    if skipped:
+        guesses.append(f"left out (not this shape): {', '.join(skipped[:8])}")
+    settings = TraceSettings(
+        pattern=tuple(rels),
+        split=split,
+        group="file" if kind == "session" else None,
+        case_id=case_id,
+        view=adapter,
+        allow_unmatched=True,
+    )
+    fixtures = os.path.relpath(root.resolve(), dest.resolve())
+    config = [
+        "# Made by `init --from`: edit the cases under cases/ to say what a run must do.",
+        "cases: cases",
+        f"fixtures: {_yaml_text(Path(fixtures).as_posix())}",
+        "packs: [agent]",
+        "traces:",
+        f"  pattern: {json.dumps(rels)}",
+    ]
+    if split:
+        config.append(f"  split: {_yaml_text(split)}  # {shape.why}")
+        guesses.append(f"split: {split}")
+    if kind == "session":
+        config.append("  group: file  # every line of a file is one event of one run")
+        guesses.append("group: file")
+    config.append(f"  case_id: {_yaml_text(case_id)}")
+    config.append(f"  view: {adapter}")
+    files: dict[str, str] = {}
+    reader = TraceReader(settings, lambda p: read_trace_file(p, None))
+    rule = CaseIdRule(case_id)
+    count = total = 0
+    for path, rel in zip((f for f, _ in chosen), rels):
+        job = Job(None, rel, str(path), group=rel if kind == "session" else None)
+        try:
+            traces = list(reader.traces(job))
+        except TraceError:
+            continue
+        for trace in traces:
+            if trace.error is not None:
+                continue
+            total += 1
+            if count >= MAX_CASES:
+                continue
+            found, _ = rule.case_id(trace.document, rel, trace.place)
+            if found is None or f"cases/{found}.yaml" in files:
+                continue
+            view = TraceContext(trace.document, adapter, None, trace.parent).view_document()
+            files[f"cases/{found}.yaml"] = _case_text(found, view["view"], trace.label)
+            count += 1
+    more = total > count
+    config.append(
+        f"  allow_unmatched: {'true' if more else 'false'}"
+        + ("  # only the first cases were written" if more else "")
+    )
+    guesses.append(f"cases: {count} of {total} traces" + (" (the rest: unmatched)" if more else ""))
+    files = {"validator.yaml": "\n".join(config) + "\n", **files}
+    return files, guesses
+
+
+def write(source_text: str, dest: Path) -> int:
+    """`init --from SOURCE DIR`: write the suite, print the guesses; the exit code."""
+    source = Path(source_text)
+    if not source.exists():
+        raise UsageError(
+            f"{source_text}: no such file or folder", "init --from TRACE_FILE_OR_FOLDER"
+        )
+    if dest.exists() and not dest.is_dir():
+        raise UsageError(f"{display_path(dest)} exists and is not a folder")
+    taken = [n for n in ("validator.yaml", "cases") if (dest / n).exists()]
+    if taken:
+        shown = ", ".join(display_path(dest / n) for n in taken)
+        raise UsageError(
+            f"not overwriting {shown}: nothing was written",
+            f"run init in an empty folder ({program()} init --from {source_text} DIR), or remove them",
+        )
+    files, guesses = build(source, dest)
+    for line in guesses:
+        print(f"guessed {line}")
+    for name, text in files.items():
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+    print(f"wrote {display_path(dest / 'validator.yaml')} and {len(files) - 1} cases")
+    go = "" if display_path(dest) == "." else f"cd {display_path(dest)} && "
+    print(f"next: {go}{program()} lint && {program()} run")
+    return EXIT_OK
