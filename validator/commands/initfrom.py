@@ -199,7 +199,7 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     reader = TraceReader(settings, lambda p: read_trace_file(p, None))
     rule = CaseIdRule(case_id)
     count = total = 0
-    for path, rel in zip((f for f, _ in chosen), rels):
+    for path, rel in zip((f for f, _ in chosen), rels, strict=True):
         job = Job(None, rel, str(path), group=rel if kind == "session" else None)
         try:
             traces = list(reader.traces(job))
