@@ -49,6 +49,7 @@ class Shape:
     split: str | None = None
     records: list[Any] = field(default_factory=list)  # the records ids are guessed from
     why: str = ""
+    members: list[Path] = field(default_factory=list)  # a folder's files (kind folder)
 
 
 def _records_of(path: Path) -> tuple[str, Any]:
@@ -106,8 +107,32 @@ def _files(root: Path) -> list[Path]:
     return sorted(found, key=lambda p: run_order(p.relative_to(root).as_posix()))
 
 
+def _event_folders(source: Path, files: list[Path]) -> dict[Path, Shape]:
+    """Folders under `source` holding one event a file (`0.json`, `1.json`...) that an
+    adapter reads only as a whole: each is one trace (`group: folder`)."""
+    by_folder: dict[Path, list[Path]] = {}
+    for path in files:
+        if path.suffix == ".json" and path.stem.isdigit() and path.parent != source:
+            by_folder.setdefault(path.parent, []).append(path)
+    out: dict[Path, Shape] = {}
+    for folder, members in by_folder.items():
+        if len(members) < 2:
+            continue
+        try:
+            events = [read_trace_file(str(p), None).document for p in members[:HEAD_LINES]]
+        except (TraceError, OSError):
+            continue
+        adapter = detect(events)
+        if adapter is not None and detect(events[0]) in (None, adapter):
+            why = "a folder of numbered files, one event each, is one run"
+            out[folder] = Shape("folder", adapter, why=why, members=members)
+    return out
+
+
 def _case_id(shape: Shape, shapes: list[Shape]) -> tuple[str, str]:
     """The `traces.case_id` setting and why."""
+    if shape.kind == "folder":
+        return "", "each folder is one case, named after its top folder"
     if shape.kind in ("doc", "session"):
         return "{file_stem}", "each file is one case, named after the file"
     for key in ID_KEYS:
@@ -150,7 +175,10 @@ def _yaml_text(value: str) -> str:
 def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     """The files to write (name -> text) and the guesses, one line each."""
     root = source if source.is_dir() else source.parent
-    shaped = [(f, shape_of(f)) for f in _files(source)]
+    files = _files(source)
+    folders = _event_folders(source, files) if source.is_dir() else {}
+    inside = {m for shape in folders.values() for m in shape.members}
+    shaped = [(f, shape_of(f)) for f in files if f not in inside] + list(folders.items())
     kept = [(f, s) for f, s in shaped if s is not None]
     if not kept:
         raise UsageError(
@@ -163,9 +191,11 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     shape = chosen[0][1]
     case_id, id_why = _case_id(shape, [s for _, s in chosen])
     rels = [f.relative_to(root).as_posix() for f, _ in chosen]
+    if kind == "folder":
+        rels = [f"{rel}/*.json" for rel in rels]
     guesses = [
         f"traces: {len(chosen)} of {len(shaped)} files, read by the {adapter} adapter: {shape.why}",
-        f"case_id: {case_id} ({id_why})",
+        f"case_id: {case_id or 'none, by name'} ({id_why})",
     ]
     skipped = [f.relative_to(root).as_posix() for f, s in shaped if (f, s) not in chosen]
     if skipped:
@@ -173,8 +203,8 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     settings = TraceSettings(
         pattern=tuple(rels),
         split=split,
-        group="file" if kind == "session" else None,
-        case_id=case_id,
+        group={"session": "file", "folder": "folder"}.get(kind),
+        case_id=case_id or None,
         view=adapter,
         allow_unmatched=True,
     )
@@ -193,14 +223,21 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     if kind == "session":
         config.append("  group: file  # every line of a file is one event of one run")
         guesses.append("group: file")
-    config.append(f"  case_id: {_yaml_text(case_id)}")
+    if kind == "folder":
+        config.append("  group: folder  # the numbered files of a folder are one run")
+        guesses.append("group: folder")
+    if case_id:
+        config.append(f"  case_id: {_yaml_text(case_id)}")
     config.append(f"  view: {adapter}")
     files: dict[str, str] = {}
     reader = TraceReader(settings, lambda p: read_trace_file(p, None))
-    rule = CaseIdRule(case_id)
+    rule = CaseIdRule(case_id or "{file_stem}")
     count = total = 0
     for path, rel in zip((f for f, _ in chosen), rels, strict=True):
         job = Job(None, rel, str(path), group=rel if kind == "session" else None)
+        if kind == "folder":
+            members = tuple((str(m), m.relative_to(root).as_posix()) for m in folders[path].members)
+            job = Job(None, rel, str(path), members=members, group=rel.rsplit("/", 1)[0])
         try:
             traces = list(reader.traces(job))
         except TraceError:
@@ -212,6 +249,8 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
             if count >= MAX_CASES:
                 continue
             found, _ = rule.case_id(trace.document, rel, trace.place)
+            if kind == "folder":
+                found = rel.split("/", 1)[0].lower()
             if found is None or f"cases/{found}.yaml" in files:
                 continue
             view = TraceContext(trace.document, adapter, None, trace.parent).view_document()
