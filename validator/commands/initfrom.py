@@ -175,10 +175,10 @@ def _yaml_text(value: str) -> str:
 def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     """The files to write (name -> text) and the guesses, one line each."""
     root = source if source.is_dir() else source.parent
-    files = _files(source)
-    folders = _event_folders(source, files) if source.is_dir() else {}
+    paths = _files(source)
+    folders = _event_folders(source, paths) if source.is_dir() else {}
     inside = {m for shape in folders.values() for m in shape.members}
-    shaped = [(f, shape_of(f)) for f in files if f not in inside] + list(folders.items())
+    shaped = [(f, shape_of(f)) for f in paths if f not in inside] + list(folders.items())
     kept = [(f, s) for f, s in shaped if s is not None]
     if not kept:
         raise UsageError(
