@@ -145,6 +145,30 @@ def _case_id(shape: Shape, shapes: list[Shape]) -> tuple[str, str]:
     return "{file_stem}-{index}", "the records name no distinct id: file name and position"
 
 
+def _joined(views: list[dict[str, Any]]) -> dict[str, Any]:
+    """One view whose case holds for every run of a case: the tools every run called, the
+    most calls, the longest duration (none when a run has none), the first run's answer."""
+    if len(views) == 1:
+        return views[0]
+    calls = [[c for c in v.get("tool_calls") or [] if isinstance(c, dict)] for v in views]
+    common = set.intersection(*({str(c.get("name")) for c in run} for run in calls))
+    most = max(calls, key=len)
+    kept = [c for c in most if str(c.get("name")) in common] + [
+        {} for c in most if str(c.get("name")) not in common
+    ]
+    durations = [
+        d for d in (v.get("duration_ms") for v in views)
+        if isinstance(d, (int, float)) and not isinstance(d, bool)
+    ]  # fmt: skip
+    numbers = len(durations) == len(views)
+    return {
+        "tool_calls": kept,
+        "llm_calls": max((v.get("llm_calls") or [] for v in views), key=len),
+        "duration_ms": max(durations) if numbers else None,
+        "final_answer": views[0].get("final_answer"),
+    }
+
+
 def _budget(value: float) -> int:
     return max(1, math.ceil(value * MARGIN))
 
@@ -232,7 +256,8 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     files: dict[str, str] = {}
     reader = TraceReader(settings, lambda p: read_trace_file(p, None))
     rule = CaseIdRule(case_id or "{file_stem}")
-    count = total = 0
+    count = total = shared = 0
+    runs: dict[str, tuple[str, list[dict[str, Any]]]] = {}
     for path, rel in zip((f for f, _ in chosen), rels, strict=True):
         job = Job(None, rel, str(path), group=rel if kind == "session" else None)
         if kind == "folder":
@@ -251,17 +276,28 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
             found, _ = rule.case_id(trace.document, rel, trace.place)
             if kind == "folder":
                 found = rel.split("/", 1)[0].lower()
-            if found is None or f"cases/{found}.yaml" in files:
+            if found is None:
                 continue
             view = TraceContext(trace.document, adapter, None, trace.parent).view_document()
-            files[f"cases/{found}.yaml"] = _case_text(found, view["view"], trace.label)
+            if found in runs:
+                shared += 1  # the same id as an earlier trace: another run of that case
+                runs[found][1].append(view["view"])
+                continue
+            runs[found] = (trace.label, [view["view"]])
             count += 1
-    more = total > count
+    for found, (label, views) in runs.items():
+        files[f"cases/{found}.yaml"] = _case_text(found, _joined(views), label)
+    more = total > count + shared
     config.append(
         f"  allow_unmatched: {'true' if more else 'false'}"
         + ("  # only the first cases were written" if more else "")
     )
     guesses.append(f"cases: {count} of {total} traces" + (" (the rest: unmatched)" if more else ""))
+    if shared:
+        guesses.append(
+            f"{shared} trace(s) have the case id of an earlier one: they are runs of that case,"
+            " whose tools and budgets hold for every run"
+        )
     files = {"validator.yaml": "\n".join(config) + "\n", **files}
     return files, guesses
 
