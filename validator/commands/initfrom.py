@@ -169,6 +169,22 @@ def _joined(views: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _globbed(rels: list[str], paths: list[Path], root: Path) -> list[str]:
+    """`rels` as `*.SUFFIX` globs where every file of that suffix is one of them (a folder of
+    a thousand traces gets one line), else as they are."""
+    wanted = set(rels)
+    out: list[str] = []
+    for rel in rels:
+        suffix = Path(rel).suffix
+        same = [p.relative_to(root).as_posix() for p in paths if p.suffix == suffix]
+        if suffix and "*" not in rel and all(r in wanted for r in same):
+            if f"*{suffix}" not in out:
+                out.append(f"*{suffix}")
+        else:
+            out.append(rel)
+    return out
+
+
 def _budget(value: float) -> int:
     return max(1, math.ceil(value * MARGIN))
 
@@ -239,7 +255,7 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
         f"fixtures: {_yaml_text(Path(fixtures).as_posix())}",
         "packs: [agent]",
         "traces:",
-        f"  pattern: {json.dumps(rels)}",
+        f"  pattern: {json.dumps(_globbed(rels, paths, root) if source.is_dir() else rels)}",
     ]
     if split:
         config.append(f"  split: {_yaml_text(split)}  # {shape.why}")
