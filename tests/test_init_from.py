@@ -51,6 +51,20 @@ def test_init_from_real_traces_runs_green_and_lints_clean(
     linted = run_cli("lint", cwd=tmp_path / "suite")
     assert linted.code == 0, linted.out + linted.err
     assert linted.out.rstrip().splitlines()[-1].startswith("0 errors"), linted.out
+    # traces beyond the 20 cases are allowed unmatched: lint does not call them orphans
+    assert "[orphan-fixture]" not in linted.out
+
+
+def test_init_from_fills_the_agent_keys_from_the_trace(tmp_path: Path) -> None:
+    source = data("claude-code")
+    made = run_cli("init", "--from", str(source), str(tmp_path / "suite"))
+    assert made.code == 0, made.err
+    case = (tmp_path / "suite" / "cases" / "tool_heavy.yaml").read_text("utf-8")
+    cases = [p.read_text("utf-8") for p in (tmp_path / "suite" / "cases").glob("*.yaml")]
+    assert any(text.startswith("# final answer begins: ") for text in cases)
+    assert 'id: "tool_heavy"' in case
+    for key in ("required_tools: [", "max_tool_calls: ", "max_llm_calls: ", "max_duration_ms: "):
+        assert key in case
 
 
 def test_init_from_refuses_to_overwrite(tmp_path: Path) -> None:
