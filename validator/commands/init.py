@@ -14,7 +14,7 @@ from typing import Any
 
 from ..inputs import display_path
 from ..problems import UsageError
-from . import EXIT_OK
+from . import EXIT_OK, initfrom
 from .options import program
 
 CONFIG = """\
@@ -127,6 +127,8 @@ FILES = {
 
 def main(args: argparse.Namespace) -> int:
     """Write the starter suite into DIR. Raises UsageError when a file exists already."""
+    if getattr(args, "source", None) is not None:
+        return initfrom.write(args.source, Path(args.dir))
     root = Path(args.dir)
     if root.exists() and not root.is_dir():
         raise UsageError(f"{args.dir} exists and is not a folder")
@@ -157,3 +159,10 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         " Existing files are never overwritten."
     )
     parser.add_argument("dir", nargs="?", default=".", metavar="DIR", help="(default: .)")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        metavar="PATH",
+        help="make the suite from saved traces (a file or a folder): validator.yaml for their"
+        " shape and one agent-pack case per trace (the first 20), which `run` passes",
+    )

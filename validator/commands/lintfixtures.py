@@ -438,8 +438,8 @@ class _Reading:
             return [self._problem(job, trace, "no-case-id", error)]
         assert case_id is not None
         self.found.add(case_id)
-        if case_id in self.case_ids:
-            return []
+        if case_id in self.case_ids or self.settings.allow_unmatched:
+            return []  # traces.allow_unmatched: run lists it without failing, as it was told
         message = (
             f"this trace's case id '{case_id}' matches no case"
             f"{did_you_mean(case_id, self.case_ids)}: fix the trace, or add the case"

@@ -1,0 +1,348 @@
+"""`python -m validator init --from PATH [DIR]`: a passing agent-pack suite made from saved traces.
+
+It looks at PATH (a trace file, or a folder of them), guesses how the traces are written
+(one per file, one per JSON Lines line, a JSON Lines file as one session, a list inside a
+file), which view adapter reads them and where each trace names its case, then writes
+`validator.yaml` and one case per trace (the first MAX_CASES) whose agent-pack keys hold
+what the trace's view shows, with a margin: so `run` passes at once and the user tightens
+from there. Every guess is printed with its reason. Nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..evaluation.context import TraceContext
+from ..evaluation.tracefile import CaseIdRule, TraceReader
+from ..evaluation.view import detect
+from ..inputs import Job, display_path, format_of, run_order
+from ..model import TraceSettings
+from ..problems import UsageError
+from ..traces import TraceError, parse_document, read_trace_file
+from . import EXIT_OK
+from .options import program
+
+MAX_CASES = 20  # cases written at most; further traces are allowed unmatched
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+# Adapters whose JSON Lines file is one session (one event a line), read with `group: file`.
+SESSION_ADAPTERS = frozenset({"claude-code"})
+# Keys a record may name its task by, tried in this order for `case_id`.
+ID_KEYS = ("instance_id", "task_id", "caseId", "case_id", "question_id", "id")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+HEAD_LINES = 50  # JSON Lines records read to guess a file's shape
+MARGIN = 1.5  # budgets are what the trace used times this, rounded up
+
+
+@dataclass
+class Shape:
+    """How one file holds its traces: `kind` is doc, split, lines or session."""
+
+    kind: str
+    adapter: str
+    split: str | None = None
+    records: list[Any] = field(default_factory=list)  # the records ids are guessed from
+    why: str = ""
+    members: list[Path] = field(default_factory=list)  # a folder's files (kind folder)
+
+
+def _records_of(path: Path) -> tuple[str, Any]:
+    """("jsonl", first records) or ("json", the document); raises TraceError or OSError."""
+    if format_of(path.name) == "jsonl":
+        records = []
+        with open(path, "rb") as handle:
+            for line in handle:
+                if line.strip():
+                    records.append(parse_document(line).value)
+                if len(records) >= HEAD_LINES:
+                    break
+        return "jsonl", records
+    return "json", read_trace_file(str(path), None).document
+
+
+def shape_of(path: Path) -> Shape | None:
+    """The shape of one file's traces, or None when no adapter reads them."""
+    try:
+        fmt, value = _records_of(path)
+    except (TraceError, OSError, ValueError, AttributeError):
+        return None
+    if fmt == "jsonl":
+        if not value:
+            return None
+        whole, first = detect(value), detect(value[0])
+        if whole is not None and (first is None or whole in SESSION_ADAPTERS):
+            why = "each line is one event of a session the adapter reads as a whole"
+            return Shape("session", whole, why=why)
+        if first is not None:
+            return Shape("lines", first, records=value, why="each line is a whole run")
+        return None
+    adapter = detect(value)
+    if adapter is not None:
+        return Shape("doc", adapter, why="the file is one run")
+    if isinstance(value, dict):
+        for key, items in value.items():
+            if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
+                inner = detect(items[0])
+                if inner is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                    why = f"the file's {key!r} list holds one run per entry"
+                    return Shape("split", inner, f"$.{key}[*]", items, why)
+    return None
+
+
+def _files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    found = [
+        Path(folder) / name
+        for folder, _, names in os.walk(root)
+        for name in names
+        if name.endswith(SUFFIXES)
+    ]
+    return sorted(found, key=lambda p: run_order(p.relative_to(root).as_posix()))
+
+
+def _event_folders(source: Path, files: list[Path]) -> dict[Path, Shape]:
+    """Folders under `source` holding one event a file (`0.json`, `1.json`...) that an
+    adapter reads only as a whole: each is one trace (`group: folder`)."""
+    by_folder: dict[Path, list[Path]] = {}
+    for path in files:
+        if path.suffix == ".json" and path.stem.isdigit() and path.parent != source:
+            by_folder.setdefault(path.parent, []).append(path)
+    out: dict[Path, Shape] = {}
+    for folder, members in by_folder.items():
+        if len(members) < 2:
+            continue
+        try:
+            events = [read_trace_file(str(p), None).document for p in members[:HEAD_LINES]]
+        except (TraceError, OSError):
+            continue
+        adapter = detect(events)
+        if adapter is not None and detect(events[0]) in (None, adapter):
+            why = "a folder of numbered files, one event each, is one run"
+            out[folder] = Shape("folder", adapter, why=why, members=members)
+    return out
+
+
+def _case_id(shape: Shape, shapes: list[Shape]) -> tuple[str, str]:
+    """The `traces.case_id` setting and why."""
+    if shape.kind == "folder":
+        return "", "each folder is one case, named after its top folder"
+    if shape.kind in ("doc", "session"):
+        return "{file_stem}", "each file is one case, named after the file"
+    for key in ID_KEYS:
+        values = [r.get(key) for s in shapes for r in s.records if isinstance(r, dict)]
+        if not values or any(v is None or isinstance(v, (dict, list, bool)) for v in values):
+            continue
+        texts = [str(v).lower() for v in values]
+        if len(set(texts)) == len(texts) and all(_ID.match(t) for t in texts):
+            return f"$.{key}", f"every record has a distinct {key!r}"
+    return "{file_stem}-{index}", "the records name no distinct id: file name and position"
+
+
+def _joined(views: list[dict[str, Any]]) -> dict[str, Any]:
+    """One view whose case holds for every run of a case: the tools every run called, the
+    most calls, the longest duration (none when a run has none), the first run's answer."""
+    if len(views) == 1:
+        return views[0]
+    calls = [[c for c in v.get("tool_calls") or [] if isinstance(c, dict)] for v in views]
+    common = set.intersection(*({str(c.get("name")) for c in run} for run in calls))
+    most = max(calls, key=len)
+    kept = [c for c in most if str(c.get("name")) in common] + [
+        {} for c in most if str(c.get("name")) not in common
+    ]
+    durations = [
+        d for d in (v.get("duration_ms") for v in views)
+        if isinstance(d, (int, float)) and not isinstance(d, bool)
+    ]  # fmt: skip
+    numbers = len(durations) == len(views)
+    return {
+        "tool_calls": kept,
+        "llm_calls": max((v.get("llm_calls") or [] for v in views), key=len),
+        "duration_ms": max(durations) if numbers else None,
+        "final_answer": views[0].get("final_answer"),
+    }
+
+
+def _globbed(rels: list[str], paths: list[Path], root: Path) -> list[str]:
+    """`rels` as `*.SUFFIX` globs where every file of that suffix is one of them (a folder of
+    a thousand traces gets one line), else as they are."""
+    wanted = set(rels)
+    out: list[str] = []
+    for rel in rels:
+        suffix = Path(rel).suffix
+        same = [p.relative_to(root).as_posix() for p in paths if p.suffix == suffix]
+        if suffix and "*" not in rel and all(r in wanted for r in same):
+            if f"*{suffix}" not in out:
+                out.append(f"*{suffix}")
+        else:
+            out.append(rel)
+    return out
+
+
+def _budget(value: float) -> int:
+    return max(1, math.ceil(value * MARGIN))
+
+
+def _case_text(case_id: str, view: dict[str, Any], source: str) -> str:
+    calls = [c for c in view.get("tool_calls") or [] if isinstance(c, dict)]
+    names = list(dict.fromkeys(str(c["name"]) for c in calls if c.get("name")))
+    llm = view.get("llm_calls") or []
+    duration = view.get("duration_ms")
+    lines = [f"id: {json.dumps(case_id)}", f"description: made by init --from {json.dumps(source)}"]
+    if isinstance(view.get("final_answer"), str) and view["final_answer"].strip():
+        words = " ".join(view["final_answer"].split()[:12])
+        lines.insert(0, f"# final answer begins: {words[:100]}")
+    lines.append(f"required_tools: {json.dumps(names, ensure_ascii=False)}")
+    if calls:
+        lines.append(f"max_tool_calls: {_budget(len(calls))}  # it made {len(calls)}")
+    if llm:
+        lines.append(f"max_llm_calls: {_budget(len(llm))}  # it made {len(llm)}")
+    if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration >= 0:
+        lines.append(f"max_duration_ms: {_budget(duration)}  # it took {duration:g} ms")
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_text(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
+    """The files to write (name -> text) and the guesses, one line each."""
+    root = source if source.is_dir() else source.parent
+    paths = _files(source)
+    folders = _event_folders(source, paths) if source.is_dir() else {}
+    inside = {m for shape in folders.values() for m in shape.members}
+    shaped = [(f, shape_of(f)) for f in paths if f not in inside] + list(folders.items())
+    kept = [(f, s) for f, s in shaped if s is not None]
+    if not kept:
+        raise UsageError(
+            f"no file under {display_path(source)} holds traces a view adapter reads",
+            "give a .json or .jsonl trace file, or a folder of them",
+        )
+    kinds = Counter((s.kind, s.adapter, s.split) for _, s in kept)
+    (kind, adapter, split), _ = kinds.most_common(1)[0]
+    chosen = [(f, s) for f, s in kept if (s.kind, s.adapter, s.split) == (kind, adapter, split)]
+    shape = chosen[0][1]
+    case_id, id_why = _case_id(shape, [s for _, s in chosen])
+    rels = [f.relative_to(root).as_posix() for f, _ in chosen]
+    if kind == "folder":
+        rels = [f"{rel}/*.json" for rel in rels]
+    guesses = [
+        f"traces: {len(chosen)} of {len(shaped)} files, read by the {adapter} adapter: {shape.why}",
+        f"case_id: {case_id or 'none, by name'} ({id_why})",
+    ]
+    skipped = [f.relative_to(root).as_posix() for f, s in shaped if (f, s) not in chosen]
+    if skipped:
+        guesses.append(f"left out (not this shape): {', '.join(skipped[:8])}")
+    settings = TraceSettings(
+        pattern=tuple(rels),
+        split=split,
+        group={"session": "file", "folder": "folder"}.get(kind),
+        case_id=case_id or None,
+        view=adapter,
+        allow_unmatched=True,
+    )
+    fixtures = os.path.relpath(root.resolve(), dest.resolve())
+    config = [
+        "# Made by `init --from`: edit the cases under cases/ to say what a run must do.",
+        "cases: cases",
+        f"fixtures: {_yaml_text(Path(fixtures).as_posix())}",
+        "packs: [agent]",
+        "traces:",
+        f"  pattern: {json.dumps(_globbed(rels, paths, root) if source.is_dir() else rels)}",
+    ]
+    if split:
+        config.append(f"  split: {_yaml_text(split)}  # {shape.why}")
+        guesses.append(f"split: {split}")
+    if kind == "session":
+        config.append("  group: file  # every line of a file is one event of one run")
+        guesses.append("group: file")
+    if kind == "folder":
+        config.append("  group: folder  # the numbered files of a folder are one run")
+        guesses.append("group: folder")
+    if case_id:
+        config.append(f"  case_id: {_yaml_text(case_id)}")
+    config.append(f"  view: {adapter}")
+    files: dict[str, str] = {}
+    reader = TraceReader(settings, lambda p: read_trace_file(p, None))
+    rule = CaseIdRule(case_id or "{file_stem}")
+    count = total = shared = 0
+    runs: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+    for path, rel in zip((f for f, _ in chosen), rels, strict=True):
+        job = Job(None, rel, str(path), group=rel if kind == "session" else None)
+        if kind == "folder":
+            members = tuple((str(m), m.relative_to(root).as_posix()) for m in folders[path].members)
+            job = Job(None, rel, str(path), members=members, group=rel.rsplit("/", 1)[0])
+        try:
+            traces = list(reader.traces(job))
+        except TraceError:
+            continue
+        for trace in traces:
+            if trace.error is not None:
+                continue
+            total += 1
+            if count >= MAX_CASES:
+                continue
+            found, _ = rule.case_id(trace.document, rel, trace.place)
+            if kind == "folder":
+                found = rel.split("/", 1)[0].lower()
+            if found is None:
+                continue
+            view = TraceContext(trace.document, adapter, None, trace.parent).view_document()
+            if found in runs:
+                shared += 1  # the same id as an earlier trace: another run of that case
+                runs[found][1].append(view["view"])
+                continue
+            runs[found] = (trace.label, [view["view"]])
+            count += 1
+    for found, (label, views) in runs.items():
+        files[f"cases/{found}.yaml"] = _case_text(found, _joined(views), label)
+    more = total > count + shared
+    config.append(
+        f"  allow_unmatched: {'true' if more else 'false'}"
+        + ("  # only the first cases were written" if more else "")
+    )
+    guesses.append(f"cases: {count} of {total} traces" + (" (the rest: unmatched)" if more else ""))
+    if shared:
+        guesses.append(
+            f"{shared} trace(s) have the case id of an earlier one: they are runs of that case,"
+            " whose tools and budgets hold for every run"
+        )
+    files = {"validator.yaml": "\n".join(config) + "\n", **files}
+    return files, guesses
+
+
+def write(source_text: str, dest: Path) -> int:
+    """`init --from SOURCE DIR`: write the suite, print the guesses; the exit code."""
+    source = Path(source_text)
+    if not source.exists():
+        raise UsageError(
+            f"{source_text}: no such file or folder", "init --from TRACE_FILE_OR_FOLDER"
+        )
+    if dest.exists() and not dest.is_dir():
+        raise UsageError(f"{display_path(dest)} exists and is not a folder")
+    taken = [n for n in ("validator.yaml", "cases") if (dest / n).exists()]
+    if taken:
+        shown = ", ".join(display_path(dest / n) for n in taken)
+        raise UsageError(
+            f"not overwriting {shown}: nothing was written",
+            f"run init in an empty folder ({program()} init --from {source_text} DIR), or remove them",
+        )
+    files, guesses = build(source, dest)
+    for line in guesses:
+        print(f"guessed {line}")
+    for name, text in files.items():
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+    print(f"wrote {display_path(dest / 'validator.yaml')} and {len(files) - 1} cases")
+    go = "" if display_path(dest) == "." else f"cd {display_path(dest)} && "
+    print(f"next: {go}{program()} lint && {program()} run")
+    return EXIT_OK
