@@ -570,3 +570,22 @@ def test_json_lines_whose_case_id_is_not_plain_merge_byte_for_byte(ws: Workspace
     whole, merged, a, b = _round_trip(ws.root, args, 2)
     _assert_same(whole, merged, a, b)
     assert json.loads(a["report.json"])["unmatched_traces"]
+
+
+def test_traces_of_cases_left_out_by_case_are_set_aside_too(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for c in range(5):
+        ws.case(GOOD_CASE, id=f"case-{c}", name=f"case-{c}")
+    lines = [json.dumps(good_trace(f"case-{i % 5}")) for i in range(20)]
+    lines.append(json.dumps(good_trace("stray")))
+    (ws.root / "traces.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    seen = _counting(monkeypatch)
+    args = ["--cases", "cases", "--fixtures", "traces.jsonl", "--jobs", "1", "--case", "case-1"]
+    done = run_cli("run", *args, "--out", "out", cwd=ws.root)
+    assert done.code == 1, done.err  # the stray trace matches no case
+    assert seen["suggested"] == ["stray"]
+    assert len(seen["parsed"]) == 4 + 1  # case-1's four traces and the stray
+    report = json.loads((ws.root / "out" / "report.json").read_text("utf-8"))
+    assert [c["case_id"] for c in report["cases"]] == ["case-1"]
+    assert [t["case_id"] for t in report["unmatched_traces"]] == ["stray"]
