@@ -348,6 +348,45 @@ def scale(work: Path, seed: int, cases: int, runs: int, small_runs: int) -> dict
     return {"shape": "scale", "rss_ratio": ratio}
 
 
+def shard_scale(work: Path, seed: int, cases: int, runs: int) -> dict:
+    """Each shard of a sharded run over one JSON Lines file (`cases` x `runs` traces), in
+    CPU seconds against the unsharded run's (--jobs 1, so CPU is one process's): a shard
+    sets the other shard's traces aside unparsed, so each costs its share. The merge is
+    timed too, and its reports compared with the unsharded run's, byte for byte."""
+    root = work / f"shard-scale-{runs}"
+    case_dir, jsonl, traces = write_jsonl(root, cases, runs, seed)
+    formats = ["--format", "json,md"]
+    whole = timed([*validator_cmd(case_dir, jsonl, root / "whole", 1), *formats], root)
+    parts = [
+        timed([*validator_cmd(case_dir, jsonl, root / f"s{i}", 1), *formats, "--shard", f"{i}/2"],
+              root)
+        for i in (1, 2)
+    ]  # fmt: skip
+    merge = timed([PY, "-m", "validator", "merge", "s1", "s2", "--out", "merged", "-q"], root)
+    same = all(
+        (root / "whole" / name).read_bytes() == (root / "merged" / name).read_bytes()
+        for name in ("report.json", "report.md")
+    )
+    shutil.rmtree(root)
+    ratios = [part.cpu / whole.cpu for part in parts]
+    worst = max(ratios)
+    print(
+        f"\n== shard scale: one JSON Lines file, {cases} cases, {traces} traces, validator"
+        " --jobs 1\n"
+        f"unsharded run  {whole.seconds:7.2f} s, CPU {whole.cpu:7.2f} s\n"
+        + "".join(
+            f"--shard {i}/2    {p.seconds:7.2f} s, CPU {p.cpu:7.2f} s = x{r:.2f} the unsharded"
+            " run's\n"
+            for i, (p, r) in enumerate(zip(parts, ratios, strict=True), start=1)
+        )
+        + f"merge          {merge.seconds:7.2f} s, CPU {merge.cpu:7.2f} s\n"
+        f"each shard's CPU <= x{worst:.2f} the unsharded run's"
+        f" ({'met' if worst <= 0.6 else 'MISSED'}: target <= 0.6); merged reports (json, md)"
+        f" byte-identical to the unsharded run's: {same}"
+    )
+    return {"shape": "shard-scale", "shard_cpu_ratio": worst, "shard_same": same}
+
+
 def startup(work: Path, repeat: int) -> None:
     out = work / "startup-out"
     help_times = [timed([PY, "-m", "validator", "--help"], work).seconds for _ in range(repeat)]
@@ -377,6 +416,17 @@ def main() -> int:
         help="runs per case of the scale run over 2,000 cases in one JSON Lines file, against"
         " 5 runs each (default 50: 100,000 traces; 0: no scale run)",
     )
+    parser.add_argument(
+        "--shard-scale",
+        type=int,
+        default=50,
+        metavar="RUNS",
+        help="runs per case of the sharded run (--shard 1/2, 2/2, merge) over 2,000 cases in"
+        " one JSON Lines file (default 50: 100,000 traces; 0: none)",
+    )
+    parser.add_argument(
+        "--only-shard-scale", action="store_true", help="run the shard scale line alone"
+    )
     parser.add_argument("--keep", type=Path, help="generate into this folder and keep it")
     args = parser.parse_args()
     n = 200 if args.quick and args.n == 2000 else args.n
@@ -398,14 +448,19 @@ def main() -> int:
         work = Path(tempfile.mkdtemp(prefix="trace-validator-bench-"))
     started = time.perf_counter()
     try:
-        loops = spin_loops(work)
-        results = [
-            bench_shape(shape, n, args.seed, repeat, work, loops, memory)
-            for shape in (args.shape or ["cases", "runs"])
-        ]
-        if args.scale and not args.quick:
-            results.append(scale(work, args.seed, 2000, args.scale, 5))
-        startup(work, max(5, repeat))
+        results = []
+        if not args.only_shard_scale:
+            loops = spin_loops(work)
+            results = [
+                bench_shape(shape, n, args.seed, repeat, work, loops, memory)
+                for shape in (args.shape or ["cases", "runs"])
+            ]
+            if args.scale and not args.quick:
+                results.append(scale(work, args.seed, 2000, args.scale, 5))
+        if args.shard_scale and (args.only_shard_scale or not args.quick):
+            results.append(shard_scale(work, args.seed, 2000, args.shard_scale))
+        if not args.only_shard_scale:
+            startup(work, max(5, repeat))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -421,7 +476,8 @@ def main() -> int:
 
 def summary(results: list[dict]) -> str:
     """The targets: ratios <= 1.0 met, up to 1.1 within the floor (docs/PERFORMANCE.md says why),
-    beyond it missed; peak memory of the scale run <= 1.2x; effective cores >= 1.7 (when
+    beyond it missed; peak memory of the scale run <= 1.2x; each shard's CPU of the shard
+    scale run <= 0.6x the unsharded run's, the merge byte-identical; effective cores >= 1.7 (when
     the machine let a CPU-bound loop get 1.9); identical reports for any --jobs."""
     missed, floor = [], []
     for r in results:
@@ -437,6 +493,10 @@ def summary(results: list[dict]) -> str:
             missed.append(f"{r['shape']}: effective cores {r['cores']:.2f}")
         if r.get("identical") is False:
             missed.append(f"{r['shape']}: reports differ between --jobs 1 and --jobs 2")
+        if r.get("shard_cpu_ratio", 0) > 0.6:
+            missed.append(f"shard scale: a shard's CPU x{r['shard_cpu_ratio']:.2f} the run's")
+        if r.get("shard_same") is False:
+            missed.append("shard scale: merged reports differ from the unsharded run's")
     if missed:
         return "targets missed: " + "; ".join(missed + floor)
     if floor:

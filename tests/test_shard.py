@@ -486,3 +486,106 @@ def test_severities_and_the_vacuity_guard_survive_a_merge(ws: Workspace, severit
     warned = [c["case_id"] for c in report["cases"] if c.get("failed_warnings")]
     assert warned == (["case-3", "case-5"] if severity == "error" else [])
     assert merged.code == whole.code == 1
+
+
+# --------------------------------------------------------------------------------------------
+# What a shard costs: its share of the traces
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Counts the suggestions made for traces naming no case, and the traces parsed."""
+    import validator.evaluation.evaluator as evaluator
+    import validator.evaluation.tracefile as tracefile
+
+    seen: dict[str, list[str]] = {"suggested": [], "parsed": []}
+    suggest, parse = evaluator.did_you_mean, tracefile.parse_document
+
+    def counted_suggest(word: str, known: Any) -> str:
+        seen["suggested"].append(word)
+        return suggest(word, known)
+
+    def counted_parse(data: bytes, *more: Any, **named: Any) -> Any:
+        seen["parsed"].append(data.decode("utf-8", errors="replace"))
+        return parse(data, *more, **named)
+
+    monkeypatch.setattr(evaluator, "did_you_mean", counted_suggest)
+    monkeypatch.setattr(tracefile, "parse_document", counted_parse)
+    return seen
+
+
+def test_a_json_lines_shard_evaluates_and_parses_only_its_share(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases, runs = 12, 10  # N = 120 traces for M = 12 cases, plus 3 naming no case
+    for c in range(cases):
+        ws.case(GOOD_CASE, id=f"case-{c}", name=f"case-{c}")
+    lines = [json.dumps(good_trace(f"case-{i % cases}")) for i in range(cases * runs)]
+    lines += [json.dumps(good_trace(f"stray-{i}")) for i in range(3)]
+    (ws.root / "traces.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    seen = _counting(monkeypatch)
+    for index in (1, 2):
+        seen["suggested"].clear(), seen["parsed"].clear()
+        out = ws.root / f"shard-{index}"
+        args = ["--fixtures", "traces.jsonl", "--jobs", "1", "--shard", f"{index}/2"]
+        done = run_cli("run", "--cases", "cases", *args, "--out", str(out), cwd=ws.root)
+        assert done.code in (0, 1), done.err
+        own = [c for c in (f"case-{c}" for c in range(cases)) if shard_of(c, 2) == index]
+        assert 0 < len(own) < cases
+        # Suggestions only for the traces naming no case of the suite at all.
+        assert sorted(seen["suggested"]) == ["stray-0", "stray-1", "stray-2"]
+        # The other shard's traces are set aside unparsed: parsed are this shard's and strays.
+        parsed = [json.loads(text)["caseId"] for text in seen["parsed"]]
+        assert len(parsed) == len(own) * runs + 3
+        assert set(parsed) == set(own) | {"stray-0", "stray-1", "stray-2"}
+
+
+def test_json_lines_whose_case_id_is_not_plain_merge_byte_for_byte(ws: Workspace) -> None:
+    """Lines whose caseId cannot be read without parsing (nested, escaped, written twice,
+    not first, broken, not an object) go the parsed way and end where one run puts them."""
+    for c in range(6):
+        ws.case(GOOD_CASE, id=f"case-{c}", name=f"case-{c}")
+    lines = []
+    for i in range(36):
+        case_id = f"case-{i % 6}"
+        trace = good_trace(case_id)
+        kind = i % 9
+        if kind == 0:
+            lines.append(json.dumps({"meta": {"caseId": case_id}, **{"x": 1}}))  # nested only
+        elif kind == 1:
+            lines.append(json.dumps(trace).replace(case_id, case_id.replace("-", "\\u002d")))
+        elif kind == 2:
+            lines.append(f'{{"caseId": "{case_id}", "caseId": "case-0"}}')  # twice
+        elif kind == 3:
+            lines.append(json.dumps({"note": '{"caseId": "x"', **trace}))  # braces in a string
+        elif kind == 4:
+            lines.append(f'{{"caseId": "{case_id}", broken')
+        elif kind == 5:
+            lines.append(json.dumps([trace]))
+        elif kind == 6:
+            lines.append(json.dumps({"caseId": case_id, "inner": {"caseId": "case-9"}}))
+        else:
+            lines.append(json.dumps(trace))
+    (ws.root / "traces.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    args = ["--cases", "cases", "--fixtures", "traces.jsonl", "--jobs", "1"]
+    whole, merged, a, b = _round_trip(ws.root, args, 2)
+    _assert_same(whole, merged, a, b)
+    assert json.loads(a["report.json"])["unmatched_traces"]
+
+
+def test_traces_of_cases_left_out_by_case_are_set_aside_too(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for c in range(5):
+        ws.case(GOOD_CASE, id=f"case-{c}", name=f"case-{c}")
+    lines = [json.dumps(good_trace(f"case-{i % 5}")) for i in range(20)]
+    lines.append(json.dumps(good_trace("stray")))
+    (ws.root / "traces.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    seen = _counting(monkeypatch)
+    args = ["--cases", "cases", "--fixtures", "traces.jsonl", "--jobs", "1", "--case", "case-1"]
+    done = run_cli("run", *args, "--out", "out", cwd=ws.root)
+    assert done.code == 1, done.err  # the stray trace matches no case
+    assert seen["suggested"] == ["stray"]
+    assert len(seen["parsed"]) == 4 + 1  # case-1's four traces and the stray
+    report = json.loads((ws.root / "out" / "report.json").read_text("utf-8"))
+    assert [c["case_id"] for c in report["cases"]] == ["case-1"]
+    assert [t["case_id"] for t in report["unmatched_traces"]] == ["stray"]

@@ -323,6 +323,7 @@ def execute_run(options: RunOptions) -> int:
             root=traces.root,
             progress=bar,
             settings=options.traces,
+            aside=frozenset(left_out.left_out | elsewhere),  # dropped when grouped
         )
         cases, unmatched = group_results(
             suite,

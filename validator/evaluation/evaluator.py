@@ -27,12 +27,30 @@ MISSING = "MISSING"
 INVALID = "INVALID"
 
 
+SET_ASIDE = "set aside: its case is evaluated by another shard, or was not selected"
+
+
+def set_aside(case_id: str, fixture: str | None) -> RunResult:
+    """The run of a trace of a case this run does not evaluate: dropped when grouped (see
+    `grouping.group_results`'s `ignore`), so nothing about it is computed."""
+    return RunResult(case_id, ERROR, SET_ASIDE, fixture)
+
+
 class Evaluator:
     """Evaluates traces against one suite, keeping the resolved arguments of the case seen
     last (a case's runs come one after another, so its 2nd..nth runs reuse them)."""
 
-    def __init__(self, suite: Suite, settings: TraceSettings | None = None) -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        settings: TraceSettings | None = None,
+        aside: frozenset[str] = frozenset(),
+    ) -> None:
         self.suite = suite
+        # Case ids of the whole suite that this run does not evaluate (another shard's, or
+        # left out by --case/--tag): their traces are set aside (`set_aside`), no suggestion
+        # made, since their runs are dropped when grouped.
+        self.aside = aside
         self.settings = settings or suite.traces  # the view's adapter and message list
         self._case: Case | None = None
         self._args = CaseArguments({})
@@ -108,6 +126,8 @@ class Evaluator:
             case_id = case_id or named
         case = self.suite.cases.get(case_id or "")
         if case is None:
+            if case_id in self.aside:
+                return set_aside(case_id or "?", fixture)
             return self._no_case(case_id or "?", fixture)
         return self._run(case, trace, fixture, parent)
 

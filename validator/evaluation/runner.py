@@ -41,6 +41,7 @@ def evaluate_all(
     progress: Callable[[int], None] | None = None,
     notify: Callable[[str], None] = note_on_stderr,
     settings: TraceSettings | None = None,
+    aside: frozenset[str] = frozenset(),
 ) -> Iterator[RunResult]:
     """Evaluate jobs in order, reading each file only when its turn comes.
 
@@ -55,7 +56,8 @@ def evaluate_all(
     compacted (`Compactor`). A worker that dies (the out-of-memory killer) costs nothing but
     time: its chunk is evaluated again in a new worker, and only if that one dies too do its
     traces become errors (see `processes.Pool`). `notify` gets one line per such event, and one when
-    fewer processes than `workers` are used."""
+    fewer processes than `workers` are used. `aside`: case ids of the whole suite whose traces
+    are set aside unevaluated (another shard's, cases not selected; see `Worker`)."""
     size = chunk or DEFAULT_CHUNK
     batches = _chunks(jobs, size)
     cores = usable_cores()
@@ -65,10 +67,12 @@ def evaluate_all(
     if workers is not None and count < workers:
         notify(_lowered(workers, count, cores, ahead, size))
     compact = Compactor()
-    here = Worker(suite, max_bytes, root, settings)
+    here = Worker(suite, max_bytes, root, settings, aside)
     everything = chain(ahead, batches)
     if count > 1:
-        spec = Workers(chunk_evaluator, (suite, max_bytes, root, settings), _traces, _dead_runs)
+        spec = Workers(
+            chunk_evaluator, (suite, max_bytes, root, settings, aside), _traces, _dead_runs
+        )
         runs = ordered_map(here.chunk, everything, count, spec, progress, notify)
     else:
         runs = _serial(here, everything, progress)

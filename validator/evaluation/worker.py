@@ -17,7 +17,7 @@ from ..model import Suite, TraceSettings
 from ..results import ERROR, RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES, ParsedTrace, TraceError, read_trace_file
 from .compaction import Compactor
-from .evaluator import Evaluator
+from .evaluator import Evaluator, set_aside
 from .tracefile import CaseIdRule, Trace, TraceReader
 
 
@@ -36,6 +36,22 @@ def guess_case_id(job: Job, text: str | None = None) -> str | None:
 
 
 _CASE_ID = re.compile(r'"caseId"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_PLAIN_CASE_ID = re.compile(r'"caseId"\s*:\s*"([^"\\]*)"')
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def top_case_id(text: str) -> str | None:
+    """The caseId a JSON Lines line names at its top level, read without parsing the line,
+    when that is certain: `"caseId"` written once, as a key whose value is text without
+    escapes, one bracket deep by the brackets before it (strings left out). None when not
+    certain (the line is then parsed as usual). A line that turns out not to be JSON would
+    name the same case by `guess_case_id`, so its run goes where this says."""
+    found = _PLAIN_CASE_ID.search(text)
+    if found is None or text.count('"caseId"') != 1:
+        return None
+    head = _STRING.sub("", text[: found.start()]).strip()
+    depth = head.count("{") + head.count("[") - head.count("}") - head.count("]")
+    return found.group(1) if head[:1] == "{" and depth == 1 else None
 
 
 class Worker:
@@ -52,13 +68,23 @@ class Worker:
         max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
         root: Path | None = None,
         settings: TraceSettings | None = None,
+        aside: frozenset[str] = frozenset(),
     ) -> None:
         self.settings = settings or suite.traces
-        self.evaluator = Evaluator(suite, self.settings)
+        self.evaluator = Evaluator(suite, self.settings, aside)
         self.max_bytes = max_bytes
         self.root = root
         self.reader = TraceReader(self.settings, self._read_object, root, max_bytes)
         self.rule = CaseIdRule(self.settings.case_id) if self.settings.case_id else None
+        # A JSON Lines line of a case set aside is known from its text, unparsed, when its
+        # case is read from a plain top-level caseId (see `top_case_id`).
+        plain = (
+            self.rule is None
+            and self.settings.split is None
+            and self.settings.group is None
+            and suite.fields.expression("case_id") == "$.caseId"
+        )
+        self.aside = aside if plain else frozenset()
 
     def _read_object(self, path: str) -> ParsedTrace:
         # Looked up in this module when called, so tests can stand in for the disk.
@@ -73,6 +99,8 @@ class Worker:
         """Read one job and evaluate each of its traces, in file order. Never raises."""
         if job.unmatched is not None:  # known from its name alone: not read
             out = [RunResult(job.case_id or "?", ERROR, job.unmatched, job.fixture)]
+        elif self._set_aside(job):
+            out = [set_aside(top_case_id(job.text or "") or "?", job.fixture)]
         elif job.problem is not None:  # known before reading: a JSON Lines line too long
             out = self._errors(job, job.problem, job.fixture)
         else:
@@ -81,6 +109,11 @@ class Worker:
         for run in out:
             run.source = source
         return out
+
+    def _set_aside(self, job: Job) -> bool:
+        if not self.aside or job.text is None or job.case_id is not None or job.problem:
+            return False
+        return top_case_id(job.text) in self.aside
 
     def _read_and_evaluate(self, job: Job) -> list[RunResult]:
         out: list[RunResult] = []
@@ -137,8 +170,12 @@ class Worker:
 
 
 def chunk_evaluator(
-    suite: Suite, max_bytes: int, root: Path | None, settings: TraceSettings | None
+    suite: Suite,
+    max_bytes: int,
+    root: Path | None,
+    settings: TraceSettings | None,
+    aside: frozenset[str] = frozenset(),
 ) -> Callable[[list[Job]], list[RunResult]]:
     """A worker process's function from a chunk of jobs to their runs (see
     `processes.Workers.make`): made in the process, so only these arguments travel."""
-    return Worker(suite, max_bytes, root, settings).chunk
+    return Worker(suite, max_bytes, root, settings, aside).chunk
