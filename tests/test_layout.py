@@ -30,13 +30,14 @@ LAYERS = {
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.files": ("validator.problems",),
     "validator.results": (),
-    "validator.inputs": ("validator.problems", "validator.traces"),
-    "validator.traces": ("validator.problems",),
+    "validator.inputs": ("validator.problems", "validator.codes", "validator.traces"),
+    "validator.traces": ("validator.problems", "validator.codes"),
     "validator.evaluation": (
         "validator.files",
         "validator.evaluation",
         "validator.model",
         "validator.problems",
+        "validator.codes",
         "validator.results",
         "validator.inputs",
         "validator.traces",
@@ -53,6 +54,7 @@ LAYERS = {
         "validator.evaluation",
         "validator.model",
         "validator.problems",
+        "validator.codes",
         "validator.inputs",
         "validator.processes",
         "validator.dependencies",
@@ -68,6 +70,7 @@ LAYERS = {
         "validator.inputs",
         "validator.traces",
         "validator.problems",
+        "validator.codes",
         "validator.display",
         "validator.version",
     ),
@@ -78,6 +81,7 @@ LAYERS = {
         "validator.display",
         "validator.results",
         "validator.problems",
+        "validator.codes",
         "validator.version",
         "validator.signals",
         "validator.processes",
@@ -110,9 +114,9 @@ def _imports(path: Path) -> set[str]:
                 continue
             for alias in node.names:  # `from . import api` imports the module validator.api
                 sub = f"{target}.{alias.name}"
-                out.add(
-                    sub if (PACKAGE.parent / (sub.replace(".", "/") + ".py")).exists() else target
-                )
+                place = PACKAGE.parent / sub.replace(".", "/")
+                module = place.with_suffix(".py").exists() or (place / "__init__.py").exists()
+                out.add(sub if module else target)
     return out
 
 

@@ -36,7 +36,7 @@ class Problem:
     fix: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        # Every code is registered (validator/codes.py) with the severities it may have.
+        # Every code is registered (validator/codes/) with the severities it may have.
         assert severity_allowed(self.code, self.severity), (
             f"unregistered {self.severity} {self.code}"
         )

@@ -13,6 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..display import github_command
 from ..inputs import display_path
 from ..loading.quarantine import Quarantine, load_quarantine
@@ -158,7 +159,7 @@ def warn_thresholds(cases: list[CaseResult]) -> None:
             except (ProblemsFound, OSError):
                 pass
         problems.append(
-            Problem(case.file or case.case_id, line, column, WARNING, "too-few-runs", message)
+            Problem(case.file or case.case_id, line, column, WARNING, codes.TOO_FEW_RUNS, message)
         )
     print_problems(problems)
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import codes
 from ..display import github_command, one_line
 from ..inputs import (
     DEFAULT_PACKS,
@@ -231,7 +232,7 @@ def lint(
                     1,
                     1,
                     WARNING,
-                    "spec-not-loaded",
+                    codes.SPEC_NOT_LOADED,
                     f"run reads only the files directly in the spec folder"
                     f" {display_path(inputs.unread[path])}, not in its sub-folders: move this"
                     " file up, or pass its folder with --specs",

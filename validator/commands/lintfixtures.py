@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..evaluation.context import TraceContext
 from ..evaluation.query import QueryEvaluationError, reads_view
 from ..evaluation.tracefile import (
@@ -186,7 +187,7 @@ class ViewTally:
                 " run --fail-on unread fails such runs; name the adapter that reads this shape"
                 " with traces.view (docs/VIEW.md)"
             )
-            out.append(Problem(file, trace.line, 1, WARNING, "view-unread", message))
+            out.append(Problem(file, trace.line, 1, WARNING, codes.VIEW_UNREAD, message))
         return out
 
 
@@ -215,7 +216,7 @@ def _split_lists(
             at.line,
             at.column,
             severity,
-            "split-matches-a-list",
+            codes.SPLIT_MATCHES_A_LIST,
             message,
             fix=f"split: {meant}",
         )
@@ -242,7 +243,9 @@ def _orphans(
             f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
             f" after its case id, or add the case ({_run_says(settings)})"
         )
-        out.append(Problem(display_path(fixtures / name), 1, 1, WARNING, "orphan-fixture", message))
+        out.append(
+            Problem(display_path(fixtures / name), 1, 1, WARNING, codes.ORPHAN_FIXTURE, message)
+        )
     return out
 
 
@@ -288,7 +291,7 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
             " the name, or declare the agent's tools with `tools:` in validator.yaml"
         )
         out.append(
-            Problem(tool.file, tool.line, tool.column, WARNING, "tool-never-called", message)
+            Problem(tool.file, tool.line, tool.column, WARNING, codes.TOOL_NEVER_CALLED, message)
         )
     return out
 
@@ -298,23 +301,23 @@ def _missing(plan: Plan, case_id: str, case_ids: CaseIds, loaded: LoadResult) ->
     file, at = case_ids[case_id]
     shown = plan.shown
     if kind == OUTSIDE:
-        code = "fixture-outside"
+        code = codes.FIXTURE_OUTSIDE
         msg = (
             f"case '{case_id}': {shown}/{case_id}/ is a symbolic link to a folder outside"
             f" {shown}; run refuses to read it (error) unless given --follow-symlinks"
         )
     elif kind == AMBIGUOUS:
-        code = "ambiguous-fixture"
+        code = codes.AMBIGUOUS_FIXTURE
         msg = (
             f"case '{case_id}' has two fixtures, {plan.details[case_id]}: run reports an"
             " error for it; keep one"
         )
     elif kind == BAD_PICK:
-        code = "no-fixture"
+        code = codes.NO_FIXTURE
         at = loaded.picks[case_id][1]
         msg = f"case '{case_id}': {plan.details[case_id]} (run reports an error for the case)"
     else:
-        code = "no-fixture"
+        code = codes.NO_FIXTURE
         looked = (
             f"{shown}/{case_id}/ holds no {plan.pattern_words()}"
             if kind == EMPTY_FOLDER
@@ -344,7 +347,7 @@ def _no_trace(
             f"case '{case_id}' has no saved trace: no trace under {plan.shown} names it (by"
             f" {how}); add one, or run reports the case as not run"
         )
-        out.append(Problem(file, at.line, at.column, WARNING, "no-fixture", message))
+        out.append(Problem(file, at.line, at.column, WARNING, codes.NO_FIXTURE, message))
     return out
 
 
@@ -389,7 +392,9 @@ class _Reading:
                 "the file starts with a UTF-8 byte-order mark: run reads it, but many JSON"
                 " tools refuse it; re-save it as UTF-8 without a byte-order mark"
             )
-            self.out.append(Problem(display_path(path), 1, 1, WARNING, "trace-encoding", message))
+            self.out.append(
+                Problem(display_path(path), 1, 1, WARNING, codes.TRACE_ENCODING, message)
+            )
         return parse_trace(data)
 
     def problems(self) -> list[Problem]:
@@ -407,7 +412,7 @@ class _Reading:
             line = (exc.line or 1) + _line(job) - 1
             self.out.append(_read_problem(job.source or job.fixture, line, exc, _effect(job)))
         elif job.text is None or self.rule is not None:
-            self.out.append(self._problem(job, None, "unreadable-trace", str(exc)))
+            self.out.append(self._problem(job, None, codes.UNREADABLE_TRACE, str(exc)))
 
     def _problem(self, job: Job, trace: Trace | None, code: str, message: str) -> Problem:
         file = job.source or job.fixture
@@ -423,7 +428,7 @@ class _Reading:
                 return [_read_problem(job.source or job.fixture, trace.line, exc, _effect(job))]
             if self.rule is None:
                 return []  # a JSON Lines entry run cannot read: run reports it
-            return [self._problem(job, trace, "unreadable-trace", trace.error)]
+            return [self._problem(job, trace, codes.UNREADABLE_TRACE, trace.error)]
         self.read += 1
         self._note_split_list(trace)
         self._learn(job, trace)
@@ -435,7 +440,7 @@ class _Reading:
             return self._other_case(job, trace)  # its name gives its case
         case_id, error = self._case_id(job, trace)
         if error is not None:
-            return [self._problem(job, trace, "no-case-id", error)]
+            return [self._problem(job, trace, codes.NO_CASE_ID, error)]
         assert case_id is not None
         self.found.add(case_id)
         if case_id in self.case_ids or self.settings.allow_unmatched:
@@ -445,7 +450,7 @@ class _Reading:
             f"{did_you_mean(case_id, self.case_ids)}: fix the trace, or add the case"
             f" ({_run_says(self.settings)})"
         )
-        return [self._problem(job, trace, "orphan-fixture", message)]
+        return [self._problem(job, trace, codes.ORPHAN_FIXTURE, message)]
 
     def _note_split_list(self, trace: Trace) -> None:
         """A split match that is a list of objects (each a trace): `[*]` was left out."""
@@ -498,7 +503,7 @@ class _Reading:
             f"its file name files it under case '{job.case_id}', but its {where} names"
             f" {known}: run reports this run as an error; fix the trace's {where}{fix}"
         )
-        return [Problem(job.fixture, line, column, ERROR, "trace-case-mismatch", message)]
+        return [Problem(job.fixture, line, column, ERROR, codes.TRACE_CASE_MISMATCH, message)]
 
     def _stray(self, job: Job, trace: Trace) -> list[Problem]:
         """A file whose name names no case, whose case id field may name one."""
@@ -514,7 +519,7 @@ class _Reading:
         )
         line, column = _key_position(job.path, self.fields)
         message = misnamed_advice(rel, case_id, self.plan.shown)
-        return [Problem(job.fixture, line, column, WARNING, "misnamed-trace", message)]
+        return [Problem(job.fixture, line, column, WARNING, codes.MISNAMED_TRACE, message)]
 
     def _case_id(self, job: Job, trace: Trace) -> tuple[str | None, str | None]:
         if self.rule is not None:
@@ -528,7 +533,11 @@ class _Reading:
         return named, error
 
 
-_READ_CODES = {"json": "trace-json", "extra-data": "trace-json", "encoding": "trace-encoding"}
+_READ_CODES = {
+    "json": codes.TRACE_JSON,
+    "extra-data": codes.TRACE_JSON,
+    "encoding": codes.TRACE_ENCODING,
+}
 _INVALID_AT = re.compile(r"^invalid JSON at line \d+ column \d+: ")
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..evaluation.context import TraceContext
 from ..evaluation.predicates.matchers import ignored, parse_arguments
 from ..evaluation.predicates.order import ordered_items
@@ -95,7 +96,12 @@ class IgnoreLint:
                 )
                 out.append(
                     Problem(
-                        entry.file, at.line, at.column, WARNING, "ignore-matches-nothing", message
+                        entry.file,
+                        at.line,
+                        at.column,
+                        WARNING,
+                        codes.IGNORE_MATCHES_NOTHING,
+                        message,
                     )
                 )
         return out

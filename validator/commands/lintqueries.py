@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..evaluation.interpreter import PRESENCE_PREDICATES
 from ..evaluation.predicates import PREDICATES, TraceContext
 from ..evaluation.predicates.values import field_of
@@ -125,7 +126,7 @@ def _problem(probe: _Probe, doc: YamlDocument | None, traces: str) -> Problem:
     condition = probe.condition
     if probe.query is not None:
         expression = condition.queries[probe.query].expression
-        code = "query-matches-nothing"
+        code = codes.QUERY_MATCHES_NOTHING
         hint = f": {probe.hint}" if probe.hint else ""
         message = (
             f"{expression} matches nothing in any of the {traces} lint read{hint}; a"
@@ -133,7 +134,7 @@ def _problem(probe: _Probe, doc: YamlDocument | None, traces: str) -> Problem:
             " or write allow_empty: true when no match is expected"
         )
     else:
-        code = "item-key-missing"
+        code = codes.ITEM_KEY_MISSING
         keys = list(probe.keys)
         listed = ", ".join(keys[:KEYS_SHOWN]) + (
             f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..display import one_line
 from ..evaluation.predicates import TraceContext, reads_view
 from ..evaluation.query import Query, QueryError, QueryEvaluationError, compile_query
@@ -137,7 +138,7 @@ def main(args: argparse.Namespace) -> int:
     config = read_config(SuiteFlags.of(args))
     # Only the `traces:` section matters here: a cases or fixtures folder that does not
     # exist (config-path) is run's concern, any other error makes the settings a guess.
-    errors = [p for p in config.errors if p.code != "config-path"] if config else []
+    errors = [p for p in config.errors if p.code != codes.CONFIG_PATH] if config else []
     if errors:
         raise ProblemsFound(errors)
     settings = config.traces if config is not None else TraceSettings()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .. import codes
 from ..problems import closest, did_you_mean, kind_of, show
 from .amounts import is_amount
 from .saferegex import RegexError, compile_safe
@@ -122,7 +123,7 @@ def _quantifier_problems(value: Any) -> list[ValueProblem]:
     out = [
         ValueProblem(
             (key,),
-            "bad-parameter",
+            codes.BAD_PARAMETER,
             f"has no key '{key}'{did_you_mean(str(key), ('min', 'max'))}:"
             " a quantifier range is {min: N, max: N}",
         )
@@ -133,7 +134,7 @@ def _quantifier_problems(value: Any) -> list[ValueProblem]:
     if type(low) is int and type(high) is int and low > high:
         out.append(
             ValueProblem(
-                ("min",), "bad-parameter", f"min {low} is more than max {high}: no count fits"
+                ("min",), codes.BAD_PARAMETER, f"min {low} is more than max {high}: no count fits"
             )
         )
     return out
@@ -155,7 +156,7 @@ def _regex_problems(value: Any) -> list[ValueProblem]:
         return [
             ValueProblem(
                 (),
-                "bad-regex",
+                codes.BAD_REGEX,
                 f"is not a usable regular expression (at character {exc.column}): {exc.message}",
                 value,
                 exc.column,
@@ -186,7 +187,7 @@ def _contains_problems(value: Any) -> list[ValueProblem]:
         return [
             ValueProblem(
                 (),
-                "bad-matcher",
+                codes.BAD_MATCHER,
                 f"{show(value)} is blank once normalized (only spaces or invisible characters),"
                 " so it would occur nowhere: write the text to look for",
             )
@@ -242,7 +243,7 @@ def _matchers_problems(value: Any) -> list[ValueProblem]:
             out.append(
                 ValueProblem(
                     (field,),
-                    "bad-matcher",
+                    codes.BAD_MATCHER,
                     f"{where}: not an argument path; write names joined by dots"
                     " (options.force), no empty step",
                     key=True,
@@ -258,7 +259,7 @@ def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[V
         return [
             ValueProblem(
                 (field,),
-                "bad-matcher",
+                codes.BAD_MATCHER,
                 f"{where}: an empty matcher; write a value to compare with, or an operator"
                 f" ({_OPERATOR_LIST})",
             )
@@ -270,7 +271,7 @@ def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[V
             out.append(
                 ValueProblem(
                     path,
-                    "bad-matcher",
+                    codes.BAD_MATCHER,
                     f"{where}: a value bound to a case key or to the trace cannot sit inside"
                     " args; bind the whole parameter instead (args: {case: KEY})",
                     key=True,
@@ -283,7 +284,7 @@ def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[V
             out.append(
                 ValueProblem(
                     path,
-                    "bad-matcher",
+                    codes.BAD_MATCHER,
                     f"{where}: unknown matcher operator '{op}'{hint}; operators: {_OPERATOR_LIST}",
                     key=True,
                 )
@@ -295,7 +296,7 @@ def _matcher_problems(field: str, where: str, matcher: dict[str, Any]) -> list[V
             out.append(
                 ValueProblem(
                     (field, alone),
-                    "bad-matcher",
+                    codes.BAD_MATCHER,
                     f"{where}: '{alone}' cannot be combined with other operators"
                     + (
                         " (an absent argument has no value to compare): keep one"
@@ -322,7 +323,7 @@ def _operand_problems(
         return [
             ValueProblem(
                 path,
-                "bad-matcher",
+                codes.BAD_MATCHER,
                 f"{where}: '{op}' takes {kind.words}, found {kind_of(operand)} {show(operand)}",
             )
         ]
@@ -354,7 +355,7 @@ def _expectations_problems(value: Any) -> list[ValueProblem]:
             out.append(
                 ValueProblem(
                     (i,),
-                    "bad-parameter",
+                    codes.BAD_PARAMETER,
                     f"entry {i + 1} must be 'key: value' entries such as {_ENTRY_EXAMPLE}",
                 )
             )
@@ -378,7 +379,9 @@ def _steps_problems(value: Any) -> list[ValueProblem]:
         if isinstance(step, dict):
             if not step:
                 out.append(
-                    ValueProblem((i,), "bad-parameter", f"step {i + 1} has no 'key: value' entries")
+                    ValueProblem(
+                        (i,), codes.BAD_PARAMETER, f"step {i + 1} has no 'key: value' entries"
+                    )
                 )
             out.extend(call_entry_problems(i, step, STEP_KEYS, "step"))
     return out
@@ -392,7 +395,7 @@ def call_entry_problems(
     out = [
         ValueProblem(
             (i, key),
-            "bad-parameter",
+            codes.BAD_PARAMETER,
             f"{label} has no key '{key}'{did_you_mean(str(key), keys)}:"
             f" its keys are {', '.join(keys)}",
             key=True,
@@ -402,21 +405,21 @@ def call_entry_problems(
     ]
     name, mode = entry.get("name"), entry.get("mode", "superset")
     if name is not None and not isinstance(name, str):
-        out.append(ValueProblem((i, "name"), "bad-parameter", f"{label}: name must be text"))
+        out.append(ValueProblem((i, "name"), codes.BAD_PARAMETER, f"{label}: name must be text"))
     if mode not in CALL_MODES:
-        out.append(ValueProblem((i, "mode"), "bad-parameter", f"{label}: {mode_problem(mode)}"))
+        out.append(ValueProblem((i, "mode"), codes.BAD_PARAMETER, f"{label}: {mode_problem(mode)}"))
     if "quantifier" in keys:
         quantifier = entry.get("quantifier", "any")
         if not _is_quantifier(quantifier):
             inner = _quantifier_problems(quantifier)
             words = inner[0].message if inner else "must be any, all, none, or {min: N, max: N}"
-            out.append(ValueProblem((i, "quantifier"), "bad-parameter", f"{label}: {words}"))
+            out.append(ValueProblem((i, "quantifier"), codes.BAD_PARAMETER, f"{label}: {words}"))
     args = entry.get("args")
     if args is not None and not isinstance(args, (dict, list)):
         out.append(
             ValueProblem(
                 (i, "args"),
-                "bad-matcher",
+                codes.BAD_MATCHER,
                 f"{label}: args must map arguments to matchers (or be a list, or {{equals: ...}})",
             )
         )
@@ -457,7 +460,7 @@ def defaults_problems(value: Any, args: Any = None) -> list[ValueProblem]:
     if not isinstance(value, dict):
         return [
             ValueProblem(
-                (), "bad-parameter", "defaults must map arguments to values, e.g. {page: 1}"
+                (), codes.BAD_PARAMETER, "defaults must map arguments to values, e.g. {page: 1}"
             )
         ]
     out = []
@@ -466,7 +469,7 @@ def defaults_problems(value: Any, args: Any = None) -> list[ValueProblem]:
             out.append(
                 ValueProblem(
                     (field,),
-                    "bad-parameter",
+                    codes.BAD_PARAMETER,
                     f"defaults: '{field}' is not an argument path; write names joined by dots",
                     key=True,
                 )
@@ -477,7 +480,7 @@ def defaults_problems(value: Any, args: Any = None) -> list[ValueProblem]:
             out.append(
                 ValueProblem(
                     (field,),
-                    "default-never-applies",
+                    codes.DEFAULT_NEVER_APPLIES,
                     f"defaults: '{field}' is {show(default)}, but args fixes it to"
                     f" {show(fixed)}, so a call without it never matches: drop the default,"
                     f" or write {field}: {{in: [{show(fixed)}, {show(default)}]}} in args",
@@ -511,7 +514,7 @@ def _ignore_problems(value: Any) -> list[ValueProblem]:
     if value is None or (_is_text_list(value) and all(value)):
         return []
     words = "ignore must be a list of argument names, paths or globs, e.g. [request_id, '*_id']"
-    return [ValueProblem((), "bad-parameter", words)]
+    return [ValueProblem((), codes.BAD_PARAMETER, words)]
 
 
 def _is_number(value: Any) -> bool:
@@ -582,7 +585,7 @@ PARAM_TYPES: dict[str, ParamType] = {
             "integer",
         ),
         ParamType(
-            "count-or-share",
+            codes.COUNT_OR_SHARE,
             "a whole number (a count), or a share: a decimal between 0 and 1, or a percentage"
             " such as 80%",
             _is_count_or_share,

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .. import codes
 from ..problems import show
 from .saferegex import RegexError, compile_safe
 
@@ -43,7 +44,7 @@ class SchemaProblem:
     key: bool = False
 
 
-def schema_problems(value: Any, code: str = "bad-matcher") -> list[SchemaProblem]:
+def schema_problems(value: Any, code: str = codes.BAD_MATCHER) -> list[SchemaProblem]:
     """A JSON Schema that is invalid, reaches outside itself, or would run a regular
     expression on a backtracking engine; each `pattern` is checked as a `regex` is."""
     if not isinstance(value, (dict, bool)):
@@ -58,7 +59,7 @@ def schema_problems(value: Any, code: str = "bad-matcher") -> list[SchemaProblem
     return rule_problems(value, code)
 
 
-def rule_problems(value: Any, code: str = "bad-matcher") -> list[SchemaProblem]:
+def rule_problems(value: Any, code: str = codes.BAD_MATCHER) -> list[SchemaProblem]:
     """The rules above, on a schema known to be valid or checked elsewhere (no jsonschema
     import: lint of valid files never pays for it)."""
     return list(_keyword_problems(value, value, (), code)) if isinstance(value, dict) else []
@@ -117,7 +118,7 @@ def _pattern_problems(at: tuple[str | int, ...], pattern: str) -> Iterator[Schem
     except RegexError as exc:
         yield SchemaProblem(
             at,
-            "bad-regex",
+            codes.BAD_REGEX,
             f"'pattern' is not a usable regular expression (at character {exc.column}):"
             f" {exc.message}",
             pattern,

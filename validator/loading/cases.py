@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..evaluation.params import percent_share
 from ..evaluation.text import normalize_markdown, normalize_plain
 from ..model import Case, Spec
@@ -70,7 +71,7 @@ def case_problems(
             doc.problem(
                 ("id",),
                 WARNING,
-                "id-mismatch",
+                codes.ID_MISMATCH,
                 f"case id '{case_id}' differs from the file name '{stem}':"
                 f" rename the file to '{case_id}{Path(doc.file).suffix}' so people find it",
             )
@@ -84,7 +85,7 @@ def bound_cuts(doc: YamlDocument, bound: Callable[[PathKey], bool], why: str) ->
     part before the `#`."""
     out = []
     for problem in doc.problems:
-        if problem.code == "comment-in-value" and problem.severity == WARNING:
+        if problem.code == codes.COMMENT_IN_VALUE and problem.severity == WARNING:
             path = doc.path_at(problem.line, problem.column)
             if path and bound(path):
                 problem = dataclasses.replace(
@@ -124,7 +125,7 @@ def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
 
 def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem:
     """A missing required input says which spec needs it."""
-    if problem.code != "missing-key":
+    if problem.code != codes.MISSING_KEY:
         return problem
     match = re.search(r"missing required key '([^']+)'", problem.message)
     needs = fmt.requirers(match.group(1), plan) if match else []
@@ -135,7 +136,7 @@ def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem
 
 
 # The case keys that take a share written as a percentage, and the code of a wrong one.
-_PERCENT_KEYS = {"min_keyword_coverage": "coverage-range", "min_pass_rate": "out-of-range"}
+_PERCENT_KEYS = {"min_keyword_coverage": codes.COVERAGE_RANGE, "min_pass_rate": codes.OUT_OF_RANGE}
 
 
 def _percent_problems(doc: YamlDocument) -> list[Problem]:
@@ -152,7 +153,7 @@ def _percent_problems(doc: YamlDocument) -> list[Problem]:
                 ' (e.g. "80%"), or a decimal such as 0.8'
             )
         else:
-            code = "wrong-type"
+            code = codes.WRONG_TYPE
             message = (
                 f"{key} must be a number, found text {show(value)}: write a decimal such as"
                 ' 0.8, or a percentage in quotes such as "80%"'
@@ -175,7 +176,7 @@ def _unit_problems(doc: YamlDocument, fmt: CaseFormat) -> list[Problem]:
             doc.problem(
                 (key,),
                 ERROR,
-                "wrong-type",
+                codes.WRONG_TYPE,
                 f"{key}: {show(value)} is not a {kind} this tool reads: write a number"
                 f" ({unit.base}) or a {kind} with its unit, e.g. {unit.examples}",
             )
@@ -215,20 +216,20 @@ def _coverage_problems(doc: YamlDocument) -> list[Problem]:
                 else ""
             )
             return err(
-                "coverage-range",
+                codes.COVERAGE_RANGE,
                 f"min_keyword_coverage {value} is a decimal, so it is read as a share of the"
                 f" root_cause_keywords entries and must be above 0 and at most 1{whole}",
             )
         return []
     if value < 1:
         return err(
-            "coverage-range",
+            codes.COVERAGE_RANGE,
             f"min_keyword_coverage {value} must be at least 1 (a count of keyword entries);"
             " remove the key to require every entry",
         )
     if entries is not None and entries and value > entries:
         return err(
-            "coverage-too-high",
+            codes.COVERAGE_TOO_HIGH,
             f"min_keyword_coverage {value} is more than the {entries} root_cause_keywords"
             f" entries: write at most {entries}, or add keywords",
         )
@@ -248,7 +249,7 @@ def _verdict_conflicts(doc: YamlDocument) -> list[Problem]:
         doc.problem(
             ("forbidden_verdicts", i),
             WARNING,
-            "verdict-conflict",
+            codes.VERDICT_CONFLICT,
             f"verdict '{verdict}' is both allowed and forbidden; forbidden wins,"
             " so remove it from one of the two lists",
         )
@@ -269,7 +270,9 @@ def _keyword_conflicts(doc: YamlDocument) -> list[Problem]:
         clash = next(((k, n) for k, n in wanted if norm in n), None) if norm else None
         if clash is not None:
             message = _keyword_conflict(keyword, norm, *clash)
-            out.append(doc.problem(("forbidden_keywords", i), WARNING, "keyword-conflict", message))
+            out.append(
+                doc.problem(("forbidden_keywords", i), WARNING, codes.KEYWORD_CONFLICT, message)
+            )
     return out
 
 
@@ -336,7 +339,7 @@ def _slips(doc: YamlDocument) -> list[Problem]:
                 f" keeps them as part of the text and it never matches: write {inner}"
                 " (or use ASCII quotes)"
             )
-            out.append(doc.problem(path, ERROR, "typographic-quotes", message))
+            out.append(doc.problem(path, ERROR, codes.TYPOGRAPHIC_QUOTES, message))
             continue
         parts = looks_like_list(text) if key in _TEXT_LISTS else _name_list(text, key)
         if parts:
@@ -347,7 +350,7 @@ def _slips(doc: YamlDocument) -> list[Problem]:
                 f" keeps them one text that must occur whole; write a YAML list, [{shown}]"
             )
             out.append(
-                Problem(doc.file, at.line, at.column, ERROR, "keyword-looks-like-list", message)
+                Problem(doc.file, at.line, at.column, ERROR, codes.KEYWORD_LOOKS_LIKE_LIST, message)
             )
     return out
 
@@ -382,7 +385,7 @@ def _verdict_spelling(doc: YamlDocument, known: tuple[str, ...]) -> list[Problem
                 doc.problem(
                     (key, i),
                     ERROR,
-                    "unknown-verdict",
+                    codes.UNKNOWN_VERDICT,
                     f"{key} lists '{verdict}'{hint}, which the verifier never gives: verdicts"
                     f" are compared exactly, upper case included, and the verifier gives"
                     f" {_one_of(known)} (the trace-fields spec's verdicts list), {effect}",
@@ -438,7 +441,7 @@ def blank_keyword_message(where: str, keyword: str) -> str:
 
 def _blank_keywords(doc: YamlDocument) -> list[Problem]:
     return [
-        doc.problem((key, *index), ERROR, "blank-keyword", blank_keyword_message(key, keyword))
+        doc.problem((key, *index), ERROR, codes.BLANK_KEYWORD, blank_keyword_message(key, keyword))
         for key in _TEXT_LISTS
         for index, keyword in blank_entries(doc.data.get(key))
         if keyword  # "" is the schema's empty-value already
@@ -478,7 +481,7 @@ def _markdown_keywords(doc: YamlDocument) -> list[Problem]:
                 f" as rendered text, so one that writes {keyword} outside `code` does not contain"
                 f" it: {fix}"
             )
-            out.append(doc.problem((key, *index), WARNING, "keyword-markdown", message))
+            out.append(doc.problem((key, *index), WARNING, codes.KEYWORD_MARKDOWN, message))
     return out
 
 
@@ -524,5 +527,5 @@ def _duplicates(doc: YamlDocument) -> list[Problem]:
                     f"{key} lists {_quoted(value)}, the same as {_quoted(earlier)} at {where}"
                     " (case and spacing do not matter): remove the repeat"
                 )
-            out.append(doc.problem((key, i), WARNING, "duplicate-entry", msg))
+            out.append(doc.problem((key, i), WARNING, codes.DUPLICATE_ENTRY, msg))
     return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from .. import codes
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import GROUP_WORDS, TemplateError, compile_case_id
 from ..evaluation.view import ADAPTERS
@@ -170,7 +171,7 @@ class _Reader:
             what = "is not a folder" if resolved.exists() else "does not exist"
             self.problem(
                 path,
-                "config-path",
+                codes.CONFIG_PATH,
                 f"{key}: the folder {show(value)} {what}"
                 f" (looked for {display_path(resolved)}; paths are relative to the"
                 " config file's folder)",
@@ -180,7 +181,7 @@ class _Reader:
         if not resolved.exists():
             self.problem(
                 path,
-                "config-path",
+                codes.CONFIG_PATH,
                 f"{key}: {show(value)} does not exist (looked for"
                 f" {display_path(resolved)}; paths are relative to the config file's"
                 " folder)",
@@ -207,7 +208,7 @@ class _Reader:
             hint = did_you_mean(pack, known)
             self.problem(
                 ("packs", i),
-                "bad-value",
+                codes.BAD_VALUE,
                 f"packs[{i}]: there is no standard spec pack {show(pack)}{hint}; packs:"
                 f" {', '.join(known) or 'none'} (your own specs go in a `specs` folder)",
             )
@@ -254,7 +255,7 @@ class _Reader:
                 good = False
                 self.problem(
                     path,
-                    "bad-value",
+                    codes.BAD_VALUE,
                     f"traces.pattern: {show(pattern)} is not a"
                     f" glob ({exc}): write e.g. '*.json' or 'runs/**/*.json'",
                 )
@@ -264,7 +265,7 @@ class _Reader:
         if traces.get("format") == "otlp-json":
             self.problem(
                 ("traces", "split"),
-                "bad-value",
+                codes.BAD_VALUE,
                 "traces.split does not apply to format otlp-json, whose traces are its spans"
                 " grouped by traceId: remove split, or choose another format",
             )
@@ -277,7 +278,7 @@ class _Reader:
         if traces.get("format") == "otlp-json":
             self.problem(
                 path,
-                "bad-value",
+                codes.BAD_VALUE,
                 "traces.group does not apply to format otlp-json, whose traces are its spans"
                 " grouped by traceId: remove group, or choose another format",
             )
@@ -288,7 +289,7 @@ class _Reader:
             hint = did_you_mean(text, GROUP_WORDS)
             self.problem(
                 path,
-                "bad-value",
+                codes.BAD_VALUE,
                 f"traces.group: {show(text)} is neither file, folder nor a JSONPath{hint}:"
                 " write `group: file` (each file's records are one trace), `group: folder`"
                 " (each folder's files are one trace) or `group: $.sessionId`",
@@ -308,7 +309,7 @@ class _Reader:
         name = ".".join(str(p) for p in path)
         self.problem(
             path,
-            "bad-jsonpath",
+            codes.BAD_JSONPATH,
             f"{name}: JSONPath does not compile at character {exc.column}: {exc.message}",
             tuple(exc.caret_lines()),
         )
@@ -323,7 +324,7 @@ class _Reader:
         except TemplateError as exc:
             self.problem(
                 path,
-                "bad-template",
+                codes.BAD_TEMPLATE,
                 f"traces.case_id: {exc.message} (at character {exc.column})",
                 tuple(exc.caret_lines()),
             )
@@ -332,7 +333,7 @@ class _Reader:
             column = text.index("{group}") + 1
             self.problem(
                 path,
-                "bad-template",
+                codes.BAD_TEMPLATE,
                 "traces.case_id: {group} is the value of traces.group, which is not set"
                 f" (at character {column}): set traces.group, or use {{file_stem}}",
                 tuple(TemplateError(text, column, "").caret_lines()),

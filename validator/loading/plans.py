@@ -19,6 +19,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from .. import codes
 from ..evaluation.params import PARAM_TYPES, value_problems
 from ..evaluation.predicates import PREDICATES
 from ..model import Binding, Condition, Spec
@@ -63,7 +64,7 @@ def _bound_values(doc: YamlDocument, plan: tuple[Spec, ...]) -> list[Problem]:
             continue
         seen.add(key)
         for found in value_problems(kind, value):
-            if found.key and found.code == "bad-parameter":
+            if found.key and found.code == codes.BAD_PARAMETER:
                 continue  # an unknown key: the case schema names it (unknown-key)
             message = f"{key}: {found.message}"
             severity = WARNING if found.warning else ERROR
@@ -92,7 +93,7 @@ def _looked_into(plan: tuple[Spec, ...]) -> tuple[tuple[str, str], ...]:
 
 # Parameter types of "at least N of the list" (a count, or a share of the list), and of the
 # list they count.
-_AT_LEAST = ("count-or-share",)
+_AT_LEAST = (codes.COUNT_OR_SHARE,)
 _LISTS = ("keywords", "text-list", "scalar-list", "names")
 
 
@@ -141,7 +142,7 @@ def _count_or_share(doc: YamlDocument, plan: tuple[Spec, ...]) -> list[Problem]:
             )
         else:
             continue
-        out.append(doc.problem((key,), WARNING, "count-or-share", message))
+        out.append(doc.problem((key,), WARNING, codes.COUNT_OR_SHARE, message))
     return out
 
 
@@ -156,7 +157,7 @@ def _answer_keywords(doc: YamlDocument) -> list[Problem]:
         f"min_answer_keywords {need} is more than the {len(entries)} answer_keywords entries:"
         f" write at most {len(entries)}, or add keywords"
     )
-    return [doc.problem(("min_answer_keywords",), ERROR, "coverage-too-high", message)]
+    return [doc.problem(("min_answer_keywords",), ERROR, codes.COVERAGE_TOO_HIGH, message)]
 
 
 def _overrides(
@@ -182,7 +183,7 @@ def _overrides(
             known = "" if hint else f"; this case applies: {', '.join(applied) or 'none'}"
             message = f"severity_overrides names '{name}', which is no known check{hint}{known}"
         out.append(
-            doc.problem(("severity_overrides", name), ERROR, "unknown-check", message, key=True)
+            doc.problem(("severity_overrides", name), ERROR, codes.UNKNOWN_CHECK, message, key=True)
         )
     return out
 
@@ -202,7 +203,7 @@ def _missing_inputs(doc: YamlDocument, specs: dict[str, Spec]) -> list[Problem]:
             f" case does not: add '{need}: ...' (see the spec's inputs), or remove '{name}'"
             " from checks"
         )
-        out.append(doc.problem(("checks", i), ERROR, "missing-input", message))
+        out.append(doc.problem(("checks", i), ERROR, codes.MISSING_INPUT, message))
     return out
 
 
@@ -234,4 +235,4 @@ def _vacuous(doc: YamlDocument, plan: tuple[Spec, ...]) -> list[Problem]:
         f"every check of case '{doc.data['id']}' may be skipped ({shown}), so a run could"
         f" pass with nothing examined: {fix}, or run with --fail-on vacuous"
     )
-    return [doc.problem(("id",), WARNING, "no-effective-checks", message)]
+    return [doc.problem(("id",), WARNING, codes.NO_EFFECTIVE_CHECKS, message)]

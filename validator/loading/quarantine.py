@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..files import read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, closest
 from .yamlfile import MAX_FILE_BYTES, YamlDocument, load_yaml_text
@@ -57,7 +58,7 @@ class Quarantine:
                     entry.line,
                     entry.column,
                     WARNING,
-                    "unknown-case",
+                    codes.UNKNOWN_CASE,
                     f"quarantined case '{entry.case_id}' is not a case of this suite{hint}:"
                     " fix the id, or remove the entry",
                 )
@@ -78,7 +79,7 @@ def load_quarantine(path: Path, shown: str) -> Quarantine:
     try:
         doc = load_yaml_text(raw, shown, top=list)
     except ProblemsFound as exc:
-        if all(p.code == "empty-file" for p in exc.problems):
+        if all(p.code == codes.EMPTY_FILE for p in exc.problems):
             return Quarantine(shown)
         raise
     quarantine = Quarantine(shown, warnings=list(doc.problems))
@@ -93,7 +94,7 @@ def load_quarantine(path: Path, shown: str) -> Quarantine:
                 doc.problem(
                     (index, "id"),
                     WARNING,
-                    "duplicate-entry",
+                    codes.DUPLICATE_ENTRY,
                     f"case '{entry.case_id}' is already quarantined at line {first.line}:"
                     " the first entry's reason is kept; remove this one",
                 )
@@ -112,7 +113,7 @@ def _entry(doc: YamlDocument, index: int, item: Any, errors: list[Problem]) -> E
             doc.problem(
                 (index,),
                 ERROR,
-                "wrong-type",
+                codes.WRONG_TYPE,
                 "each entry is a mapping with 'id' and 'reason', such as"
                 " '- id: my-case' and, below it, '  reason: flaky, see ISSUE-1'",
             )
@@ -127,7 +128,7 @@ def _entry(doc: YamlDocument, index: int, item: Any, errors: list[Problem]) -> E
                 doc.problem(
                     (index, key),
                     ERROR,
-                    "unknown-key",
+                    codes.UNKNOWN_KEY,
                     f"unknown key '{key}'{hint}: an entry has only 'id' and 'reason'",
                     key=True,
                 )
@@ -144,11 +145,15 @@ def _value_problem(doc: YamlDocument, index: int, item: dict[str, Any], key: str
     what = "the case id" if key == "id" else "why the case is quarantined (for the report)"
     if key not in item:
         return [
-            doc.problem((index,), ERROR, "missing-key", f"this entry has no '{key}': add {what}")
+            doc.problem(
+                (index,), ERROR, codes.MISSING_KEY, f"this entry has no '{key}': add {what}"
+            )
         ]
     value = item[key]
     if not isinstance(value, str):
-        return [doc.problem((index, key), ERROR, "wrong-type", f"'{key}' must be text: {what}")]
+        return [doc.problem((index, key), ERROR, codes.WRONG_TYPE, f"'{key}' must be text: {what}")]
     if not value.strip():
-        return [doc.problem((index, key), ERROR, "empty-value", f"'{key}' is empty: write {what}")]
+        return [
+            doc.problem((index, key), ERROR, codes.EMPTY_VALUE, f"'{key}' is empty: write {what}")
+        ]
     return []

@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..evaluation.userschema import offline_validator
 from ..problems import ERROR, Problem, closest, did_you_mean, kind_of, show, typo_of
 from ..units import guess_ms
@@ -200,7 +201,7 @@ def _unknown_keys(doc: YamlDocument, err: Any) -> list[Problem]:
                 at.line,
                 at.column,
                 ERROR,
-                "unknown-key",
+                codes.UNKNOWN_KEY,
                 f"{where}unknown key '{key}'{tail}",
                 fix=fix,
             )
@@ -283,7 +284,7 @@ def _required(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Mess
     msg = f"missing required key '{name}': add '{name}: ...'"
     if desc:
         msg += f" ({desc.rstrip('.')})"
-    return "missing-key", f"{where}: {msg}" if path else msg
+    return codes.MISSING_KEY, f"{where}: {msg}" if path else msg
 
 
 def _type(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
@@ -294,13 +295,13 @@ def _type(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
         if example is not None and not isinstance(err.instance, bool):
             what = "a list of tool names" if field.get("x-tool-names") else "a list"
             return (
-                "wrong-type",
+                codes.WRONG_TYPE,
                 f"{where} must be {what}, found {_found(err.instance)}: write a list,"
                 f" e.g. {where}: {example}",
                 f"{where}: {example}",
             )
     msg = f"{where} must be {_type_words(expected)}, found {_found(err.instance)}"
-    return "wrong-type", msg + _type_hint(path, expected, err.instance)
+    return codes.WRONG_TYPE, msg + _type_hint(path, expected, err.instance)
 
 
 _EXAMPLE_LIST = re.compile(r"e\.g\. (\[[^\]]+\])")
@@ -336,7 +337,7 @@ def _key_in_entry(err: Any, path: PathKey, where: str) -> Message | None:
     text = f"{key}: {'' if inner is None else inner}".rstrip()
     quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return (
-        "wrong-type",
+        codes.WRONG_TYPE,
         f"{where}: `: ` makes this entry a key and a value, not one piece of text:"
         f" quote it: - {quoted}",
         f"- {quoted}",
@@ -349,12 +350,12 @@ def _min_items(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Mes
     msg = f"{where} is empty: list at least one entry"
     if len(path) == 1 and path[0] not in root.get("required", ()):
         msg += ", or remove the key"
-    return "empty-list", msg
+    return codes.EMPTY_LIST, msg
 
 
 def _min_length(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
     what = "entry" if path and isinstance(path[-1], int) else "key"
-    return "empty-value", f"{where} is empty text: write a value or remove the {what}"
+    return codes.EMPTY_VALUE, f"{where} is empty text: write a value or remove the {what}"
 
 
 def _pattern(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message | None:
@@ -365,13 +366,13 @@ def _pattern(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Messa
         f" starting with a letter or digit"
     )
     slug = _slug(err.instance)
-    return "bad-id", msg + (f": e.g. '{slug}'" if slug else "")
+    return codes.BAD_ID, msg + (f": e.g. '{slug}'" if slug else "")
 
 
 def _enum(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
     options = [str(o) for o in err.validator_value]
     hint = did_you_mean(str(err.instance), options)
-    return "bad-value", f"{where} is {show(err.instance)}{hint}; allowed: {', '.join(options)}"
+    return codes.BAD_VALUE, f"{where} is {show(err.instance)}{hint}; allowed: {', '.join(options)}"
 
 
 def _any_of(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
@@ -387,13 +388,13 @@ def _any_of(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Messag
     else:
         msg = f"{where} cannot be {_found(err.instance)}"
     help_text = _field_help(root, err)
-    return "wrong-type", msg + (f". {help_text}" if help_text else "")
+    return codes.WRONG_TYPE, msg + (f". {help_text}" if help_text else "")
 
 
 def _bound(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
     help_text = _field_help(root, err)
     msg = f"{where} is out of range ({err.message})" + (f": {help_text}" if help_text else "")
-    return "out-of-range", msg
+    return codes.OUT_OF_RANGE, msg
 
 
 # jsonschema keyword -> the message for an error it raised; None: the generic message.
@@ -421,7 +422,7 @@ def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     made = _key_in_entry(err, path, where) if err.validator in ("type", "anyOf", "oneOf") else None
     if made is None and handler is not None:
         made = handler(err, root, path, where)
-    code, msg, *fix = made or ("schema", f"{where}: {err.message}")
+    code, msg, *fix = made or (codes.SCHEMA, f"{where}: {err.message}")
     return Problem(doc.file, at.line, at.column, ERROR, code, msg, fix=fix[0] if fix else "")
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 
+from .. import codes
+
 # A key (or a list entry's key) followed by a full-width colon, at the start of a line.
 _FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")
 _FULL_DASH = re.compile(r"^(\s*)(－|—|–)(\s*)")
@@ -59,7 +61,7 @@ def _line_slips(text: str) -> Iterator[Slip]:
             yield Slip(
                 number,
                 column,
-                "full-width-syntax",
+                codes.FULL_WIDTH_SYNTAX,
                 f"'：' after '{key}' is a full-width colon (a Chinese input method types it):"
                 f" YAML needs the ASCII ':' followed by a space, '{key}: ...'",
             )
@@ -69,7 +71,7 @@ def _line_slips(text: str) -> Iterator[Slip]:
             yield Slip(
                 number,
                 dash.start(2) + 1,
-                "full-width-syntax",
+                codes.FULL_WIDTH_SYNTAX,
                 f"'{dash.group(2)}' is not a list dash: YAML lists start with the ASCII '-'"
                 " followed by a space, '- item'",
             )
@@ -165,7 +167,7 @@ def comment_cuts(text: str) -> list[Slip]:
             Slip(
                 number,
                 match.start(2),
-                "comment-in-value",
+                codes.COMMENT_IN_VALUE,
                 f"YAML reads ' {cut}' as a comment, so the value is only '{kept}':"
                 " put the whole value in quotes if the '#' belongs to it",
             )
@@ -194,7 +196,7 @@ def emptied_by_comment(line: str, number: int, hash_at: int) -> Slip:
     else:
         fix = f'"{value}"'
     message = f"`#` starts a comment in YAML, so this value is empty: quote it: {fix}"
-    return Slip(number, hash_at + 1, "comment-in-value", message)
+    return Slip(number, hash_at + 1, codes.COMMENT_IN_VALUE, message)
 
 
 _FLOW_HASH = re.compile(r"\s#(?=[^\s#])")
@@ -223,7 +225,7 @@ def flow_comment_slips(text: str) -> list[Slip]:
                     f"YAML reads '{line[hash_at:].rstrip()}' as a comment, closing bracket"
                     f' included, so the value is cut: quote it: "{value}"'
                 )
-                out.append(Slip(number, hash_at + 1, "comment-in-value", message))
+                out.append(Slip(number, hash_at + 1, codes.COMMENT_IN_VALUE, message))
             break
     return out
 
@@ -260,7 +262,7 @@ def dash_slips(text: str) -> list[Slip]:
                 Slip(
                     number,
                     len(indent) + 1,
-                    "yaml-syntax",
+                    codes.YAML_SYNTAX,
                     f"put a space after '-': '-{value}' is not a list entry without it;"
                     f" write `- {value}`",
                     f"{indent}- {value}",
@@ -307,7 +309,7 @@ def _deeper(lines: list[tuple[int, str]], index: int) -> Slip | None:
     return Slip(
         number,
         indent + 1,
-        "yaml-syntax",
+        codes.YAML_SYNTAX,
         f"line {number} is indented deeper than the key above it"
         f" (`{parent.group(2)}:` at column {column}); {who} start at the same column:"
         f" move `{match.group(2)}:` to column {column}",

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .. import codes
 from ..evaluation.amounts import duration_ms
 from ..evaluation.interpreter import compile_condition
 from ..evaluation.messages import TemplateError, parse_template, placeholder_problem
@@ -283,7 +284,7 @@ class _SpecChecker:
         if isinstance(parsed, TemplateError):
             token = re.match(r"\{[^\s{}]*\}?", text["message"][parsed.offset :])
             found = token.group() if token else ""
-            self._add_at(where, found, "bad-template", f"message: {parsed.message}")
+            self._add_at(where, found, codes.BAD_TEMPLATE, f"message: {parsed.message}")
             return
         reported: set[str] = set()
         for name in parsed.fields:
@@ -294,7 +295,7 @@ class _SpecChecker:
                 if problem is None or name in reported:
                     continue
                 reported.add(name)
-                self._add_at(where, "{" + name, "unknown-placeholder", f"message: {problem}")
+                self._add_at(where, "{" + name, codes.UNKNOWN_PLACEHOLDER, f"message: {problem}")
 
     def _add_at(self, path: PathKey, token: str, code: str, message: str) -> None:
         """A problem at the first place `token` is written in the value at `path` (a text
@@ -320,13 +321,13 @@ class _SpecChecker:
             if not INPUT_NAME.match(name):
                 self._add(
                     ("inputs", name),
-                    "bad-input",
+                    codes.BAD_INPUT,
                     f"input '{name}' is not a case key name: use lower-case letters, digits and"
                     " '_', starting with a letter (e.g. max_turns)",
                     key=True,
                 )
             elif isinstance(schema, dict):
-                problems = schema_rule_problems(schema, "bad-input")
+                problems = schema_rule_problems(schema, codes.BAD_INPUT)
                 for p in problems:
                     self._add(
                         ("inputs", name, *p.path),
@@ -340,7 +341,7 @@ class _SpecChecker:
                 if unit is not None and unit not in UNIT_KINDS:
                     self._add(
                         ("inputs", name, UNIT_MARK),
-                        "bad-input",
+                        codes.BAD_INPUT,
                         f"input '{name}': x-unit {show(unit)} is not a unit kind"
                         f"{did_you_mean(str(unit), UNIT_KINDS)}; the kinds are"
                         f" {', '.join(UNIT_KINDS)}",
@@ -358,7 +359,7 @@ class _SpecChecker:
             )
             self._add(
                 ("when_input",),
-                "bad-input",
+                codes.BAD_INPUT,
                 f"when_input '{name}' is not an input of this spec{hint}: declare it under"
                 " 'inputs' (with default: null, so cases may leave it out)",
             )
@@ -367,7 +368,7 @@ class _SpecChecker:
         if isinstance(schema, dict) and "default" in schema and schema["default"] is not None:
             self._add(
                 ("inputs", name, "default"),
-                "bad-input",
+                codes.BAD_INPUT,
                 f"input '{name}' is this spec's when_input, so the check runs only when a case"
                 f" writes it; a default would never be used: write default: null",
                 severity=WARNING,
@@ -381,7 +382,7 @@ class _SpecChecker:
         if not compile_schema(rules)(default) and _invalid(rules, default):
             self._add(
                 ("inputs", name, "default"),
-                "bad-input",
+                codes.BAD_INPUT,
                 f"the default of input '{name}' does not fit its own schema: fix the default"
                 " or the schema",
             )
@@ -392,7 +393,7 @@ class _SpecChecker:
             if key in data:
                 self._add(
                     (key,),
-                    "spec-shape",
+                    codes.SPEC_SHAPE,
                     f"'{key}' lists {what} and belongs in the spec"
                     f" '{FIELDS_SPEC_ID}' (beside 'fields') or in validator.yaml: move it"
                     " there, or remove it",
@@ -401,7 +402,7 @@ class _SpecChecker:
         if data.get("id") == FIELDS_SPEC_ID:
             self._add(
                 ("id",),
-                "spec-shape",
+                codes.SPEC_SHAPE,
                 f"the spec '{FIELDS_SPEC_ID}' says where the report reads trace fields: it needs"
                 " 'fields' (case_id, verdict, tool_calls, duration_ms); give a check another id",
             )
@@ -411,7 +412,7 @@ class _SpecChecker:
         if has_single and "clauses" in data:
             self._add(
                 ("clauses",),
-                "spec-shape",
+                codes.SPEC_SHAPE,
                 "write either query/predicate/params or clauses, not both",
                 key=True,
             )
@@ -422,13 +423,13 @@ class _SpecChecker:
         ):
             self._add(
                 (),
-                "spec-shape",
+                codes.SPEC_SHAPE,
                 "a check spec needs 'query' and 'predicate', or a list of 'clauses'",
             )
         if "params" in data and not has_single:
             self._add(
                 ("params",),
-                "spec-shape",
+                codes.SPEC_SHAPE,
                 "'params' belongs to a 'predicate': move it into each clause that needs it",
                 key=True,
             )
@@ -437,7 +438,7 @@ class _SpecChecker:
         for key, other in (("query", "predicate"), ("predicate", "query")):
             if key not in data and not _misspelling_of(data, key, _spec_keys()):
                 self._add(
-                    (), "missing-key", f"missing required key '{key}' (it goes with '{other}')"
+                    (), codes.MISSING_KEY, f"missing required key '{key}' (it goes with '{other}')"
                 )
 
     def _guards(self, path: PathKey, raw: dict[str, Any]) -> None:
@@ -447,7 +448,7 @@ class _SpecChecker:
         if "skip_reason" in raw and not ("when" in raw or "unless" in raw):
             self._add(
                 (*path, "skip_reason"),
-                "spec-shape",
+                codes.SPEC_SHAPE,
                 "skip_reason is only used with 'when' or 'unless': add the condition that skips"
                 " this check, or remove skip_reason",
                 key=True,
@@ -458,14 +459,14 @@ class _SpecChecker:
         if isinstance(data.get("id"), str) and data["id"] != FIELDS_SPEC_ID:
             self._add(
                 ("id",),
-                "spec-shape",
+                codes.SPEC_SHAPE,
                 f"only the spec with id '{FIELDS_SPEC_ID}' may have 'fields':"
                 f" write 'id: {FIELDS_SPEC_ID}', or remove 'fields' and write a check",
             )
         for key in (k for k in (*_CHECK_KEYS, "message") if k in data):
             self._add(
                 (key,),
-                "spec-shape",
+                codes.SPEC_SHAPE,
                 f"a 'fields' spec cannot also have '{key}': remove it",
                 key=True,
             )
@@ -487,7 +488,7 @@ class _SpecChecker:
             if not field.required and field.name in fields and field.alternative in fields:
                 self._add(
                     ("fields", field.name),
-                    "spec-shape",
+                    codes.SPEC_SHAPE,
                     f"write either {field.alternative} or {field.name}, not both:"
                     f" {field.alternative} is {TRACE_FIELDS[str(field.alternative)].doc};"
                     f" {field.name} is {field.doc}",
@@ -543,7 +544,7 @@ class _SpecChecker:
         if low is not None and high is not None and low > high:
             self._add(
                 (*path, "params", "min"),
-                "bad-parameter",
+                codes.BAD_PARAMETER,
                 f"parameter 'min' ({show(params['min'])}) is more than 'max'"
                 f" ({show(params['max'])}) of '{pred.name}': no value lies between them; swap"
                 " them",
@@ -560,7 +561,9 @@ class _SpecChecker:
     def _unknown_predicate(self, path: PathKey, name: str, params: dict[str, Any] | None) -> None:
         hint = did_you_mean(name, PREDICATES)
         tail = hint or f"; known predicates: {', '.join(sorted(PREDICATES))}"
-        self._add((*path, "predicate"), "unknown-predicate", f"unknown predicate '{name}'{tail}")
+        self._add(
+            (*path, "predicate"), codes.UNKNOWN_PREDICATE, f"unknown predicate '{name}'{tail}"
+        )
         for pname, value in (params or {}).items():
             if isinstance(value, dict) and isinstance(value.get("case"), str):
                 self._case_field((*path, "params", pname), pname, value["case"], None)
@@ -573,7 +576,7 @@ class _SpecChecker:
             takes = ", ".join(pred.params) or "no parameters"
             self._add(
                 ppath,
-                "unknown-parameter",
+                codes.UNKNOWN_PARAMETER,
                 f"predicate '{pred.name}' has no parameter '{pname}'{hint or f'; it takes: {takes}'}",
                 key=True,
             )
@@ -595,7 +598,7 @@ class _SpecChecker:
         place (a regular expression with a caret under the bad character)."""
         located = value_problems(param.type, value)
         if not located:
-            self._add(path, "bad-parameter", f"{what} {problem}")
+            self._add(path, codes.BAD_PARAMETER, f"{what} {problem}")
         for found in located:
             self._add(
                 (*path, *found.path),
@@ -631,7 +634,7 @@ class _SpecChecker:
             where: PathKey = (*path, "params") if params is not None else (*path, "predicate")
             self._add(
                 where,
-                "missing-parameter",
+                codes.MISSING_PARAMETER,
                 f"predicate '{pred.name}' needs parameter '{pname}' ({param.doc}):"
                 f" add it under 'params'",
                 key=True,
@@ -646,7 +649,7 @@ class _SpecChecker:
         kind = kinds[0] if kinds else "string"
         self._add(
             (*path, "case"),
-            "unknown-case-field",
+            codes.UNKNOWN_CASE_FIELD,
             f"parameter '{pname}' is bound to case key '{field}', which no spec declares:"
             f" declare `{field}` under this spec's `inputs:`, e.g. `inputs:` /"
             f" `  {field}:` / `    type: {kind}` (three lines)",
@@ -669,7 +672,7 @@ class _SpecChecker:
             tail = hint or f"; case keys: {', '.join(sorted(self.case_fields))}"
             self._add(
                 (*path, "case"),
-                "unknown-case-field",
+                codes.UNKNOWN_CASE_FIELD,
                 f"parameter '{pname}' is bound to case key '{field}', which cases do not have{tail}",
             )
             return
@@ -679,7 +682,7 @@ class _SpecChecker:
             words = PARAM_TYPES[param.type].words
             self._add(
                 (*path, "case"),
-                "bad-binding",
+                codes.BAD_BINDING,
                 f"parameter '{pname}' takes {words}, but case key '{field}' holds"
                 f" {' or '.join(sorted(TYPE_WORDS.get(t, t) for t in types))}:"
                 " bind it to another case key",
@@ -692,7 +695,7 @@ class _SpecChecker:
             hint = "".join(did_you_mean(k, ("case", "trace", "default")) for k in extra[:1])
             self._add(
                 path,
-                "bad-binding",
+                codes.BAD_BINDING,
                 f"parameter '{pname}': a bound value is {{case: <case key>}} or"
                 f" {{trace: <JSONPath>}}, optionally with 'default'; found keys"
                 f" {', '.join(value) or 'none'}{hint}",
@@ -703,7 +706,7 @@ class _SpecChecker:
         elif not isinstance(value["trace"], str) or not value["trace"]:
             self._add(
                 (*path, "trace"),
-                "bad-binding",
+                codes.BAD_BINDING,
                 f"parameter '{pname}': 'trace' must be a JSONPath text, e.g. $.executorAnswer",
             )
         else:
@@ -720,7 +723,7 @@ class _SpecChecker:
 
     def _blank_keywords(self, path: PathKey, where: str, keywords: list[Any]) -> None:
         for index, keyword in blank_entries(keywords):
-            self._add((*path, *index), "blank-keyword", blank_keyword_message(where, keyword))
+            self._add((*path, *index), codes.BLANK_KEYWORD, blank_keyword_message(where, keyword))
 
     def _jsonpath(self, path: PathKey, expr: str) -> None:
         try:
@@ -728,7 +731,7 @@ class _SpecChecker:
         except QueryError as exc:
             self._add(
                 path,
-                "bad-jsonpath",
+                codes.BAD_JSONPATH,
                 f"{describe_path(path)}: JSONPath does not compile at character {exc.column}:"
                 f" {exc.message}",
                 detail=tuple(exc.caret_lines()),
@@ -737,7 +740,7 @@ class _SpecChecker:
         steps = view_steps(expr) if reads_view(expr) else None
         problem = view_field_problem(steps) if steps is not None else None
         if problem is not None:
-            self._add(path, "unknown-view-field", f"{describe_path(path)}: {problem}")
+            self._add(path, codes.UNKNOWN_VIEW_FIELD, f"{describe_path(path)}: {problem}")
 
 
 _VIEW_STEP = re.compile(r"\.\.|\.([A-Za-z_][\w-]*|\*)|\['([^']*)'\]|\[[^\]]*\]")

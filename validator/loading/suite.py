@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..inputs import display_path, spec_files
 from ..model import (
     FIELDS_SPEC_ID,
@@ -135,7 +136,7 @@ def _duplicate_id(
             f"spec id '{spec_id}' is used by both {other} (line {line}) and {name}:"
             " give each spec its own id"
         )
-        problems.append(doc.problem(("id",), ERROR, "duplicate-spec-id", message))
+        problems.append(doc.problem(("id",), ERROR, codes.DUPLICATE_SPEC_ID, message))
         return True
     seen[spec_id] = (name, doc.value_at(("id",)).line)
     return False
@@ -178,7 +179,7 @@ def _conflict(doc: YamlDocument, name: str, other: str) -> Problem:
         f"input '{name}' is declared here with another schema than by {other}: a case key has"
         " one meaning in a suite; use the same schema, or another name"
     )
-    return doc.problem(("inputs", name), ERROR, "input-conflict", message, key=True)
+    return doc.problem(("inputs", name), ERROR, codes.INPUT_CONFLICT, message, key=True)
 
 
 def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
@@ -295,7 +296,7 @@ def _add_case(out: _Cases, read: _CaseFile) -> None:
             )
             at = read.id_at
             out.problems.append(
-                Problem(read.name, at.line, at.column, ERROR, "duplicate-case-id", message)
+                Problem(read.name, at.line, at.column, ERROR, codes.DUPLICATE_CASE_ID, message)
             )
             return
         out.ids[case_id] = (read.name, read.id_at)
@@ -334,7 +335,7 @@ def reference_problems(
                     f"checks names '{name}', which is no known spec{hint}{known};"
                     " a spec of your own needs its folder passed with --specs"
                 )
-            problems.append(doc.problem(("checks", i), ERROR, "unknown-check", msg))
+            problems.append(doc.problem(("checks", i), ERROR, codes.UNKNOWN_CHECK, msg))
     return problems
 
 
@@ -387,7 +388,7 @@ def load_suite_and_problems(
                 1,
                 1,
                 ERROR,
-                "missing-trace-fields",
+                codes.MISSING_TRACE_FIELDS,
                 f"no spec '{FIELDS_SPEC_ID}' with fields {required} (or tool_call_matches) was"
                 " found: restore specs/trace-fields.yaml or reinstall",
             )
@@ -446,4 +447,4 @@ def _no_checks(doc: YamlDocument, case_id: str) -> Problem:
         " loaded (packs: [] or no spec with `default: true`); name its checks, or set"
         " `checks` in validator.yaml"
     )
-    return doc.problem(("id",), ERROR, "no-checks", message)
+    return doc.problem(("id",), ERROR, codes.NO_CHECKS, message)

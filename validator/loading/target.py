@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import codes
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import TemplateError
 from ..problems import ERROR, WARNING, Problem, did_you_mean, has_errors, show
@@ -277,7 +278,7 @@ class _TargetReader:
         what = " (a key)" if where.is_key else ""
         self.problem(
             where.path,
-            "bad-template",
+            codes.BAD_TEMPLATE,
             f"{name}{what}: {exc.message} (at character {exc.column})",
             key=where.is_key,
             detail=exc.caret_lines(),
@@ -317,7 +318,7 @@ class _TargetReader:
         if has_url and has_command:
             self.problem(
                 ("target", "command"),
-                "target-shape",
+                codes.TARGET_SHAPE,
                 "target has both url and command: capture asks one agent, either over HTTP"
                 " (url) or by running a program (command); remove one",
                 key=True,
@@ -326,7 +327,7 @@ class _TargetReader:
         if not has_url and not has_command:
             self.problem(
                 ("target",),
-                "target-shape",
+                codes.TARGET_SHAPE,
                 "target names no agent: write `url: https://...` (an HTTP endpoint) or"
                 " `command: [python, agent.py, --question, '{question}']` (a program)",
                 key=True,
@@ -338,7 +339,7 @@ class _TargetReader:
                 good = False
                 self.problem(
                     ("target", key),
-                    "target-shape",
+                    codes.TARGET_SHAPE,
                     f"target.{key} applies to an HTTP target (url) only: a command target"
                     " gets its input from its arguments; remove it",
                     key=True,
@@ -348,14 +349,14 @@ class _TargetReader:
             good = False
             self.problem(
                 ("target", "method"),
-                "bad-value",
+                codes.BAD_VALUE,
                 f"target.method {show(method)} is not one of {', '.join(METHODS)}"
                 f"{did_you_mean(method.upper(), METHODS)}",
             )
         if data.get("verify") is False:
             self.problem(
                 ("target", "verify"),
-                "tls-unverified",
+                codes.TLS_UNVERIFIED,
                 "target.verify is false: the agent's TLS certificate is not checked, so"
                 " anyone on the network path can answer in its place; remove it once the"
                 " agent has a valid certificate",
@@ -375,7 +376,7 @@ class _TargetReader:
         if not scheme_given:
             self.problem(
                 ("target", "url"),
-                "bad-value",
+                codes.BAD_VALUE,
                 f"target.url {show(text)} must start with http:// or https://",
             )
             return None
@@ -398,7 +399,7 @@ class _TargetReader:
             if not _HEADER_NAME.fullmatch(str(name)):
                 self.problem(
                     path,
-                    "bad-value",
+                    codes.BAD_VALUE,
                     f"target.headers: {show(name)} is not a header name (letters, digits"
                     " and - only, e.g. Authorization, X-Request-Id)",
                     key=True,
@@ -430,7 +431,7 @@ class _TargetReader:
         except QueryError as exc:
             self.problem(
                 ("target", "trace"),
-                "bad-jsonpath",
+                codes.BAD_JSONPATH,
                 f"target.trace: JSONPath does not compile at character {exc.column}: {exc.message}",
                 detail=exc.caret_lines(),
             )
@@ -472,7 +473,7 @@ def placeholder_problems(
                     at.line,
                     at.column,
                     ERROR,
-                    "unknown-placeholder",
+                    codes.UNKNOWN_PLACEHOLDER,
                     f"{_dotted(placed.path)}: {{{name}}} names no case key{hint} (at"
                     f" character {column}; write {{{{ and }}}} for literal braces)",
                     tuple(caret.caret_lines()),

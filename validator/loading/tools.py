@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from .. import codes
 from ..problems import ERROR, Problem, closest
 from .yamlfile import PathKey, YamlDocument
 
@@ -136,7 +137,7 @@ def exact_name_problems(names: Iterable[ToolName]) -> list[Problem]:
             tool.line,
             tool.column,
             ERROR,
-            "tool-glob",
+            codes.TOOL_GLOB,
             f"{tool.key}: '{tool.name}' is a pattern, but {tool.key} compares tool names"
             " exactly, so it could never match: write each tool's full name",
         )
@@ -164,7 +165,9 @@ def undeclared_tools(
             f"{tool.key}: {what}{suggestion(tool.name, declared)}: {where} {have}; fix the"
             " name, or add the tool there"
         )
-        out.append(Problem(tool.file, tool.line, tool.column, ERROR, "undeclared-tool", message))
+        out.append(
+            Problem(tool.file, tool.line, tool.column, ERROR, codes.UNDECLARED_TOOL, message)
+        )
     return out
 
 

@@ -26,6 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .. import codes
 from ..files import FileRefused, read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound
 from .slips import (
@@ -297,10 +298,10 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
     try:
         raw = read_file(path, MAX_FILE_BYTES, "file", name)
     except FileRefused as exc:
-        code = "file-too-large" if "-byte limit" in exc.why else "unreadable"
+        code = codes.FILE_TOO_LARGE if "-byte limit" in exc.why else codes.UNREADABLE
         fix = (
             ": a case or spec file is a few kilobytes; is this the right file?"
-            if code == "file-too-large"
+            if code == codes.FILE_TOO_LARGE
             else ""
         )
         raise ProblemsFound(
@@ -314,7 +315,7 @@ def _text(raw: bytes | str, name: str) -> str:
     if isinstance(raw, bytes):
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise ProblemsFound(
-                [_problem(name, 1, 1, "not-utf8", "file is UTF-16 text: save it as UTF-8")]
+                [_problem(name, 1, 1, codes.NOT_UTF8, "file is UTF-16 text: save it as UTF-8")]
             )
         try:
             text = raw.decode("utf-8-sig")
@@ -326,7 +327,7 @@ def _text(raw: bytes | str, name: str) -> str:
                         name,
                         line,
                         col,
-                        "not-utf8",
+                        codes.NOT_UTF8,
                         "file is not UTF-8 text: save it with UTF-8 encoding",
                     )
                 ]
@@ -346,7 +347,7 @@ def _text(raw: bytes | str, name: str) -> str:
                     name,
                     line,
                     col,
-                    "not-utf8",
+                    codes.NOT_UTF8,
                     f"file holds a NUL character (a zero byte) at line {line}, column {col}:"
                     f" case and spec files are plain text{utf16}",
                 )
@@ -355,7 +356,7 @@ def _text(raw: bytes | str, name: str) -> str:
     if not text.strip() or all(
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):
-        raise ProblemsFound([_problem(name, 1, 1, "empty-file", EMPTY_FILE)])
+        raise ProblemsFound([_problem(name, 1, 1, codes.EMPTY_FILE, EMPTY_FILE)])
     return text
 
 
@@ -370,7 +371,7 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
         _slips_instead(exc, slips, text, name)
         raise
     if node is None:
-        raise ProblemsFound([_problem(name, 1, 1, "empty-file", EMPTY_FILE)])
+        raise ProblemsFound([_problem(name, 1, 1, codes.EMPTY_FILE, EMPTY_FILE)])
     builder = _Builder(name, text)
     try:
         data = builder.build(node, 0)
@@ -408,14 +409,14 @@ def _wrong_top(name: str, data: Any, pos: Position, top: type) -> None:
     if top is dict:
         kind = "a list" if isinstance(data, list) else "a single value"
         code, message = (
-            "not-a-mapping",
+            codes.NOT_A_MAPPING,
             f"the file holds {kind}; it must be 'key: value' lines, one key a line"
             " (id: ..., question: ...), not starting with '- '",
         )
     else:
         kind = "a mapping" if isinstance(data, dict) else "a single value"
         code, message = (
-            "wrong-type",
+            codes.WRONG_TYPE,
             f"the file holds {kind}; it must be a list of entries, each line starting with '- '",
         )
     raise ProblemsFound([_problem(name, pos.line, pos.column, code, message)])
@@ -430,7 +431,7 @@ def _compose(text: str, name: str) -> Any:
         raise ProblemsFound([_syntax_problem(exc, text, name)]) from None
     except (YAMLError, ValueError, RecursionError) as exc:
         raise ProblemsFound(
-            [_problem(name, 1, 1, "yaml-syntax", f"YAML syntax error: {exc}")]
+            [_problem(name, 1, 1, codes.YAML_SYNTAX, f"YAML syntax error: {exc}")]
         ) from None
 
 
@@ -449,7 +450,7 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     # The parser's own words come last, beside the plain explanation, never alone.
     plain = hint or "this line is not valid YAML: check its indentation and its quotes"
     msg = f"YAML syntax error: {plain} (YAML's own words: {what})"
-    return _problem(name, line, col, "yaml-syntax", msg, fix)
+    return _problem(name, line, col, codes.YAML_SYNTAX, msg, fix)
 
 
 # Parser errors that an over-indented key causes.
@@ -518,16 +519,16 @@ class _Builder:
         if self.count > MAX_NODES:
             self._add(
                 node,
-                "yaml-too-large",
+                codes.YAML_TOO_LARGE,
                 f"the file expands to more than {MAX_NODES} values (nested anchors and aliases?):"
                 " write the values out plainly",
             )
             raise _Abandon
         if depth > MAX_DEPTH:
-            if not any(p.code == "yaml-too-deep" for p in self.problems):
+            if not any(p.code == codes.YAML_TOO_DEEP for p in self.problems):
                 self._add(
                     node,
-                    "yaml-too-deep",
+                    codes.YAML_TOO_DEEP,
                     f"values are nested more than {MAX_DEPTH} levels deep: write them out flatter",
                 )
             return None
@@ -575,14 +576,14 @@ class _Builder:
             if key_node.id != "scalar":
                 self._add(
                     key_node,
-                    "yaml-unsupported",
+                    codes.YAML_UNSUPPORTED,
                     "a key must be plain text, not a list or a set of 'key: value' entries",
                 )
                 continue
             if self._tag_of(key_node) == _STD + "merge":
                 self._add(
                     key_node,
-                    "yaml-unsupported",
+                    codes.YAML_UNSUPPORTED,
                     "merge keys ('<<') are not supported: write the entries out",
                 )
                 continue
@@ -603,7 +604,7 @@ class _Builder:
                 self.name,
                 pos.line,
                 pos.column,
-                "duplicate-key",
+                codes.DUPLICATE_KEY,
                 f"duplicate key '{key}' (first written at line {was.line}): keep only one",
             )
         )
@@ -627,7 +628,7 @@ class _Builder:
                 return str(node.value)
         except (ValueError, TypeError, ArithmeticError):
             self._add(
-                node, "yaml-syntax", f"'{node.value}' is not a valid {tag.rsplit(':', 1)[-1]}"
+                node, codes.YAML_SYNTAX, f"'{node.value}' is not a valid {tag.rsplit(':', 1)[-1]}"
             )
             return None
         return self._bad_tag(node)
@@ -638,7 +639,7 @@ class _Builder:
             return value
         self._add(
             node,
-            "not-utf8",
+            codes.NOT_UTF8,
             "this text holds half of a character pair (a lone surrogate escape such as"
             " \\ud800), which no file or report can hold: write the character itself",
         )
@@ -649,7 +650,7 @@ class _Builder:
         shown = "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
         self._add(
             node,
-            "yaml-tag",
+            codes.YAML_TAG,
             f"YAML tag '{shown}' is not allowed: these files hold only text, numbers, lists and 'key: value' entries; remove the tag",
         )
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ... import codes
 from ...problems import kind_of
 from ...shares import share_of
 from ..context import TraceContext
@@ -139,7 +140,7 @@ _WHOLE_WORDS_DOC = (
     zero="fail",
     gives=("missing", "found", "count", "expected", "total"),
     keywords=Param("keywords", required=True, doc="entries: a keyword, or a list of synonyms"),
-    min=Param("count-or-share", doc="a count, or a share in (0, 1]; default: all entries"),
+    min=Param(codes.COUNT_OR_SHARE, doc="a count, or a share in (0, 1]; default: all entries"),
     markdown=Param("bool", default=True, doc="render Markdown to plain text before matching"),
     whole_words=Param("bool", default=False, doc=_WHOLE_WORDS_DOC),
 )
