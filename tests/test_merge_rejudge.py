@@ -232,3 +232,26 @@ def test_a_shard_file_with_unreadable_gate_options_is_refused(ws: Workspace) -> 
     result = _merge(ws, *folders)
     assert result.code == 2
     assert "is damaged: its gate options cannot be read" in result.err, result.err
+
+
+def test_merge_refuses_a_pipe_at_once_with_the_shared_message(tmp_path: Path) -> None:
+    # A FIFO given as a shard file (or named like one) is refused, never opened and waited on.
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "shard-1"
+    folder.mkdir()
+    os.mkfifo(folder / "report.shard.json")
+    os.mkfifo(tmp_path / "pipe.json")
+    for given in (folder, tmp_path / "pipe.json"):
+        done = subprocess.run(
+            [sys.executable, "-m", "validator", "merge", str(given), "--out", str(tmp_path / "o")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+    assert "not a regular file" in done.stderr or "not a shard report" in done.stderr

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..files import read_file
 from ..inputs import display_path, run_order
 from ..problems import UsageError
 from ..report import EXTRAS, needed, write_reports
@@ -143,6 +144,8 @@ def _locate(path: Path) -> Path:
 
 def _is_shard_file(path: Path) -> bool:
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # a pipe or a device: `_load` refuses it (opening a FIFO would wait)
         with open(path, "rb") as handle:
             return SHARD_KIND.encode() in handle.read(200)
     except OSError:
@@ -188,12 +191,7 @@ def _not_overwritten(report: Path, shard: Shard) -> None:
 
 def _load(path: Path, shown: str) -> dict[str, Any]:
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise UsageError(f"{shown} is not a regular file, so not a shard report")
-        if info.st_size > MAX_SHARD_BYTES:
-            raise UsageError(f"{shown} is {info.st_size} bytes: too large for a shard report")
-        text = path.read_bytes().decode("utf-8")
+        text = read_file(path, MAX_SHARD_BYTES, "the shard file", shown).decode("utf-8")
         data = json.loads(text)
     except OSError as exc:
         raise UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
