@@ -2,7 +2,9 @@
 into the report's rows, and nothing else reads them.
 
 A *run* is one trace evaluated against its case. A *case* has one run, or several when the
-agent was run repeatedly (issue: pass^k). Statuses are exactly: pass, fail, not_run, error.
+agent was run repeatedly (pass^k). Statuses are exactly: pass, fail, not_run, error.
+It is over 600 lines as one concept: the records and `Runs`, which holds a case's runs
+column-wise and gives them back field for field; the two change together.
 """
 
 from __future__ import annotations

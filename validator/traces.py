@@ -2,6 +2,8 @@
 
 Traces come from a live agent, so every way a file can be broken is expected here and turned
 into a reason; nothing in this module raises for bad input.
+It is over 600 lines as one concept: every way a trace file can be broken (encodings, JSON
+quirks, JSON Lines, OTLP exports) is one reader's business, each turned into a reason.
 """
 
 from __future__ import annotations

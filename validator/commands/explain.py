@@ -11,6 +11,8 @@ or the trace).
 
 Exit codes: 0 the case passed (as `run` would say); 1 it did not, or it has no trace; 2 an
 unknown case id, a usage error, or an invalid case, spec or config file.
+It is over 600 lines as one concept: one command, the walk through a case's checks and the
+words it prints for each, which change together.
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ literal). So a pattern is never handed to RE2 as written. It is parsed by Python
 The API is small on purpose: `compile_safe(pattern)` returns a `SafeRegex` with `search` and
 `fullmatch` (booleans: a match *span* for `$` would differ) and `substitution(template)` for
 `sub()`; every problem is a `RegexError` (a ValueError) carrying the 1-based column.
+It is over 600 lines as one concept: the translation from Python's regular-expression
+meaning to RE2's is one walk over the parse tree, and its refusals are part of it.
 """
 
 from __future__ import annotations
