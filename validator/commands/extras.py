@@ -152,6 +152,8 @@ def _job_traces(
         yield job.fixture, labels.pop(job.fixture), None, reason
 
 
+# complexity: one walk over the planned files that reads again only the runs the page
+# shows, for every way a file holds traces (whole, split, grouped, JSON Lines).
 def collect_extras(
     suite: Suite,
     cases: list[CaseResult],

@@ -66,6 +66,8 @@ def _records_of(path: Path) -> tuple[str, Any]:
     return "json", read_trace_file(str(path), None).document
 
 
+# complexity: one decision list over the shapes a file can have (object, list, split key,
+# JSON Lines session or lines); each branch is one shape. A table of shape probes would do.
 def shape_of(path: Path) -> Shape | None:
     """The shape of one file's traces, or None when no adapter reads them."""
     try:
@@ -145,6 +147,8 @@ def _case_id(shape: Shape, shapes: list[Shape]) -> tuple[str, str]:
     return "{file_stem}-{index}", "the records name no distinct id: file name and position"
 
 
+# complexity: the rules for how several traces of one case id combine (tools every run
+# called, largest counts and duration); to be split with build.
 def _joined(views: list[dict[str, Any]]) -> dict[str, Any]:
     """One view whose case holds for every run of a case: the tools every run called, the
     most calls, the longest duration (none when a run has none), the first run's answer."""
@@ -212,6 +216,9 @@ def _yaml_text(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+# complexity: too branchy; it chooses the shape, writes validator.yaml and walks the
+# traces in one pass. To split: choose_shape, config_text, cases_from_traces (tested by
+# tests/test_init_from.py).
 def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     """The files to write (name -> text) and the guesses, one line each."""
     root = source if source.is_dir() else source.parent
