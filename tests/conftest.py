@@ -174,3 +174,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.slow)
+
+
+def queried_views(data_set: str, name: str) -> list[dict[str, Any]]:
+    """The `$.view` of every trace of the real file TRACE_DATA/<data_set>/<name>, as
+    `query --json` prints it (the file read as run reads it); skipped when it is not there."""
+    data = os.environ.get("TRACE_DATA")
+    path = Path(data or "") / data_set / name
+    if not data or not path.is_file():
+        pytest.skip(f"{data_set}/{name} is not in TRACE_DATA ({data})")
+    result = run_cli("query", "--json", "$.view", str(path), cwd=Path(data))
+    assert result.code == 0, result.out + result.err
+    return [match["value"] for match in json.loads(result.out)["matches"]]

@@ -4,13 +4,11 @@ the shapes those fixtures lack (an answer, a rejection, a tool error, the trace 
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
+from conftest import queried_views
 
 from validator.evaluation.view import make_view
 
@@ -19,13 +17,7 @@ needs_data = pytest.mark.skipif(not DATA, reason="set TRACE_DATA to the shared t
 
 
 def _view(name: str) -> dict[str, Any]:
-    path = Path(DATA or "") / "openai-agents" / name
-    if not path.is_file():
-        pytest.skip(f"openai-agents/{name} is not in TRACE_DATA ({DATA})")
-    result = run_cli("query", "--json", "$.view", str(path), cwd=Path(DATA or "."))
-    assert result.code == 0, result.out + result.err
-    [match] = json.loads(result.out)["matches"]
-    view: dict[str, Any] = match["value"]
+    [view] = queried_views("openai-agents", name)
     assert view["adapter"] == "openai-agents"
     return view
 

@@ -4,13 +4,12 @@ hand from the files; and the repr reader on text that must never be evaluated.""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
+from conftest import queried_views
 
 from validator.evaluation.view import make_view
 
@@ -19,12 +18,7 @@ needs_data = pytest.mark.skipif(not DATA, reason="set TRACE_DATA to the shared t
 
 
 def _views(name: str) -> list[dict[str, Any]]:
-    path = Path(DATA or "") / "smolagents" / name
-    if not path.is_file():
-        pytest.skip(f"smolagents/{name} is not in TRACE_DATA ({DATA})")
-    result = run_cli("query", "--json", "$.view", str(path), cwd=Path(DATA or "."))
-    assert result.code == 0, result.out + result.err
-    return [match["value"] for match in json.loads(result.out)["matches"]]
+    return queried_views("smolagents", name)
 
 
 @needs_data
