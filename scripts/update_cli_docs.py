@@ -4,7 +4,7 @@
     python scripts/update_cli_docs.py --check  # exit 1 when docs/cli.md is out of date
 
 The reference sits between `<!-- cli-reference -->` and `<!-- /cli-reference -->`;
-tests/test_cli.py runs the check, so a flag changed without the docs fails CI.
+tests/acceptance/test_cli.py runs the check, so a flag changed without the docs fails CI.
 """
 
 from __future__ import annotations

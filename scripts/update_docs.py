@@ -5,7 +5,7 @@
 
 Each table sits in a page of docs/ between `<!-- NAME: ... -->` and `<!-- /NAME -->` (a
 block may appear in any page, and in several); every table of TABLES must appear in at least
-one page. tests/test_docs.py runs the check, so a registry change without a docs change fails
+one page. tests/project/test_docs.py runs the check, so a registry change without a docs change fails
 CI.
 """
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent  # support files: data/, hostile/, lint/
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Pages for the report.html tests (tests/test_html_page.py, tests/test_html_browser.py):
+"""Pages for the report.html tests (tests/unit/report/test_html.py, tests/acceptance/test_html_browser.py):
 a mixed suite run through the command line, and a report whose every text is hostile."""
 
 from __future__ import annotations

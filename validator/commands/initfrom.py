@@ -218,7 +218,7 @@ def _yaml_text(value: str) -> str:
 
 # complexity: too branchy; it chooses the shape, writes validator.yaml and walks the
 # traces in one pass. To split: choose_shape, config_text, cases_from_traces (tested by
-# tests/test_init_from.py).
+# tests/acceptance/test_init_from.py).
 def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     """The files to write (name -> text) and the guesses, one line each."""
     root = source if source.is_dir() else source.parent

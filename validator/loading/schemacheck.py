@@ -6,7 +6,7 @@ nested closures that answer "is this document valid?" with plain `isinstance` ch
 the answer is yes the schema has nothing to report; when it is no, the caller runs jsonschema,
 which produces every message a user sees. Being compiled from the schema itself, the check
 cannot drift from it. Its oracle is jsonschema (schema.py's validator); the tests comparing
-the two, on the shipped schemas and on every keyword, are in tests/test_schemacheck.py. It
+the two, on the shipped schemas and on every keyword, are in tests/unit/loading/test_schemacheck.py. It
 never imports jsonschema (nor reads its internals), so no release of it breaks the import.
 
 It must never say yes to a document jsonschema rejects, so every check answers exactly as

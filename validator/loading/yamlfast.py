@@ -10,7 +10,7 @@ relies on, every file is composed the portable way. Results are the same either 
 the speed differs, and `Composer.portable_reason` says why (naming the installed ruamel.yaml
 when its internals differ from the releases in `dependencies.SUPPORTED`, which
 pyproject.toml pins). ruamel's internals are read in this module only; its self-check and
-the differential tests against ruamel's own compose are in tests/test_yamlfile.py.
+the differential tests against ruamel's own compose are in tests/unit/loading/test_yamlfast.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ in the HTML. The script only adds the filter bar, sorting, the run switch and th
 fragment state (`#status=fail&tag=mysql&q=slow&sort=-duration&case=<id>&run=<n>`).
 
 Why the script is a `<body onload>` handler and not a `<script>` element: the page was
-promised (and tests/test_outputs.py checks) to hold no <script> element at all, so that no
+promised (and tests/acceptance/test_outputs.py checks) to hold no <script> element at all, so that no
 reader of the file can mistake trace text for code. A handler runs only because the policy
 lists its exact SHA-256 ('unsafe-hashes' is what lets a hash name an event handler); any
 other inline handler or script, however it got into the page, is refused, and nothing may be
@@ -168,7 +168,7 @@ figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: aut
 
 # One strict-mode function: it reads the rows' data-* attributes once, then filters, sorts
 # and opens panels in place. It must stay free of the text "url(" (a test of
-# tests/test_outputs.py looks for CSS fetches with it) and of double quotes (it lives in an
+# tests/acceptance/test_outputs.py looks for CSS fetches with it) and of double quotes (it lives in an
 # attribute; they would be escaped, and the page would be harder to read).
 SCRIPT = r"""(() => {
 'use strict';

@@ -9,7 +9,7 @@ as in report.md.
 
 No <table> with header cells and no <svg> is used inside a panel: the summary table is the
 page's one first-of-its-parent table with headers, and the status chart its one drawing,
-which tests/test_outputs.py relies on.
+which tests/acceptance/test_outputs.py relies on.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ One module per concept; the listing is the design:
     firstof.py   FirstOf: a trace field's list of paths, the first that matches
 
 The evaluator and its oracle (jsonpath-ng) are compared in one place:
-tests/test_jsonpath_oracle.py. The rest of the package imports these names from here (or
+tests/unit/evaluation/jsonpath/test_oracle.py. The rest of the package imports these names from here (or
 from `validator.evaluation.query`, which re-exports them).
 """
 

@@ -13,7 +13,7 @@ descendants, unions, ``$`` anywhere, filters (comparisons, ``=~``, ``!``, ``&&``
 Other nodes that do not look at a node's parents (slices, several names, `len`, `sub()`,
 ...) are evaluated by jsonpath-ng one segment at a time; an AST with a node that does
 (```parent```, ```path```, sorting) is not planned (`native` is None) and jsonpath-ng
-evaluates it as a whole. The oracle is jsonpath-ng itself: tests/test_jsonpath_oracle.py
+evaluates it as a whole. The oracle is jsonpath-ng itself: tests/unit/evaluation/jsonpath/test_oracle.py
 compares the two on the compliance suite and on generated expressions and documents.
 
 One evaluation may produce at most ``NODE_BUDGET`` values (intermediate ones included);

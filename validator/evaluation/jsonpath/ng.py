@@ -2,7 +2,7 @@
 
 jsonpath-ng is the reference semantics of every query: its extended parser decides what is
 valid, and its `find` is the oracle the plain-Python evaluator (fast.py) mirrors and is
-tested against (tests/test_jsonpath_oracle.py). The evaluator mirrors more than jsonpath-ng
+tested against (tests/unit/evaluation/jsonpath/test_oracle.py). The evaluator mirrors more than jsonpath-ng
 promises: the union and intersection nodes, its comparison function and its equality table
 (RFC 9535 comparisons), the `sub()` operator's patterns. Those names are read here and
 nowhere else; other modules use the public names below.

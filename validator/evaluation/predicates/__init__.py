@@ -16,7 +16,7 @@ the JSONPath after every message. A message says what is wrong in plain words ("
 "REVISE", which is not one of the allowed values PASS"); a failure the predicate judged also
 carries `facts`, the values a spec's `message:` template may show (`gives=` names them, see
 `evaluation.messages`). Adding a predicate means one function, its declared parameters,
-its docstring (shown in `README.md`), and its tests in `tests/test_predicates.py`; the function
+its docstring (shown in `README.md`), and its tests in `tests/unit/evaluation/predicates/test_predicates.py`; the function
 goes in the module of its family, and a new family is a module added to `FAMILIES`.
 
 A predicate's docstring is user documentation: it states what zero, one and several matches mean.

@@ -140,7 +140,7 @@ _LINE_START_SYNTAX_RE = re.compile(_LINE_START_SYNTAX)
 # Text in which none of these occurs is not Markdown to markdown-it (CommonMark 0.31.2 with the
 # table and strikethrough extensions, typographer and linkify off): its visible text is the
 # text itself, up to whitespace at line ends and block boundaries, which normalize_plain
-# collapses; so it is normalized directly (tests/test_text_fastpath.py checks that the
+# collapses; so it is normalized directly (tests/unit/evaluation/text/test_markdown.py checks that the
 # outputs are identical). Conservative: each item matches more than what really is syntax.
 _MARKDOWN_SYNTAX_RE = re.compile(
     # anywhere: code spans, emphasis with "*", links and images, table pipes

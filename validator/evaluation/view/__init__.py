@@ -12,7 +12,7 @@ every encoding), `fields` (the view's field names, from its schema), and one mod
 adapter, each exporting `ADAPTER` with its docstring as user documentation. Adding an
 adapter = one module + its entry in ADAPTERS below; the schemas' adapter enums and
 docs/VIEW.md's adapter table are made from ADAPTERS (scripts/update_docs.py writes them,
-tests/test_docs.py fails when they drift).
+tests/project/test_docs.py fails when they drift).
 
 `make_view` never raises for a JSON value, however hostile: what an adapter cannot read
 becomes an `errors` entry or an `unread` entry. Building is linear in the size of the trace

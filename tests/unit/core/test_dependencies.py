@@ -1,0 +1,100 @@
+"""The libraries whose internals an acceleration reads: pinned to the range it was checked
+with, and a clear error (never an ImportError traceback) when a release lacks a name."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+import jsonpath_ng.ext.filter
+import jsonpath_ng.jsonpath
+import pytest
+from conftest import REPO
+
+from validator.dependencies import SUPPORTED, UnsupportedDependency
+from validator.evaluation.jsonpath import ng
+
+
+def test_pyproject_pins_the_ranges_the_fast_paths_were_checked_with() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
+    pinned = {}
+    for requirement in project["dependencies"]:
+        name = requirement.split(";")[0]
+        for distribution in SUPPORTED:
+            if name.startswith(distribution) and name[len(distribution)] in "<>=!~":
+                pinned[distribution] = name[len(distribution) :].strip()
+    assert pinned == SUPPORTED
+
+
+def test_the_installed_jsonpath_ng_has_every_name_the_evaluator_reads() -> None:
+    assert ng.missing_names() == []
+
+
+def test_names_missing_from_jsonpath_ng_are_a_clear_error_naming_its_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delattr(jsonpath_ng.ext.filter, "_compare")
+    monkeypatch.delattr(jsonpath_ng.jsonpath, "_Union")
+    assert ng.missing_names() == [
+        "jsonpath_ng.jsonpath._Union",
+        "jsonpath_ng.ext.filter._compare",
+    ]
+    with pytest.raises(UnsupportedDependency) as info:
+        ng.require()
+    assert not isinstance(info.value, ImportError)
+    installed = version("jsonpath-ng")
+    assert str(info.value) == (
+        "trace-validator needs jsonpath-ng >=1.16,<1.17 (the JSONPath evaluator reads its AST"
+        f" classes and comparison rules); jsonpath-ng {installed} is installed and has no"
+        " jsonpath_ng.jsonpath._Union, jsonpath_ng.ext.filter._compare"
+    )
+    assert info.value.cli_text().endswith(
+        "install a supported release with pip install 'jsonpath-ng>=1.16,<1.17'"
+    )
+
+
+def test_a_module_of_jsonpath_ng_that_does_not_import_is_named_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonpath_ng.ext.arithmetic", None)
+    assert ng.missing_names() == [
+        "jsonpath_ng.ext.arithmetic (importing it fails: import of jsonpath_ng.ext.arithmetic"
+        " halted; None in sys.modules)"
+    ]
+
+
+# The command line with a jsonpath-ng release that lacks a name: one line, exit code 2.
+_WITHOUT = """\
+import runpy, sys
+import jsonpath_ng.ext.filter
+
+del jsonpath_ng.ext.filter.EQUALITY_ONLY_OPERATOR_MAP
+sys.argv = ["validator", *sys.argv[1:]]
+runpy.run_module("validator", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("argv", [["query", "$.a", "x.json"], ["lint"], ["run", "--help"]])
+def test_the_command_line_says_which_jsonpath_ng_is_installed(
+    argv: list[str], tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT, *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+    assert done.stderr == (
+        "error: trace-validator needs jsonpath-ng >=1.16,<1.17 (the JSONPath evaluator reads"
+        f" its AST classes and comparison rules); jsonpath-ng {version('jsonpath-ng')} is"
+        " installed and has no jsonpath_ng.ext.filter.EQUALITY_ONLY_OPERATOR_MAP: install a"
+        " supported release with pip install 'jsonpath-ng>=1.16,<1.17'\n"
+    )
