@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .otlp import otlp_pairs
 from .problems import kind_of
 
 DEFAULT_MAX_TRACE_BYTES = 64 * 1024 * 1024
@@ -697,35 +698,4 @@ def otlp_attributes(pairs: Any) -> dict[str, Any]:
     mapping already plain is kept; entries without a text key are left out)."""
     if isinstance(pairs, dict):
         return pairs
-    out: dict[str, Any] = {}
-    for pair in pairs if isinstance(pairs, list) else ():
-        if isinstance(pair, dict) and isinstance(pair.get("key"), str):
-            out[pair["key"]] = otlp_value(pair.get("value"))
-    return out
-
-
-def otlp_value(value: Any) -> Any:
-    """An OTLP AnyValue as the plain value it holds (intValue is text in OTLP/JSON)."""
-    if not isinstance(value, dict):
-        return value
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return _int(value["intValue"])
-    if "arrayValue" in value:
-        return [otlp_value(v) for v in _listed(value["arrayValue"], "values")]
-    if "kvlistValue" in value:
-        return otlp_attributes(_listed(value["kvlistValue"], "values"))
-    for kind in ("boolValue", "doubleValue", "bytesValue"):
-        if kind in value:
-            return value[kind]
-    return None  # an empty AnyValue: no value
-
-
-def _int(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
-    return raw
+    return otlp_pairs(pairs)[0]

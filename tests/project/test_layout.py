@@ -33,7 +33,9 @@ LAYERS = {
     "validator.files": ("validator.problems",),
     "validator.results": (),
     "validator.inputs": ("validator.problems", "validator.codes", "validator.traces"),
-    "validator.traces": ("validator.problems", "validator.codes"),
+    # otlp: OpenTelemetry AnyValues as plain values, for the otlp-json reader and the view
+    "validator.otlp": (),
+    "validator.traces": ("validator.problems", "validator.codes", "validator.otlp"),
     "validator.evaluation": (
         "validator.files",
         "validator.evaluation",
@@ -43,6 +45,7 @@ LAYERS = {
         "validator.results",
         "validator.inputs",
         "validator.traces",
+        "validator.otlp",
         "validator.signals",
         "validator.processes",
         "validator.shares",

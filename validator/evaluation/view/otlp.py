@@ -5,8 +5,8 @@ traces `traces.format: otlp-json` makes), an OTLP request (`resourceSpans`), Tem
 `batches`, Jaeger JSON (`data[].spans`) or one bare span. How attributes are written: OTLP
 key/value lists (`[{key, value: {stringValue: ...}}]`), plain mappings (the Python SDK, and
 what the `otlp-json` reader turns the lists into) or Jaeger tags. Both OTLP forms give the
-same values: an AnyValue is read here exactly as validator.traces.otlp_value reads it, so a
-span gives the same view whichever reader prepared it.
+same values: an AnyValue and a key/value list are read by validator.otlp (`otlp_value`,
+`otlp_pairs`) for both, so a span gives the same view whichever reader prepared it.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...otlp import otlp_pairs
 from ...problems import kind_of
 from .building import (
-    MAX_DEPTH,
     Builder,
     as_dict,
     as_list,
@@ -47,45 +47,8 @@ class Span:
     error_where: str
 
 
-def _int(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
-def any_value(value: Any, depth: int = 0) -> Any:
-    """An OTLP AnyValue as the plain value it holds (intValue is text in OTLP/JSON); values
-    nested deeper than MAX_DEPTH are None."""
-    if depth > MAX_DEPTH:
-        return None
-    if not isinstance(value, dict):
-        return value
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return _int(value["intValue"])
-    if "arrayValue" in value:
-        items = as_list(as_dict(value["arrayValue"]).get("values"))
-        return [any_value(item, depth + 1) for item in items]
-    if "kvlistValue" in value:
-        return _key_values(as_dict(value["kvlistValue"]).get("values"), None, depth + 1)
-    for kind in ("boolValue", "doubleValue", "bytesValue"):
-        if kind in value:
-            return value[kind]
-    return None  # an empty AnyValue: no value
-
-
-def _key_values(items: Any, builder: Builder | None, depth: int = 0) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    skipped = 0
-    for item in as_list(items):
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = any_value(item.get("value"), depth)
-        else:
-            skipped += 1
+def _key_values(items: Any, builder: Builder | None) -> dict[str, Any]:
+    out, skipped = otlp_pairs(items)
     if builder is not None:
         builder.unread("attributes", _UNREAD_ENTRY, skipped)
     return out
