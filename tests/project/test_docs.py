@@ -18,7 +18,7 @@ DOCS = REPO / "docs"
 README = REPO / "README.md"
 SETUP = [
     "python3 -m venv .venv && . .venv/bin/activate && pip install . && python -m validator run",
-    "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest",
+    "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest -n auto --dist loadfile",
 ]
 
 
@@ -49,13 +49,13 @@ def test_the_readme_is_short_and_starts_with_the_two_setup_commands() -> None:
     first_screen = "\n".join(text.splitlines()[:30])
     for command in SETUP:
         assert command in first_screen, command
-    assert 'python -m pytest -m "not slow"' in text
+    assert 'python -m pytest -n auto -m "not slow"' in text
 
 
 def test_ci_runs_what_the_readme_runs_and_builds_the_docs() -> None:
     ci = (REPO / ".ci" / "run").read_text("utf-8")
     assert "pip install --quiet '.[test,docs]'" in ci
-    assert "\npython -m pytest\n" in ci
+    assert "\npython -m pytest -n auto --dist loadfile\n" in ci
     assert "mkdocs build --strict" in ci
 
 
