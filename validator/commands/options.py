@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from ..problems import UsageError, did_you_mean
 from ..report import REPORTERS
+from ..report.history import DEFAULT_DEPTH
 from ..report.shard import Shard
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 
@@ -243,6 +244,38 @@ def report_output_options(parser: argparse.ArgumentParser) -> None:
         default=True,
         help="append report.md to GITHUB_STEP_SUMMARY (default: yes)",
     )
+
+
+def history_options(parser: argparse.ArgumentParser) -> None:
+    """--history DIR and --history-depth N: each case's statuses across earlier reports (run
+    and merge; docs/repeated-runs.md)."""
+    parser.add_argument(
+        "--history",
+        metavar="DIR",
+        default=None,
+        help="a folder of earlier report.json files (e.g. DIR/run-123/report.json): add each"
+        " case's statuses across them, changed and flaky cases, the pass-rate trend",
+    )
+    parser.add_argument(
+        "--history-depth",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"with --history: the newest N earlier reports (default: {DEFAULT_DEPTH})",
+    )
+
+
+def history_of(args: argparse.Namespace) -> tuple[Path | None, int]:
+    """--history and --history-depth checked: the folder (None without the flag) and the
+    depth. Raises UsageError for a depth without a folder (the folder is read later)."""
+    if args.history is None:
+        if args.history_depth is not None:
+            raise UsageError(
+                "--history-depth needs --history DIR (the folder of earlier report.json files)",
+                f"add --history history, or leave out --history-depth {args.history_depth}",
+            )
+        return None, DEFAULT_DEPTH
+    return Path(args.history), args.history_depth or DEFAULT_DEPTH
 
 
 def sarif_root_of(value: str | None) -> Path | None:
