@@ -137,7 +137,7 @@ def selection(parser: argparse.ArgumentParser, verb: str, tag_more: str = "") ->
         action="append",
         default=[],
         metavar="ID",
-        help=f"{verb} only this case (a glob like 'mysql-*'); repeatable",
+        help=f"{verb} only this case (glob: 'mysql-*'); repeatable",
     )
     parser.add_argument(
         "--tag",
@@ -253,15 +253,11 @@ def history_options(parser: argparse.ArgumentParser) -> None:
         "--history",
         metavar="DIR",
         default=None,
-        help="a folder of earlier report.json files (e.g. DIR/run-123/report.json): add each"
-        " case's statuses across them, changed and flaky cases, the pass-rate trend",
+        help="a folder of earlier report.json: each case's history",
     )
+    # Kept out of --help, which fits a screen: docs/repeated-runs.md and docs/cli.md say it.
     parser.add_argument(
-        "--history-depth",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help=f"with --history: the newest N earlier reports (default: {DEFAULT_DEPTH})",
+        "--history-depth", type=positive_int, default=None, metavar="N", help=argparse.SUPPRESS
     )
 
 

@@ -369,7 +369,13 @@ def _verdicts(summary: dict[str, Any]) -> list[str]:
 
 # The History section lists at most this many cases (and reports), and counts the rest.
 MAX_HISTORY_ROWS = 20
-_MARK = {"pass": "✅", "fail": "❌", "error": "⚠️", "not_run": "⚪", None: "·"}
+_MARK: dict[str | None, str] = {
+    "pass": "✅",
+    "fail": "❌",
+    "error": "⚠️",
+    "not_run": "⚪",
+    None: "·",
+}
 _LEGEND = "✅ pass, ❌ fail, ⚠️ error, ⚪ not run, · not in that report"
 
 
@@ -412,11 +418,9 @@ def _trend(reports: list[dict[str, Any]]) -> list[str]:
 
 
 def _moved(case_id: str, marks: list[str | None]) -> str:
-    known = [m for m in marks[:-1] if m is not None]
-    before = _STATUS_WORD.get(known[-1], known[-1]) if known else "new"
-    return (
-        f"{escape(case_id)} ({escape(before)} → {_STATUS_WORD.get(marks[-1], escape(marks[-1]))})"
-    )
+    before, now = [m for m in marks[:-1] if m is not None][-1:] or ["new"], str(marks[-1])
+    word = _STATUS_WORD.get(before[0], before[0])
+    return f"{escape(case_id)} ({escape(word)} → {_STATUS_WORD.get(now, escape(now))})"
 
 
 def _marks(history: dict[str, Any]) -> list[str]:
@@ -428,7 +432,7 @@ def _marks(history: dict[str, Any]) -> list[str]:
     lines = [f"Marks, oldest first: {_LEGEND}.", "", "| Case | Marks | Now |", "|---|---|---|"]
     for case_id in listed[:MAX_HISTORY_ROWS]:
         marks = " ".join(_MARK.get(m, "?") for m in cases[case_id][-width:])
-        now = cases[case_id][-1]
+        now = str(cases[case_id][-1])
         lines.append(f"| {escape(case_id)} | {marks} | {_ICON.get(now, escape(now))} |")
     rest = len(listed) - MAX_HISTORY_ROWS
     tail = [f"{rest} more case(s) whose status varied (report.json has them)."] * (rest > 0)
