@@ -380,3 +380,17 @@ def test_merge_adds_the_history_the_unsharded_run_has(
     assert section == whole_md[whole_md.index("## History") : whole_md.index("## Cases")]
     missing = run_cli("merge", *folders, "--out", "m2", "--history", "gone", cwd=ws.root)
     assert missing.code == 2 and "--history gone does not exist" in missing.err
+
+
+def test_a_report_json_read_back_writes_the_same_history(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library's write_reports from report.json (json.load) gives the same files."""
+    from validator.api import write_reports
+
+    _three_earlier(ws, monkeypatch)
+    _now(ws, monkeypatch)
+    document = json.loads((ws.out / "report.json").read_text("utf-8"))
+    write_reports(document, ws.root / "again", ["json", "md"])
+    for name in ("report.json", "report.md"):
+        assert (ws.root / "again" / name).read_bytes() == (ws.out / name).read_bytes(), name
