@@ -80,6 +80,10 @@ def test_history_lists_statuses_changes_flaky_cases_and_the_trend(
     result = _now(ws, monkeypatch)  # a flips to fail now
     assert result.code == 1, result.err  # history never changes the exit code
     assert "warning" not in result.err
+    assert (
+        "history (3 earlier report(s) and this run): 1 changed since the last (a), 2 flaky"
+        in result.out
+    )
     report = ws.report()
     history = report["history"]
     assert history["reports"] == [
