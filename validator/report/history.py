@@ -59,17 +59,14 @@ class History:
     """The earlier reports of DIR, read and ordered (oldest first, at most `depth`)."""
 
     earlier: list[Earlier] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file as shown, why)
+    # (file as shown, why, `:line:col` in it when known) of each file not used
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said on stderr, not errors
-    located: list[str] = field(default_factory=list)  # each skipped file, with line:col if known
 
     def warnings(self) -> list[str]:
         """One line per file skipped, naming it (where in it, when known) and why, then the
         notes."""
-        skipped = [
-            f"warning: {at}: skipped: {why}"
-            for at, (_, why) in zip(self.located, self.skipped, strict=True)
-        ]
+        skipped = [f"warning: {file}{at}: skipped: {why}" for file, why, at in self.skipped]
         return skipped + [f"note: {note}" for note in self.notes]
 
     def section(self, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -93,7 +90,7 @@ class History:
             "cases": cases,
             "changed": changed,
             "flaky": flaky,
-            "skipped": [{"file": file, "reason": why} for file, why in self.skipped],
+            "skipped": [{"file": file, "reason": why} for file, why, _ in self.skipped],
         }
 
 
@@ -165,8 +162,7 @@ def load_history(
         try:
             read.append(_earlier(name, path, where, keep))
         except _Skip as skip:
-            history.skipped.append((where, str(skip)))
-            history.located.append(where + skip.at)
+            history.skipped.append((where, str(skip), skip.at))
     untimed = [e.name for e in read if e.time is None]
     if untimed:
         history.notes.append(
