@@ -32,6 +32,7 @@ from ..report import EXTRAS, needed, write_reports
 from ..report.baseline import Baseline
 from ..report.document import Report, build_report
 from ..report.gate import Gate, exit_decision
+from ..report.history import DEFAULT_DEPTH, History
 from ..report.shard import (
     SHARD_FILE,
     SHARD_FORMAT,
@@ -45,6 +46,7 @@ from ..report.shard import (
 from ..results import ERROR, NOT_RUN, CaseResult, RunResult, Runs
 from ..version import __version__
 from . import gating, options
+from .run import read_history
 from .selection import Selection
 from .summary import Terminal, print_summary, terminal_of
 from .summary import step_summary as append_summary
@@ -76,6 +78,7 @@ def main(args: argparse.Namespace) -> int:
         sarif_root=options.sarif_root_of(args.sarif_root),
         sarif_docs_url=args.sarif_docs_url,
         step_summary=args.step_summary,
+        history=options.history_of(args),
     )
 
 
@@ -89,14 +92,18 @@ def execute_merge(
     sarif_root: Path | None = None,
     sarif_docs_url: str | None = None,
     step_summary: bool = True,
+    history: tuple[Path | None, int] = (None, DEFAULT_DEPTH),
 ) -> int:
+    """`history`: --history DIR (None without it) and --history-depth N."""
     terminal = terminal or Terminal()
     shards = [read_shard(p) for p in paths]
     check_one_run(shards)
     gate = recorded_gate(shards[0])
     missing = missing_shards(shards, allow_partial)
     options = shards[0].data["options"]
+    earlier = _history(history, options)
     report = merged_report(shards, gate)
+    report.history = earlier.section(report.rows) if earlier is not None else None
     recorded = shards[0].data.get("sarif_root")
     if sarif_root is None and isinstance(recorded, str) and Path(recorded).is_dir():
         sarif_root = Path(recorded)  # where the shards found it (the same for each)
@@ -116,6 +123,23 @@ def execute_merge(
         code = 1
         print(f"exit 1: shard(s) {_ranges(missing, shards[0].shard.count)} not merged")
     return code
+
+
+def _history(history: tuple[Path | None, int], options: dict[str, Any]) -> History | None:
+    """--history DIR read, restricted to the shards' --case/--tag selection."""
+    folder, depth = history
+    if folder is None:
+        return None
+    try:
+        keep = _selection(options)
+    except (KeyError, TypeError, AttributeError):
+        keep = None  # a damaged shard file: merged_report names it
+    return read_history(folder, depth, keep)
+
+
+def _selection(options: dict[str, Any]) -> Selection:
+    selection = options["inputs"].get("selection") or {}
+    return Selection(tuple(selection.get("cases", ())), tuple(selection.get("tags", ())))
 
 
 def recorded_gate(shard: ShardInput) -> Gate:
@@ -506,8 +530,7 @@ def _baseline(first: dict[str, Any], options: dict[str, Any], gate: Gate) -> Bas
     recorded = first["baseline"]
     if recorded is None:
         return None
-    selection = options["inputs"].get("selection") or {}
-    keep = Selection(tuple(selection.get("cases", ())), tuple(selection.get("tags", ())))
+    keep = _selection(options)
     quarantine = options["quarantine"] or {}
     return Baseline(
         recorded["document"],
@@ -567,6 +590,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
     )
     options.annotations_option(parser)
     options.report_output_options(parser)
+    options.history_options(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
     options.verbose_option(parser)
     options.color_option(parser, "the statuses")

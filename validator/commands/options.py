@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from ..problems import UsageError, did_you_mean
 from ..report import REPORTERS
+from ..report.history import DEFAULT_DEPTH
 from ..report.shard import Shard
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 
@@ -136,7 +137,7 @@ def selection(parser: argparse.ArgumentParser, verb: str, tag_more: str = "") ->
         action="append",
         default=[],
         metavar="ID",
-        help=f"{verb} only this case (a glob like 'mysql-*'); repeatable",
+        help=f"{verb} only this case (glob: 'mysql-*'); repeatable",
     )
     parser.add_argument(
         "--tag",
@@ -243,6 +244,34 @@ def report_output_options(parser: argparse.ArgumentParser) -> None:
         default=True,
         help="append report.md to GITHUB_STEP_SUMMARY (default: yes)",
     )
+
+
+def history_options(parser: argparse.ArgumentParser) -> None:
+    """--history DIR and --history-depth N: each case's statuses across earlier reports (run
+    and merge; docs/repeated-runs.md)."""
+    parser.add_argument(
+        "--history",
+        metavar="DIR",
+        default=None,
+        help="a folder of earlier report.json: each case's history",
+    )
+    # Kept out of --help, which fits a screen: docs/repeated-runs.md and docs/cli.md say it.
+    parser.add_argument(
+        "--history-depth", type=positive_int, default=None, metavar="N", help=argparse.SUPPRESS
+    )
+
+
+def history_of(args: argparse.Namespace) -> tuple[Path | None, int]:
+    """--history and --history-depth checked: the folder (None without the flag) and the
+    depth. Raises UsageError for a depth without a folder (the folder is read later)."""
+    if args.history is None:
+        if args.history_depth is not None:
+            raise UsageError(
+                "--history-depth needs --history DIR (the folder of earlier report.json files)",
+                f"add --history history, or leave out --history-depth {args.history_depth}",
+            )
+        return None, DEFAULT_DEPTH
+    return Path(args.history), args.history_depth or DEFAULT_DEPTH
 
 
 def sarif_root_of(value: str | None) -> Path | None:

@@ -47,6 +47,7 @@ from ..report import (
 from ..report.baseline import Baseline, load_baseline
 from ..report.document import Report, build_report, source_date_note
 from ..report.gate import Gate, exit_decision
+from ..report.history import DEFAULT_DEPTH, History, load_history
 from ..report.shard import Shard
 from ..report.timing import Timing, reproducible
 from ..results import ERROR as RUN_ERROR
@@ -93,6 +94,8 @@ class RunOptions:
     sarif_root: Path | None = None  # --sarif-root; None: the repository root
     sarif_docs_url: str | None = None  # --sarif-docs-url
     step_summary: bool = True  # --no-step-summary: not appended to GITHUB_STEP_SUMMARY
+    history: Path | None = None  # --history DIR: earlier report.json files
+    history_depth: int = DEFAULT_DEPTH  # --history-depth N
 
 
 def load_checked(
@@ -260,6 +263,17 @@ def _baseline(
     return replace(baseline, limits=options.gate.max_regression, quarantined=held)
 
 
+def read_history(folder: Path, depth: int, selection: Selection | None) -> History:
+    """--history DIR read (its warnings said on stderr); the run's report gets its section.
+    Raises UsageError when DIR is not a folder."""
+    history = load_history(
+        folder, display_path(folder), depth, selection.keeps if selection else None
+    )
+    for line in history.warnings():
+        print(one_line(line), file=sys.stderr)
+    return history
+
+
 def _live_log(
     options: RunOptions,
     suite: Suite,
@@ -301,6 +315,9 @@ def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     quarantine = gating.read_quarantine(Path(gate.quarantine)) if gate.quarantine else None
     baseline = _baseline(options, selection, quarantine)
+    history = (
+        read_history(options.history, options.history_depth, selection) if options.history else None
+    )
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
@@ -356,6 +373,7 @@ def execute_run(options: RunOptions) -> int:
     report.sources = FileSources(suite, options.max_trace_bytes)
     report.sarif_root, report.sarif_docs_url = options.sarif_root, options.sarif_docs_url
     report.timing = timing
+    report.history = history.section(report.rows) if history is not None else None
     shard = ShardFile.of(options, chosen, inputs, quarantine, baseline, (cases, unmatched, unused))
     extra = [shard.extra(report)] if shard is not None else []
     if needed(options.formats, EXTRAS):  # the page shows answers and tool calls: read again
@@ -530,6 +548,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
     )
     options.annotations_option(parser)
     options.report_output_options(parser)
+    options.history_options(parser)
     parser.add_argument(
         "--follow-symlinks",
         action="store_true",
@@ -571,6 +590,12 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{flag} is a capture option", f"add --capture, or run `{options.program()} capture`"
         )
+    history, depth = options.history_of(args)
+    if history is not None and args.shard is not None:
+        raise UsageError(
+            "--history is for the whole run, not one shard",
+            "give --history DIR to `merge`, which writes the whole run's reports",
+        )
     flags = SuiteFlags.of(args)
     config = read_config(flags)
     errors = config_errors(flags, config)
@@ -608,6 +633,8 @@ def main(args: argparse.Namespace) -> int:
         sarif_root=options.sarif_root_of(args.sarif_root),
         sarif_docs_url=args.sarif_docs_url,
         step_summary=args.step_summary,
+        history=history,
+        history_depth=depth,
     )
     return execute_run(run)
 

@@ -44,6 +44,20 @@ def print_comparison(report: Report) -> None:
         print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
 
 
+def print_history(report: Report) -> None:
+    """--history: one line (the section is in report.json and report.md)."""
+    history = report.history
+    if not history:
+        return
+    earlier = len(history["reports"]) - 1
+    changed, flaky = history["changed"], history["flaky"]
+    shown = ", ".join(one_line(i) for i in changed[:5]) + (" ..." if len(changed) > 5 else "")
+    print(
+        f"history ({earlier} earlier report(s) and this run): {len(changed)} changed since the"
+        f" last{' (' + shown + ')' if changed else ''}, {len(flaky)} flaky"
+    )
+
+
 @dataclass(frozen=True)
 class Terminal:
     """What a command prints as it finishes: -q only the summary line; -v every case with
@@ -120,6 +134,7 @@ def print_summary(
     print(line)
     if not quiet:
         print_comparison(report)
+        print_history(report)
         print("reports: " + ", ".join(one_line(display_path(p)) for p in written))
 
 

@@ -85,8 +85,11 @@ def _read(path: Path, shown: str) -> bytes:
         raise refuse(exc.why) from None
 
 
-def baseline_problem(document: Any) -> str | None:
-    """Why an earlier report cannot serve as a baseline, or None when it can."""
+def baseline_problem(
+    document: Any, again: str = "produce the baseline again with this version"
+) -> str | None:
+    """Why an earlier report cannot serve as a baseline, or None when it can. `again`: what
+    to do about a report of another schema version."""
     if not isinstance(document, dict):
         return "it is not a report.json object"
     tool = document.get("tool")
@@ -96,7 +99,7 @@ def baseline_problem(document: Any) -> str | None:
     if type(version) is not int or version != SCHEMA_VERSION:
         return (
             f"it uses report schema version {version!r}, this version reads {SCHEMA_VERSION}:"
-            " produce the baseline again with this version"
+            f" {again}"
         )
     cases = document.get("cases")
     if not isinstance(cases, list):

@@ -231,6 +231,10 @@ class Report:
     # JUnit only: the seconds spent checking each run and the whole run's (report/timing.py);
     # None when not measured (a report read back from JSON, or SOURCE_DATE_EPOCH set).
     timing: Timing | None = None
+    # run/merge --history DIR: each case's statuses across earlier reports and this run,
+    # the cases that changed and the flaky ones (report/history.py); None without the flag.
+    # Part of the document (report.json's `history`, after the head).
+    history: dict[str, Any] | None = None
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -250,13 +254,24 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         """The whole document as plain JSON data (report.json's content)."""
-        return {**self.head, "cases": list(self.cases()), "unmatched_traces": self.unmatched}
+        history = {} if self.history is None else {"history": self.history}
+        return {
+            **self.head,
+            **history,
+            "cases": list(self.cases()),
+            "unmatched_traces": self.unmatched,
+        }
 
     @classmethod
     def from_dict(cls, document: dict[str, Any]) -> Report:
-        head = {k: v for k, v in document.items() if k not in ("cases", "unmatched_traces")}
+        body = ("cases", "unmatched_traces", "history")
+        head = {k: v for k, v in document.items() if k not in body}
+        history = document.get("history")
         return cls(
-            head, list(document.get("cases") or []), list(document.get("unmatched_traces") or [])
+            head,
+            list(document.get("cases") or []),
+            list(document.get("unmatched_traces") or []),
+            history=history if isinstance(history, dict) else None,
         )
 
 

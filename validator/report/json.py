@@ -31,6 +31,21 @@ def _rows(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
     yield "[]" if first else "\n  ]"
 
 
+def _history(history: dict[str, Any]) -> Iterator[str]:
+    """The history section: each list entry and each case's marks on a line of its own."""
+    yield "{"
+    for index, (key, value) in enumerate(history.items()):
+        yield ("\n" if index == 0 else ",\n") + f"    {_compact(key)}: "
+        if isinstance(value, dict):
+            lines = [f"{_compact(k)}: {_compact(v)}" for k, v in value.items()]
+            yield "{\n      " + ",\n      ".join(lines) + "\n    }" if lines else "{}"
+        elif isinstance(value, list) and value and isinstance(value[0], dict):
+            yield "[\n      " + ",\n      ".join(_compact(v) for v in value) + "\n    ]"
+        else:
+            yield _compact(value)
+    yield "\n  }" if history else "}"
+
+
 def chunks(report: Report) -> Iterator[str]:
     """report.json piece by piece: a report of many cases is never one string in memory."""
     yield "{"
@@ -38,6 +53,9 @@ def chunks(report: Report) -> Iterator[str]:
         yield ("\n" if index == 0 else ",\n") + f"  {_compact(key)}: "
         text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
         yield text.replace("\n", "\n  ")
+    if report.history is not None:
+        yield ',\n  "history": '
+        yield from _history(report.history)
     yield ',\n  "cases": '
     yield from _rows(report.cases())
     yield ',\n  "unmatched_traces": '

@@ -2,6 +2,10 @@
 
 Everything that comes from a trace or a case is escaped, so a `|`, a newline or Markdown
 syntax in an answer can never break the table or inject markup.
+
+Just over 600 lines, one concept: each function is one section of the one report.md (the
+comparison, the summary, the history, the case table, the cases that did not pass, ...),
+read from the same document with the same escaping.
 """
 
 from __future__ import annotations
@@ -216,6 +220,7 @@ def chunks(report: Report) -> Iterator[str]:
         *_reliability(report.summary, multi),
         *_quarantined(report.summary),
         *_verdicts(report.summary),
+        *_history(report.history),
         *_case_table(report.rows, multi),
         *_flaky(report.rows, report.summary, multi),
     ]
@@ -360,6 +365,84 @@ def _verdicts(summary: dict[str, Any]) -> list[str]:
     dist = summary["verdict_distribution"]
     rows = [f"| {escape(k)} | {v} |" for k, v in dist.items()] or ["| — | 0 |"]
     return ["## Verdicts", "", "| Verdict | Traces |", "|---|---|", *rows, ""]
+
+
+# The History section lists at most this many cases (and reports), and counts the rest.
+MAX_HISTORY_ROWS = 20
+_MARK: dict[str | None, str] = {
+    "pass": "✅",
+    "fail": "❌",
+    "error": "⚠️",
+    "not_run": "⚪",
+    None: "·",
+}
+_LEGEND = "✅ pass, ❌ fail, ⚠️ error, ⚪ not run, · not in that report"
+
+
+def _history(history: dict[str, Any] | None) -> list[str]:
+    """--history: the pass-rate trend, the changed and flaky cases, the marks of the cases
+    whose status varied (changed and flaky first), each list bounded."""
+    if history is None:
+        return []
+    reports, cases = history["reports"], history["cases"]
+    if len(reports) < 2:
+        lines = ["## History", "", "No earlier report was read: the history has this run only.", ""]
+        return [*lines, *_skipped(history.get("skipped") or [])]
+    since = f"Changed since {escape(reports[-2]['name'])}"
+    flaky = "Flaky (passed in one report, failed or errored in another)"
+    lines = ["## History", "", *_trend(reports)]
+    for key, label in (("changed", since), ("flaky", flaky)):
+        ids = history[key]
+        items = [_moved(i, cases[i]) if key == "changed" else escape(i) for i in ids]
+        lines += [f"**{label}: {len(ids)}** — {_bounded(items, ', ') or 'none'}", ""]
+    return [*lines, *_marks(history), *_skipped(history.get("skipped") or [])]
+
+
+def _bounded(items: list[str], separator: str) -> str:
+    more = len(items) - MAX_HISTORY_ROWS
+    return separator.join(items[:MAX_HISTORY_ROWS]) + (f" and {more} more" if more > 0 else "")
+
+
+def _trend(reports: list[dict[str, Any]]) -> list[str]:
+    shown = reports[-MAX_HISTORY_ROWS:]
+    lines = ["| Report | Pass rate | Change |", "|---|---|---|"]
+    before = reports[-len(shown) - 1]["pass_rate"] if len(shown) < len(reports) else None
+    for item in shown:
+        rate = item["pass_rate"]
+        change = shown_change(before, rate, None, "pass_rate") if before is not None else "—"
+        lines.append(f"| {escape(item['name'])} | {_pct(rate)} | {change} |")
+        before = rate
+    hidden = len(reports) - len(shown)
+    note = [f"{hidden} earlier report(s) not shown (report.json has them).", ""] if hidden else []
+    return [*lines, "", *note]
+
+
+def _moved(case_id: str, marks: list[str | None]) -> str:
+    before, now = [m for m in marks[:-1] if m is not None][-1:] or ["new"], str(marks[-1])
+    word = _STATUS_WORD.get(before[0], before[0])
+    return f"{escape(case_id)} ({escape(word)} → {_STATUS_WORD.get(now, escape(now))})"
+
+
+def _marks(history: dict[str, Any]) -> list[str]:
+    cases: dict[str, list[str | None]] = history["cases"]
+    first = dict.fromkeys([*history["changed"], *history["flaky"]])
+    varied = [i for i, m in cases.items() if len({s for s in m if s is not None}) > 1]
+    listed = [*first, *(i for i in varied if i not in first)]
+    width = min(len(history["reports"]), MAX_HISTORY_ROWS)
+    lines = [f"Marks, oldest first: {_LEGEND}.", "", "| Case | Marks | Now |", "|---|---|---|"]
+    for case_id in listed[:MAX_HISTORY_ROWS]:
+        marks = " ".join(_MARK.get(m, "?") for m in cases[case_id][-width:])
+        now = str(cases[case_id][-1])
+        lines.append(f"| {escape(case_id)} | {marks} | {_ICON.get(now, escape(now))} |")
+    rest = len(listed) - MAX_HISTORY_ROWS
+    tail = [f"{rest} more case(s) whose status varied (report.json has them)."] * (rest > 0)
+    tail += [f"{len(cases) - len(listed)} case(s) kept one status in every report."]
+    return [*(lines if listed else []), "", " ".join(tail), ""]
+
+
+def _skipped(skipped: list[dict[str, Any]]) -> list[str]:
+    items = [f"{escape(s['file'])}: {escape(s['reason'])}" for s in skipped]
+    return [f"Not used from the history folder: {_bounded(items, '; ')}.", ""] if items else []
 
 
 def _case_table(cases: list[dict[str, Any]], multi: bool) -> list[str]:
