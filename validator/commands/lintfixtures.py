@@ -436,10 +436,12 @@ class _Reading:
             self.probes.see(trace)
         if job.unmatched is not None:
             return self._stray(job, trace)
-        if job.case_id is not None:
+        if job.case_id is not None and not job.names_cases:
             return self._other_case(job, trace)  # its name gives its case
         case_id, error = self._case_id(job, trace)
         if error is not None:
+            if job.names_cases:
+                return []  # a case's fixture: key picks it: it has a case (as in run)
             return [self._problem(job, trace, codes.NO_CASE_ID, error)]
         assert case_id is not None
         self.found.add(case_id)
