@@ -188,6 +188,9 @@ class Job:
     problem: str | None = None  # why it cannot be evaluated, known before reading (a line too long)
     more_cases: tuple[str, ...] = ()  # further cases whose fixture: key picks this file
     picked: bool = False  # chosen by a case's fixture: key (its own case id is not checked)
+    # Picked, and each of its traces goes to the case it names too (traces.case_id, or a
+    # top-level JSON Lines file's case id): the usual rule and the picks, together.
+    names_cases: bool = False
     unmatched: str | None = None  # a file no case claims, known from its name: why (not read)
     source: str | None = None  # the file it comes from, as shown (None: `fixture`)
     # A `traces.group: folder` job: (path, label) of each file of the folder, in name order
@@ -206,6 +209,7 @@ HARD_KINDS = (AMBIGUOUS, OUTSIDE, BAD_PICK)
 
 NAMED = "named"  # its name (or its folder's) is its case id
 PICKED = "picked"  # a case's fixture: key picks it
+PICKED_CONTENT = "picked-content"  # picked, and each of its traces names its case too
 CONTENT = "content"  # each trace names its case (traces.case_id, or JSON Lines' case id)
 ORPHAN = "orphan"  # its name names no case: reported, not read
 
@@ -216,7 +220,7 @@ class Source(NamedTuple):
 
     rel: str  # the path under the fixtures folder, with '/' (its name: fixtures is the file)
     cases: tuple[str, ...]  # the cases it is for; (): each trace names its case
-    how: str  # NAMED, PICKED, CONTENT or ORPHAN
+    how: str  # NAMED, PICKED, PICKED_CONTENT, CONTENT or ORPHAN
     reason: str | None = None  # an orphan's
 
 
@@ -302,8 +306,9 @@ class Plan:
             folder, cases, how = item
             members = tuple((str(self.path(s.rel)), self.label(s.rel)) for s in folders[item])
             yield Job(cases[0] if cases else None, self.label(folder) + "/",
-                      str(self.path(folder)), more_cases=cases[1:], picked=how == PICKED,
-                      members=members, group=folder)  # fmt: skip
+                      str(self.path(folder)), more_cases=cases[1:],
+                      picked=how in (PICKED, PICKED_CONTENT), members=members, group=folder,
+                      names_cases=how == PICKED_CONTENT)  # fmt: skip
 
     def _jobs_of(self, src: Source) -> Iterator[Job]:
         path, label = self.path(src.rel), self.label(src.rel)
@@ -312,17 +317,18 @@ class Plan:
             yield Job(case, label, str(path), unmatched=src.reason)
             return
         fmt = format_of(src.rel or self.shown, self.format)
-        more, picked = src.cases[1:], src.how == PICKED
+        more, picked = src.cases[1:], src.how in (PICKED, PICKED_CONTENT)
+        own = src.how == PICKED_CONTENT
         if fmt == "jsonl" and self._per_line():
             # An export given as --fixtures: one job per line, so its lines spread over
             # the workers (and a progress bar counts them).
             for line in iter_jsonl(path, label, self.max_bytes):
-                yield Job(case, line.fixture, text=line.text, more_cases=more,
-                          picked=picked, source=label, problem=line.problem)  # fmt: skip
+                yield Job(case, line.fixture, text=line.text, more_cases=more, picked=picked,
+                          source=label, problem=line.problem, names_cases=own)  # fmt: skip
         else:
             group = src.rel or self.shown if self.group in ("file", "folder") else None
             yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked,
-                      group=group)  # fmt: skip
+                      group=group, names_cases=own)  # fmt: skip
 
     def missing_reason(self, case_id: str) -> str:
         """Why a case gets no run, as the report says it (and a misnamed file of it)."""
@@ -408,7 +414,8 @@ def plan_fixtures(
         content = not by_name or _names_its_cases(rel, format, group)
         if pickers:
             named_too = matches and not content  # its name gives a case too
-            _add_picked(plan, rel, pickers, selected, others, named if named_too else None)
+            own = matches and content  # its traces name their cases too
+            _add_picked(plan, rel, pickers, selected, others, named if named_too else None, own)
         elif not matches:
             plan.unused.append((rel, f"does not match traces.pattern ({', '.join(patterns)})"))
         elif content:
@@ -437,15 +444,19 @@ def _add_picked(
     selected: set[str],
     elsewhere: set[str],
     named: dict[str, list[int]] | None = None,
+    own: bool = False,
 ) -> None:
-    """A file a case's `fixture:` picks: for those cases, and (`named` given: the file is
-    matched by name) for the case its name gives, in addition."""
+    """A file a case's `fixture:` picks: for those cases, and in addition for the case its
+    name gives (`named` given: the file is matched by name), or for the case each of its
+    traces names (`own`: traces.case_id, or a top-level JSON Lines file)."""
     key = _key_of(rel) if named is not None else None
     if named is not None and key in selected and key not in pickers:
         pickers = [*pickers, key]
         named.setdefault(key, [])
     chosen = tuple(c for c in pickers if c in selected)
-    if chosen:
+    if own:  # read whatever is picked here: its traces may name cases of this run
+        plan.sources.append(Source(rel, chosen, PICKED_CONTENT if chosen else CONTENT))
+    elif chosen:
         plan.sources.append(Source(rel, chosen, PICKED))
     elif not elsewhere.isdisjoint(pickers):
         return  # another shard's: it is read there

@@ -27,7 +27,7 @@ def data(name: str) -> Path:
         ("claude-code", "group: file"),
         ("tau2-bench/gpt-4.1_retail_defautl_gpt-4.1_1trials.json", "split: $.simulations[*]"),
         ("smolagents", "{file_stem}-{index}"),
-        ("openai-agents", "left out (not this shape): sources.json"),
+        ("openai-agents", "left out (not a trace an adapter reads): sources.json"),
         ("openhands", "each line is a whole run"),
         ("openhands/session-63b4315947a049e2b7a51249b3d4fcc3", "group: folder"),
         ("autogen", "autogen adapter"),

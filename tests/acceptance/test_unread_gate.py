@@ -285,3 +285,27 @@ def test_a_case_of_several_runs_names_the_runs_that_held_unread_content(tmp_path
     assert [any(e["gated"] for e in i["unread"]) for i in items] == [False, True]
     assert "- ops (2 of 2 runs):" in pages
     assert report["summary"]["unread"]["traces"] == 2
+
+
+def test_times_on_two_clocks_leave_the_duration_null_and_do_not_gate(tmp_path: Path) -> None:
+    """smolagents writes start_time as epoch seconds and end_time as a local date-time: the
+    view notes `time` unread and leaves duration_ms null. A duration check fails on the null,
+    so nothing passes unseen: `--fail-on unread` does not count it and lint does not warn."""
+    if not DATA or not (Path(DATA) / "smolagents").is_dir():
+        pytest.skip("set TRACE_DATA to the shared trace data folder (with smolagents)")
+    suite = tmp_path / "suite"
+    made = run_cli("init", "--from", str(Path(DATA) / "smolagents"), str(suite))
+    assert made.code == 0, made.err
+    out = tmp_path / "out"
+    ran = run_cli("run", "--out", str(out), "--jobs", "1", "--fail-on", "unread", cwd=suite)
+    assert ran.code == 0, ran.out + ran.err
+    unread = json.loads((out / "report.json").read_text("utf-8"))["summary"]["unread"]
+    assert unread["gated_traces"] == 0 and unread["kinds"]["time"] >= 1, unread
+    assert "view-unread" not in run_cli("lint", cwd=suite).out
+    # a case that bounds the duration of such a trace fails on the null: no silent pass
+    case = suite / "cases" / "gpt-4o__code__gaia__2025-09-08-1.yaml"
+    case.write_text(case.read_text("utf-8") + "max_duration_ms: 60000\n", "utf-8")
+    ran = run_cli("run", "--out", str(out), "--jobs", "1", "--case", case.stem, cwd=suite)
+    assert ran.code == 1, ran.out + ran.err
+    (row,) = json.loads((out / "report.json").read_text("utf-8"))["cases"]
+    assert [f["check"] for f in row["failed_checks"]] == ["agent-max-duration-ms"], row

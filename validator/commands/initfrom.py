@@ -21,7 +21,7 @@ from typing import Any
 
 from ..evaluation.context import TraceContext
 from ..evaluation.tracefile import CaseIdRule, TraceReader
-from ..evaluation.view import detect
+from ..evaluation.view import detect, read_by_checks, unread_text
 from ..inputs import Job, display_path, format_of, run_order
 from ..model import TraceSettings
 from ..problems import UsageError
@@ -189,6 +189,33 @@ def _globbed(rels: list[str], paths: list[Path], root: Path) -> list[str]:
     return out
 
 
+def _left_out(skipped: list[tuple[Path, Shape | None]], root: Path) -> list[str]:
+    """What init leaves out, and how to make a suite of each other shape (one suite reads
+    one shape: `traces.group`, `split` and `case_id` hold for every file)."""
+    lines = []
+    none = [f.relative_to(root).as_posix() for f, s in skipped if s is None]
+    if none:
+        lines.append(f"left out (not a trace an adapter reads): {', '.join(none[:8])}")
+    for path, shape in skipped:
+        if shape is None:
+            continue
+        rel = path.relative_to(root).as_posix() + ("/" if shape.kind == "folder" else "")
+        # An event folder is found inside the folder given: give its parent.
+        target = path.parent if shape.kind == "folder" and path.parent != root else path
+        lines.append(
+            f"left out (another shape, read by the {shape.adapter} adapter: {shape.why}):"
+            f" {rel}; a suite reads one shape: make one for it with"
+            f" {program()} init --from {display_path(target)} ANOTHER_DIR"
+        )
+    return lines
+
+
+def _unread(view: dict[str, Any]) -> str:
+    """What a view could not read of a kind checks read, in words ("" when nothing)."""
+    entries = [e for e in view.get("unread") or [] if read_by_checks(e)]
+    return unread_text(entries)
+
+
 def _budget(value: float) -> int:
     return max(1, math.ceil(value * MARGIN))
 
@@ -244,9 +271,7 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
         f"traces: {len(chosen)} of {len(shaped)} files, read by the {adapter} adapter: {shape.why}",
         f"case_id: {case_id or 'none, by name'} ({id_why})",
     ]
-    skipped = [f.relative_to(root).as_posix() for f, s in shaped if (f, s) not in chosen]
-    if skipped:
-        guesses.append(f"left out (not this shape): {', '.join(skipped[:8])}")
+    guesses += _left_out([(f, s) for f, s in shaped if (f, s) not in chosen], root)
     settings = TraceSettings(
         pattern=tuple(rels),
         split=split,
@@ -262,7 +287,6 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
         f"fixtures: {_yaml_text(Path(fixtures).as_posix())}",
         "packs: [agent]",
         "traces:",
-        f"  pattern: {json.dumps(_globbed(rels, paths, root) if source.is_dir() else rels)}",
     ]
     if split:
         config.append(f"  split: {_yaml_text(split)}  # {shape.why}")
@@ -281,6 +305,7 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     rule = CaseIdRule(case_id or "{file_stem}")
     count = total = shared = 0
     runs: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+    unread: dict[str, str] = {}  # file -> what its trace's view could not read
     for path, rel in zip((f for f, _ in chosen), rels, strict=True):
         job = Job(None, rel, str(path), group=rel if kind == "session" else None)
         if kind == "folder":
@@ -302,6 +327,9 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
             if found is None:
                 continue
             view = TraceContext(trace.document, adapter, None, trace.parent).view_document()
+            if kind != "lines" and kind != "split" and _unread(view["view"]):
+                unread[rel] = _unread(view["view"])  # its file holds one trace: left out
+                continue
             if found in runs:
                 shared += 1  # the same id as an earlier trace: another run of that case
                 runs[found][1].append(view["view"])
@@ -310,6 +338,22 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
             count += 1
     for found, (label, views) in runs.items():
         files[f"cases/{found}.yaml"] = _case_text(found, _joined(views), label)
+    for rel, what in unread.items():
+        guesses.append(
+            f"left out (its view could not read {what}: a check on it could pass without"
+            f" seeing that, and lint warns view-unread): {rel}; add it to traces.pattern to"
+            " check it anyway"
+        )
+        total -= 1
+    rels = [r for r in rels if r not in unread]
+    if not rels:
+        raise UsageError(
+            f"no trace under {display_path(source)} is one its view reads whole",
+            f"see what each leaves unread: {program()} query --view {adapter} '$.view.unread'"
+            f" {display_path(source)}",
+        )
+    pattern = _globbed(rels, paths, root) if source.is_dir() else rels
+    config.insert(5, f"  pattern: {json.dumps(pattern)}")
     more = total > count + shared
     config.append(
         f"  allow_unmatched: {'true' if more else 'false'}"

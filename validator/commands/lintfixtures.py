@@ -40,7 +40,7 @@ from ..evaluation.tracefile import (
     fields_case_id,
     reads_whole_files,
 )
-from ..evaluation.view import NO_ADAPTER, read_by_checks, unread_text
+from ..evaluation.view import LEFT_NULL, NO_ADAPTER, read_by_checks, unread_text
 from ..inputs import (
     AMBIGUOUS,
     BAD_PICK,
@@ -176,13 +176,15 @@ class ViewTally:
                 for (what, reason), count in self.entries[adapter].items()
             ]
             gated = [e for e in entries if read_by_checks(e)]
-            other = [e for e in entries if not read_by_checks(e)]
+            null = [e for e in entries if e["what"] in LEFT_NULL]
+            other = [e for e in entries if not read_by_checks(e) and e not in null]
             viewed, holding = self.viewed[adapter], self.holding[adapter]
             message = (
                 f"the {adapter} adapter made the view ($.view) of {viewed} trace(s); in"
                 f" {holding} of them it could not read content of a kind checks read:"
                 f" {unread_text(gated)}"
                 + (f"; read for errors and times only: {unread_text(other)}" if other else "")
+                + (f"; left null (a check on it fails): {unread_text(null)}" if null else "")
                 + f" (first in {trace.label}). A check on $.view may pass without seeing it:"
                 " run --fail-on unread fails such runs; name the adapter that reads this shape"
                 " with traces.view (docs/VIEW.md)"
@@ -436,10 +438,12 @@ class _Reading:
             self.probes.see(trace)
         if job.unmatched is not None:
             return self._stray(job, trace)
-        if job.case_id is not None:
+        if job.case_id is not None and not job.names_cases:
             return self._other_case(job, trace)  # its name gives its case
         case_id, error = self._case_id(job, trace)
         if error is not None:
+            if job.names_cases:
+                return []  # a case's fixture: key picks it: it has a case (as in run)
             return [self._problem(job, trace, codes.NO_CASE_ID, error)]
         assert case_id is not None
         self.found.add(case_id)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -188,23 +187,6 @@ class Place:
     first: Any = None
 
 
-class _Current(threading.local):
-    """The place of the trace a reader yielded last in this thread: the run asks for a
-    trace's case id with its document only, and finds its place here (see `CaseIdRule`)."""
-
-    def __init__(self) -> None:
-        self.document_id = 0
-        self.place: Place | None = None
-
-
-_CURRENT = _Current()
-
-
-def place_of(document: Any) -> Place | None:
-    """The place of `document` when it is the trace a reader yielded last, else None."""
-    return _CURRENT.place if _CURRENT.document_id == id(document) else None
-
-
 def uses_place(text: str | None) -> bool:
     """Whether a `traces.case_id` needs where a trace was read ({group}, {index})."""
     return (
@@ -224,10 +206,11 @@ class CaseIdRule:
         self.parts = compile_case_id(text)
 
     def case_id(
-        self, trace: Any, file_name: str, place: Place | None = None
+        self, trace: Any, file_name: str, place: Place | None
     ) -> tuple[str | None, str | None]:
-        """(the case id, None), or (None, why none can be read) for this trace."""
-        place = place or place_of(trace)
+        """(the case id, None), or (None, why none can be read) for this trace, read at
+        `place` (`Trace.place`: its {index} and {group}, and the first record of a group;
+        None: a trace read alone, index 1)."""
         if place is not None and place.first is not None:
             trace = place.first
         out = []
@@ -337,7 +320,6 @@ class TraceReader:
         """The traces of one job, in file order, each with its place (see `Place`): its
         records (`_records`), grouped as `traces.group` says. Raises TraceError for the file
         as a whole."""
-        _CURRENT.document_id, _CURRENT.place = 0, None  # nothing of an earlier job is current
         if job.members:
             stream: Iterator[Trace] = self._whole(self._members(job), job)
         elif self.group is None:
@@ -353,7 +335,6 @@ class TraceReader:
             group = trace.place.group if trace.place is not None else None
             first = trace.place.first if trace.place is not None else None
             trace.place = Place(index, group, first)
-            _CURRENT.document_id, _CURRENT.place = id(trace.document), trace.place
             yield trace
 
     def _records(self, job: Job) -> Iterator[Trace]:

@@ -148,8 +148,12 @@ class Worker:
             return self._errors(job, trace.error, trace.label, text=trace.text)
         own_id = not job.picked
         cases: tuple[str | None, ...] = (job.case_id, *job.more_cases)
-        if job.case_id is None and self.rule is not None:
-            found, problem = self.rule.case_id(trace.document, job.path or job.source or "")
+        if job.names_cases and job.case_id is not None:
+            cases = self._picked_and_named(job, trace, (job.case_id, *job.more_cases))
+        elif job.case_id is None and self.rule is not None:
+            found, problem = self.rule.case_id(
+                trace.document, job.path or job.source or "", trace.place
+            )
             if problem is not None:
                 return [RunResult("?", ERROR, problem, trace.label)]
             cases, own_id = (found,), False  # traces.case_id replaces the trace's own id
@@ -161,6 +165,18 @@ class Worker:
             run.notes[:0] = trace.notes
             out.append(run)
         return out
+
+    def _picked_and_named(self, job: Job, trace: Trace, picked: tuple[str, ...]) -> tuple[str, ...]:
+        """The cases of a trace that cases' `fixture:` keys pick and whose traces name their
+        case (`traces.case_id`, or a JSON Lines case id): the picking cases, then the case
+        it names, once, as the usual rule takes it (one that is no case is an unmatched
+        trace). A trace that names none is the picking cases' only: the pick gives it one."""
+        if self.rule is not None:
+            where = job.path or job.source or ""
+            named, _ = self.rule.case_id(trace.document, where, trace.place)
+        else:
+            named, _ = self.evaluator.case_id_of(trace.document)
+        return picked if named is None or named in picked else (*picked, named)
 
     def chunk(self, jobs: list[Job]) -> list[RunResult]:
         """Evaluate a chunk. Runs that cannot be their case's representative are compacted

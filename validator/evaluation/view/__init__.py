@@ -41,6 +41,7 @@ from . import (
     smolagents,
 )
 from .building import (
+    LEFT_NULL,
     NOT_CALLS,
     UNREAD_KINDS,
     Adapter,
@@ -152,6 +153,7 @@ __all__ = [
     "AUTO",
     "DERIVED_ENUMS",
     "DETECTION_ORDER",
+    "LEFT_NULL",
     "NOT_CALLS",
     "NO_ADAPTER",
     "UNREAD_KINDS",

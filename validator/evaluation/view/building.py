@@ -124,11 +124,21 @@ def not_a_call(what: str, reason: str) -> str:
     return reason
 
 
+# Kinds whose content, unread, leaves one view field null instead of leaving out an entry of
+# a list (`time`: no `duration_ms`): a check on that field sees null and fails ("a trace
+# without a duration fails"), so no check can pass without it and `--fail-on unread` does
+# not count it; the run notes it, and lint lists it without warning.
+LEFT_NULL: dict[str, str] = {"time": "duration_ms"}
+
+
 def read_by_checks(entry: dict[str, Any]) -> bool:
     """Whether an unread entry is content of a kind checks read (a call, a message, the
     attributes or links that make one): `--fail-on unread` counts it. Not: the items an
-    adapter recognized as neither a tool nor a model call (NOT_CALLS, BOOKKEEPING)."""
+    adapter recognized as neither a tool nor a model call (NOT_CALLS, BOOKKEEPING), and
+    content that leaves a field null (LEFT_NULL)."""
     what, reason = entry.get("what", ""), entry.get("reason")
+    if what in LEFT_NULL:
+        return False
     return NOT_CALLS.get(what) != reason and (what, reason) not in BOOKKEEPING
 
 
