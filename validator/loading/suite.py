@@ -373,6 +373,7 @@ def load_suite_and_problems(
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
     default_checks = config.checks if config is not None else None
     verdicts = fields_spec.verdicts if fields_spec else None
+    specs.format.declare_tools(_tools([], specs, config)[1] or ())
     loaded = _read_cases(cases, specs, verdicts, default_checks, processes)
     problems = specs.problems + loaded.problems + _config_problems(config, specs)
     names, tools, tools_from = _tools(loaded.tool_names, specs, config)
