@@ -18,6 +18,7 @@ from ..display import one_line
 from ..inputs import display_path
 from ..report import REPORTERS, append_step_summary
 from ..report.document import Report
+from ..report.markdown import shown_change
 from .options import Paint, use_color
 
 
@@ -34,11 +35,16 @@ def print_comparison(report: Report) -> None:
     comp = report.head.get("comparison")
     if not comp:
         return
-    change = comp["delta"]["pass_rate"]
+    # the change of the pass rates as the report shows them (rounded), so they add up
+    before = (comp.get("baseline_summary") or {}).get("pass_rate")
+    change = shown_change(
+        before, report.summary.get("pass_rate"), comp["delta"]["pass_rate"], "pass_rate"
+    )
     print(
         f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
         f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
-        f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
+        f" {len(comp['removed_cases'])} removed; pass rate"
+        f" {'unchanged' if change == 'no change' else change}"
     )
     for item in comp["regressions"]:
         print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
