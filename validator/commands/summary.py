@@ -94,11 +94,13 @@ def print_summary(
     report: Report,
     written: list[Path],
     terminal: Terminal,
-    allow_unmatched: bool = False,
+    allowed: str | None = None,
     printed: int = 0,
 ) -> None:
     """The case lines (less the first `printed` cases', printed as they were decided), the
-    unmatched traces and unused files, the summary line, the comparison."""
+    unmatched traces and unused files, the summary line, the comparison. `allowed`: what
+    lets traces match no case without failing, as the user set it (`--allow-unmatched`, or
+    `traces.allow_unmatched: true in validator.yaml`); None: they fail the run."""
     s = report.summary
     unused = report.head.get("unused_files") or []
     quiet = terminal.quiet
@@ -112,8 +114,8 @@ def print_summary(
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
     )
     if report.unmatched:
-        allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
-        line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
+        said = f" (allowed: {allowed})" if allowed else ""
+        line += f"; {len(report.unmatched)} trace(s) match no case{said}"
     if unused and quiet:  # -q: the one summary line, counted, never a list of paths
         line += f"; {len(unused)} file(s) not used (see unused_files in report.json)"
     elif unused:
