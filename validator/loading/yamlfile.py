@@ -123,14 +123,20 @@ class YamlDocument:
         """A problem placed on the value at `path` (or on its key, with `key=True`); one
         reached through an alias says so, at the alias, naming the anchor it repeats."""
         at = self.key_at(path) if key else self.place(path)
-        alias = None if key else self.alias_on(path)
-        if alias is not None:
-            _, name, anchor = alias
-            message += (
-                f" (this value comes through the alias *{name}, which repeats the value"
-                f" anchored as &{name} at line {anchor})"
-            )
-        return Problem(self.file, at.line, at.column, severity, code, message)
+        note = "" if key else self.alias_note(path)
+        return Problem(self.file, at.line, at.column, severity, code, message + note)
+
+    def alias_note(self, path: PathKey) -> str:
+        """` (this value comes through the alias *rc, ...)` for a value reached through an
+        alias, said beside a problem placed at the alias; "" for any other value."""
+        alias = self.alias_on(path)
+        if alias is None:
+            return ""
+        _, name, anchor = alias
+        return (
+            f" (this value comes through the alias *{name}, which repeats the value"
+            f" anchored as &{name} at line {anchor})"
+        )
 
     def char_at(self, path: PathKey, chars: str) -> Position:
         """Where the first of `chars` stands in the value at `path` (a value on one line),
@@ -442,6 +448,8 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     line, col = _mark_position(mark, starts) if mark is not None else (1, 1)
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
     hint = _hint(what, text, mark, exc.context_mark, starts)
+    if hint.startswith("the quote ") and exc.context_mark is not None:
+        line, col = _mark_position(exc.context_mark, starts)  # where the quote to close is
     fix = ""
     if mark is not None and any(w in what for w in _INDENT_WORDS):
         deeper = deeper_key(text, line)
@@ -483,6 +491,12 @@ def _hint(what: str, text: str, mark: Any, opened: Any, starts: list[int] | None
         and (opened.line, opened.column) != (mark.line, mark.column)
     ):
         line, col = _mark_position(opened, starts)
+        char = _char_at(text, opened.line, opened.column)
+        if "quoted scalar" in what and char in ("\"", "'"):  # say which, and where to close it
+            return (
+                f"the quote {char} opened at line {line}, column {col} is not closed: end the"
+                f" value with {char} on line {line}"
+            )
         hint += f" (the one opened at line {line}, column {col})"
     return hint
 
