@@ -448,8 +448,8 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     line, col = _mark_position(mark, starts) if mark is not None else (1, 1)
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
     hint = _hint(what, text, mark, exc.context_mark, starts)
-    if hint.startswith("the quote ") and exc.context_mark is not None:
-        line, col = _mark_position(exc.context_mark, starts)  # where the quote to close is
+    if hint.startswith(_UNCLOSED) and exc.context_mark is not None:
+        line, col = _mark_position(exc.context_mark, starts)  # where the one to close is
     fix = ""
     if mark is not None and any(w in what for w in _INDENT_WORDS):
         deeper = deeper_key(text, line)
@@ -460,6 +460,9 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     msg = f"YAML syntax error: {plain} (YAML's own words: {what})"
     return _problem(name, line, col, codes.YAML_SYNTAX, msg, fix)
 
+
+# The hints of a quote or bracket not closed: the problem is placed where it was opened.
+_UNCLOSED = ("the quote ", "the list opened", "the set of 'key: value' entries opened")
 
 # Parser errors that an over-indented key causes.
 _INDENT_WORDS = (
@@ -496,6 +499,20 @@ def _hint(what: str, text: str, mark: Any, opened: Any, starts: list[int] | None
             return (
                 f"the quote {char} opened at line {line}, column {col} is not closed: end the"
                 f" value with {char} on line {line}"
+            )
+        closing = {"[": "]", "{": "}"}.get(char)
+        shape = "list [ ]" if char == "[" else "{ } of 'key: value' entries"
+        if closing is not None and mark.line == opened.line:  # closed, but broken inside
+            return (
+                f"in the {shape} opened at column {col}, entries are separated by ', ' and it"
+                f" ends with {closing}; something else stands here: add the ',' or quote the"
+                " entry"
+            )
+        if closing is not None:
+            what_opened = "list" if char == "[" else "set of 'key: value' entries"
+            return (
+                f"the {what_opened} opened with {char} at line {line}, column {col} is not"
+                f" closed: end it with {closing} (a ',' between entries)"
             )
         hint += f" (the one opened at line {line}, column {col})"
     return hint
