@@ -448,9 +448,10 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     line, col = _mark_position(mark, starts) if mark is not None else (1, 1)
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
     hint = _hint(what, text, mark, exc.context_mark, starts)
+    fix = ""
     if hint.startswith(_UNCLOSED) and exc.context_mark is not None:
         line, col = _mark_position(exc.context_mark, starts)  # where the one to close is
-    fix = ""
+        fix = _closed_line(text, line, col)
     if mark is not None and any(w in what for w in _INDENT_WORDS):
         deeper = deeper_key(text, line)
         if deeper is not None:
@@ -459,6 +460,20 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     plain = hint or "this line is not valid YAML: check its indentation and its quotes"
     msg = f"YAML syntax error: {plain} (YAML's own words: {what})"
     return _problem(name, line, col, codes.YAML_SYNTAX, msg, fix)
+
+
+def _closed_line(text: str, line: int, col: int) -> str:
+    """The line with the quote or bracket opened at `col` closed at its end, when it opens
+    there and nothing after it on that line could be a comment: the line to paste."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return ""
+    written = lines[line - 1].rstrip()
+    opened = written[col - 1 : col]
+    closing = {'"': '"', "'": "'", "[": "]", "{": "}"}.get(opened, "")
+    if not closing or " #" in written[col:]:
+        return ""
+    return written.strip() + closing
 
 
 # The hints of a quote or bracket not closed: the problem is placed where it was opened.
