@@ -121,7 +121,10 @@ def fixture_problems(
     if settings.case_id is not None or plan.single:
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
-        out += _never_called(loaded.tool_names, reading)
+        # a name already an error where it stands (`-mysql_slow_log`) is told once, there
+        wrong = {(p.file, p.line, p.column) for p in loaded.problems if p.severity == ERROR}
+        names = [t for t in loaded.tool_names if (t.file, t.line, t.column) not in wrong]
+        out += _never_called(names, reading)
     if _checks_read_the_view(loaded):  # else nothing unread can pass a check unseen
         out += reading.views.problems()
     out += reading.ignores.problems()
