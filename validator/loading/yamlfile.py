@@ -45,8 +45,9 @@ MAX_DEPTH = 100
 MAX_FILE_BYTES = 4 * 1024 * 1024
 EMPTY_FILE = (
     "the file is empty (or holds only comments): a case file holds keys such as `id:` and"
-    " `question:`, one a line, and a spec file `id:`, `query:` and `predicate:`; an example"
-    " is cases/mysql-slow-query.yaml in the trace-validator repository"
+    " `question:`, one a line, and a spec file `id:`, `query:` and `predicate:`; for an"
+    " example, `python -m validator init example` writes example/cases/example.yaml (or see"
+    " cases/mysql-slow-query.yaml in the trace-validator repository)"
 )
 
 _STD = "tag:yaml.org,2002:"
