@@ -511,7 +511,7 @@ def _hint(what: str, text: str, mark: Any, opened: Any, starts: list[int] | None
     ):
         line, col = _mark_position(opened, starts)
         char = _char_at(text, opened.line, opened.column)
-        if "quoted scalar" in what and char in ("\"", "'"):  # say which, and where to close it
+        if "quoted scalar" in what and char in ('"', "'"):  # say which, and where to close it
             return (
                 f"the quote {char} opened at line {line}, column {col} is not closed: end the"
                 f" value with {char} on line {line}"
