@@ -333,7 +333,8 @@ def reference_problems(
                 known = "" if hint else f"; known specs: {', '.join(sorted(check_ids))}"
                 msg = (
                     f"checks names '{name}', which is no known spec{hint}{known};"
-                    " a spec of your own needs its folder passed with --specs"
+                    " a spec of your own needs its folder listed under `specs:` in validator.yaml"
+                    " (or passed with --specs)"
                 )
             problems.append(doc.problem(("checks", i), ERROR, codes.UNKNOWN_CHECK, msg))
     return problems
