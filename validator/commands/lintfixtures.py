@@ -121,10 +121,7 @@ def fixture_problems(
     if settings.case_id is not None or plan.single:
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
-        # a name already an error where it stands (`-mysql_slow_log`) is told once, there
-        wrong = {(p.file, p.line, p.column) for p in loaded.problems if p.severity == ERROR}
-        names = [t for t in loaded.tool_names if (t.file, t.line, t.column) not in wrong]
-        out += _never_called(names, reading)
+        out += _never_called(_not_wrong(loaded), reading)
     if _checks_read_the_view(loaded):  # else nothing unread can pass a check unseen
         out += reading.views.problems()
     out += reading.ignores.problems()
@@ -289,6 +286,13 @@ def _tool_queries(loaded: LoadResult) -> tuple[Finder, ...]:
                     if not reads_view(query.expression):
                         out.setdefault(query.expression, query)
     return tuple(out.values())
+
+
+def _not_wrong(loaded: LoadResult) -> list[ToolName]:
+    """The tool names written, less those already an error where they stand
+    (`-mysql_slow_log`): one mistake is told once, there."""
+    wrong = {(p.file, p.line, p.column) for p in loaded.problems if p.severity == ERROR}
+    return [t for t in loaded.tool_names if (t.file, t.line, t.column) not in wrong]
 
 
 def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:

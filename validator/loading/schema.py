@@ -262,15 +262,25 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     if "string" in types and isinstance(value, (bool, int, float)):
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return f": put it in quotes, e.g. '{text}'"
-    if types == ["string"] and isinstance(value, list) and path and isinstance(path[-1], int):
-        first = value[0] if value and isinstance(value[0], str) else "slow query"
-        return (
-            ": each entry of this list is one piece of text, not a list of synonyms;"
-            f" write them as entries of their own, e.g. - {first}"
-        )
+    synonyms = _synonyms_hint(types, path, value)
+    if synonyms:
+        return synonyms
     if "array" in types and isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return f": write a list, e.g. [{value}]"
     return ""
+
+
+def _synonyms_hint(types: list[str], path: PathKey, value: Any) -> str:
+    """A list of synonyms where each entry is one text (`forbidden_keywords`)."""
+    if not (types == ["string"] and isinstance(value, list) and path):
+        return ""
+    if not isinstance(path[-1], int):
+        return ""
+    first = value[0] if value and isinstance(value[0], str) else "slow query"
+    return (
+        ": each entry of this list is one piece of text, not a list of synonyms;"
+        f" write them as entries of their own, e.g. - {first}"
+    )
 
 
 Message = tuple[str, ...]  # (problem code, message[, the fix to paste])

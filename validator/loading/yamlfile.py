@@ -509,29 +509,35 @@ def _hint(what: str, text: str, mark: Any, opened: Any, starts: list[int] | None
         and mark is not None
         and (opened.line, opened.column) != (mark.line, mark.column)
     ):
-        line, col = _mark_position(opened, starts)
-        char = _char_at(text, opened.line, opened.column)
-        if "quoted scalar" in what and char in ('"', "'"):  # say which, and where to close it
-            return (
-                f"the quote {char} opened at line {line}, column {col} is not closed: end the"
-                f" value with {char} on line {line}"
-            )
-        closing = {"[": "]", "{": "}"}.get(char)
-        shape = "list [ ]" if char == "[" else "{ } of 'key: value' entries"
-        if closing is not None and mark.line == opened.line:  # closed, but broken inside
-            return (
-                f"in the {shape} opened at column {col}, entries are separated by ', ' and it"
-                f" ends with {closing}; something else stands here: add the ',' or quote the"
-                " entry"
-            )
-        if closing is not None:
-            what_opened = "list" if char == "[" else "set of 'key: value' entries"
-            return (
-                f"the {what_opened} opened with {char} at line {line}, column {col} is not"
-                f" closed: end it with {closing} (a ',' between entries)"
-            )
-        hint += f" (the one opened at line {line}, column {col})"
+        return _unclosed(hint, what, text, mark, opened, starts)
     return hint
+
+
+def _unclosed(hint: str, what: str, text: str, mark: Any, opened: Any, starts: Any) -> str:
+    """A quote or bracket the parser saw opened and not closed: which one, and where to
+    close it; a [ ] or { } closed on its own line but broken inside is said as that."""
+    line, col = _mark_position(opened, starts)
+    char = _char_at(text, opened.line, opened.column)
+    if "quoted scalar" in what and char in ('"', "'"):
+        return (
+            f"the quote {char} opened at line {line}, column {col} is not closed: end the"
+            f" value with {char} on line {line}"
+        )
+    closing = {"[": "]", "{": "}"}.get(char)
+    if closing is None:
+        return f"{hint} (the one opened at line {line}, column {col})"
+    if mark.line == opened.line:  # closed, but broken inside
+        shape = "list [ ]" if char == "[" else "{ } of 'key: value' entries"
+        return (
+            f"in the {shape} opened at column {col}, entries are separated by ', ' and it"
+            f" ends with {closing}; something else stands here: add the ',' or quote the"
+            " entry"
+        )
+    what_opened = "list" if char == "[" else "set of 'key: value' entries"
+    return (
+        f"the {what_opened} opened with {char} at line {line}, column {col} is not"
+        f" closed: end it with {closing} (a ',' between entries)"
+    )
 
 
 class _Abandon(Exception):
