@@ -230,7 +230,8 @@ def test_a_config_that_is_not_yaml_is_located(ws: Workspace) -> None:
     _config(ws, "traces: [unclosed\n")
     result = _run(ws)
     assert result.code == 2
-    assert "validator.yaml:2:1: error: YAML syntax error" in result.err
+    # at the '[' that is not closed, saying so (the parser notices on the next line)
+    assert "validator.yaml:1:9: error: YAML syntax error: the list opened with [" in result.err
 
 
 def test_lint_lints_the_config_and_the_fixtures_it_names(ws: Workspace) -> None:

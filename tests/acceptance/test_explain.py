@@ -44,7 +44,7 @@ def test_a_shipped_case_shows_each_check_its_values_and_where_parameters_come_fr
     line = _line_of(REPO / "cases" / "mysql-slow-query.yaml", "required_tools")
     assert f"from case key required_tools (cases/mysql-slow-query.yaml:{line}:1)" in out
     assert "from the predicate's default: render Markdown to plain text" in out
-    assert "from the spec (specs/diagnosis/keyword-coverage.yaml:" in out
+    assert "from the spec (diagnosis:keyword-coverage.yaml:" in out  # pack:file, no folder
     # A declared input the case does not set: its default, at the spec that declares it.
     assert "from the default of input forbidden_verdicts, which the case does not set" in out
     assert "Traceback" not in out + result.err and "{'" not in out  # no Python reprs
@@ -55,10 +55,10 @@ def test_guards_say_why_a_check_applied_or_was_skipped() -> None:
     assert result.code == 0, result.err
     checks = result.out.split("\n  check ")
     keyword = next(c for c in checks if c.startswith("keyword-coverage"))
-    assert keyword.startswith("keyword-coverage: SKIPPED")
-    assert "guard unless (the check is skipped when this holds):" in keyword
-    assert '[0] "REJECT"' in keyword
-    assert "holds, so the check is skipped" in keyword
+    # A skipped check is one line: why, with its guard's outcome (--json has the guard whole).
+    assert keyword.startswith("keyword-coverage: SKIPPED: ")
+    assert '(guard unless held: found "REJECT")' in keyword.splitlines()[0]
+    assert len(keyword.strip().splitlines()) == 1, keyword
     degraded = next(c for c in checks if c.startswith("degraded-output"))
     assert "holds, so the check applies" in degraded
     # Clause by clause, each with its own guard.
@@ -273,3 +273,20 @@ def test_a_false_switch_is_never_shown_with_the_help_of_true() -> None:
     for line, origin in itertools.pairwise(lines):
         if line.strip().endswith("= false") and "the predicate's default:" in origin:
             assert "off (when true: " in origin, origin
+
+
+def test_a_suite_outside_the_package_sees_no_install_path_and_skipped_checks_fold(
+    tmp_path: Path,
+) -> None:
+    # init's suite: the standard specs live outside it, where the package is installed.
+    assert run_cli("init", "suite", cwd=tmp_path).code == 0
+    result = run_cli("explain", "example", cwd=tmp_path / "suite")
+    assert result.code == 0, result.err
+    assert str(REPO) not in result.out and "site-packages" not in result.out
+    assert "(diagnosis:forbidden-keywords.yaml:" in result.out  # an origin, as pack:file
+    skipped = [line for line in result.out.splitlines() if ": SKIPPED" in line]
+    assert "  check forbidden-tools: SKIPPED: the case does not set forbidden_tools" in skipped
+    lines = result.out.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if ": SKIPPED" in line:  # one line each: the next is another check or a blank
+            assert lines[i + 1] == "" or lines[i + 1].startswith("  check "), lines[i + 1]

@@ -65,14 +65,18 @@ def test_absolute_and_relative_limits_hold_or_fail_with_both_values(ws: Workspac
         "now": 0.9,
         "change": -0.1,
         "passed": True,
-        "message": "pass_rate fell from 1 to 0.9 (-10.0%): within the -0.1 allowed",
+        # the change in the limit's unit (absolute here), never a percent beside it
+        "message": "pass_rate fell from 1 to 0.9 (-0.1): within the -0.1 allowed",
     }
     assert gates["avg_duration_ms"]["passed"] and gates["avg_duration_ms"]["limit"] == "+20%"
     tight = ("--max-regression", "pass_rate:-0.02", "--max-regression", "avg_duration_ms:+19.9%")
     result = ws.run("--baseline", str(base), "--fail-on", "never", *tight)
     assert result.code == 1
     assert "exit 1: --max-regression pass_rate:-0.02: pass_rate fell from 1 to 0.9" in result.out
-    assert "more than the +19.9% allowed" in result.out
+    assert "pass_rate fell from 1 to 0.9 (-0.1): more than the -0.02 allowed" in result.out
+    assert "removed; pass rate -10.0 points" in result.out  # as the report rounds it
+    assert "| pass_rate -0.02 | 1 | 0.9 | -0.1 | ❌ " in (ws.out / "report.md").read_text("utf-8")
+    assert "rose from 1000 to 1200 (+20.0%): more than the +19.9% allowed" in result.out
     gates = _gates(ws)
     assert not gates["pass_rate"]["passed"] and not gates["avg_duration_ms"]["passed"]
     assert gates["avg_duration_ms"]["change"] == 200

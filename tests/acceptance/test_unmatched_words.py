@@ -32,3 +32,21 @@ def test_quiet_prints_one_line_and_lists_are_counted_past_five(ws: Workspace) ->
     loud = ws.run()
     assert sum(line.startswith("UNUSED   fixtures/") for line in loud.out.splitlines()) == 5
     assert "UNUSED   and 2 more (see unused_files in report.json)" in loud.out
+
+
+def test_run_names_the_setting_that_allowed_unmatched_traces(ws: Workspace) -> None:
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    ws.trace("stray", good_trace("stray"))
+    (ws.root / "validator.yaml").write_text(
+        "fixtures: fixtures\ntraces:\n  allow_unmatched: true\n", "utf-8"
+    )
+    result = ws.run()
+    assert result.code == 0, result.out
+    said = "1 trace(s) match no case (allowed: traces.allow_unmatched: true in validator.yaml)"
+    assert said in result.out
+    assert "--allow-unmatched" not in result.out  # not a flag the user gave
+    quiet = ws.run("-q")
+    assert quiet.out.strip().splitlines() == [
+        line for line in result.out.splitlines() if line.startswith("1 cases:")
+    ]

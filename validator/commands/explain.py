@@ -37,7 +37,7 @@ from ..inputs import find_case_files, spec_folders
 from ..loading.yamlfile import PathKey, YamlDocument, load_yaml
 from ..model import Binding, Case, Clause, Condition, Spec, Suite
 from ..problems import ProblemsFound, UsageError, did_you_mean, show
-from ..results import FAIL, PASS, CheckResult, ClauseResult, RunResult
+from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult, RunResult
 from . import EXIT_FAILED, EXIT_OK, options
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .run import RunOptions, find_traces, load_checked, no_run_reason
@@ -67,7 +67,12 @@ class Origin:
 
     def text(self) -> str:
         """Where the value is from, as said after "from"."""
-        at = f" ({self.file}:{self.line}:{self.column})" if self.file and self.line else ""
+        # a standard spec as pack:file, never the folder the package is installed in
+        at = (
+            f" ({spec_label(self.file)}:{self.line}:{self.column})"
+            if self.file and self.line
+            else ""
+        )
         if self.kind == "spec":
             return f"the spec{at}"
         if self.kind == "case":
@@ -440,8 +445,11 @@ def _render_run(run: RunReport, number: int, total: int, paint: options.Paint) -
     ]
     lines.append(paint.dim("  " + one_line(", ".join(facts))))
     lines.extend(paint.dim(f"  note: {one_line(note)}") for note in run.notes)
+    folded = False  # skipped checks are one line each, the lines of a row kept together
     for check in run.checks:
-        lines.append("")
+        if not (folded and check.status == SKIPPED):
+            lines.append("")
+        folded = check.status == SKIPPED
         lines.extend(_render_check(check, paint))
     return lines
 
@@ -459,7 +467,20 @@ def spec_label(file: str) -> str:
     return f"{parts[0]}:{'/'.join(parts[1:])}" if len(parts) > 1 else f"standard:{parts[0]}"
 
 
+def _render_skipped(check: CheckReport, paint: options.Paint) -> list[str]:
+    """A skipped check on one line: why (its guard's outcome, or the input the case does not
+    set); --json has its guards in full."""
+    reason = check.message.removeprefix("skipped: ")
+    guard = next((g for g in check.guards if g.effect == "skipped"), None)
+    if guard is not None and guard.condition.message:
+        held = "held" if guard.role == "unless" else "did not hold"
+        reason += f" (guard {guard.role} {held}: {guard.condition.message})"
+    return [f"  check {one_line(check.check)}: {paint.status(check.status)}: {one_line(reason)}"]
+
+
 def _render_check(check: CheckReport, paint: options.Paint) -> list[str]:
+    if check.status == SKIPPED:
+        return _render_skipped(check, paint)
     severity = "" if check.severity == "error" else f" ({check.severity})"
     if check.status == FAIL and not check.blocking:
         severity = f" ({check.severity}: does not fail the case)"

@@ -115,13 +115,13 @@ def fixture_problems(
         for c in sorted(plan.missing)
         if plan.missing[c] in HARD_KINDS or c not in reading.found
     ]
-    out += _orphans(plan, fixtures, case_ids, reading.misnamed, settings)
+    out += _orphans(plan, fixtures, case_ids, reading.misnamed, settings, _unreadable(loaded))
     found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
     found |= reading.found
     if settings.case_id is not None or plan.single:
         out += _no_trace(plan, settings, case_ids, found)
     if loaded.tools is None:
-        out += _never_called(loaded.tool_names, reading)
+        out += _never_called(_not_wrong(loaded), reading)
     if _checks_read_the_view(loaded):  # else nothing unread can pass a check unseen
         out += reading.views.problems()
     out += reading.ignores.problems()
@@ -232,8 +232,24 @@ def _run_says(settings: TraceSettings) -> str:
     return "run lists it as matching no case, and fails"
 
 
+def _unreadable(loaded: LoadResult) -> dict[str, str]:
+    """The files with an error whose id was not read (file name stem -> file): a trace
+    named after one is not a stray, its case is the file to fix."""
+    read = {file for file, _ in loaded.case_ids.values()}
+    return {
+        Path(p.file).stem: p.file
+        for p in loaded.problems
+        if p.severity == ERROR and p.file not in read and p.file.endswith((".yaml", ".yml"))
+    }
+
+
 def _orphans(
-    plan: Plan, fixtures: Path, case_ids: CaseIds, misnamed: set[str], settings: TraceSettings
+    plan: Plan,
+    fixtures: Path,
+    case_ids: CaseIds,
+    misnamed: set[str],
+    settings: TraceSettings,
+    unreadable: dict[str, str] | None = None,
 ) -> list[Problem]:
     """Files whose name names no case (a misnamed one is said by misnamed-trace)."""
     out = []
@@ -245,6 +261,12 @@ def _orphans(
             f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
             f" after its case id, or add the case ({_run_says(settings)})"
         )
+        broken = (unreadable or {}).get(stem)
+        if broken is not None and not hint:
+            message = (
+                f"this trace matches no case because its case file, {broken}, has an error:"
+                " fix that file first (its error is listed with it)"
+            )
         out.append(
             Problem(display_path(fixtures / name), 1, 1, WARNING, codes.ORPHAN_FIXTURE, message)
         )
@@ -266,6 +288,13 @@ def _tool_queries(loaded: LoadResult) -> tuple[Finder, ...]:
                     if not reads_view(query.expression):
                         out.setdefault(query.expression, query)
     return tuple(out.values())
+
+
+def _not_wrong(loaded: LoadResult) -> list[ToolName]:
+    """The tool names written, less those already an error where they stand
+    (`-mysql_slow_log`): one mistake is told once, there."""
+    wrong = {(p.file, p.line, p.column) for p in loaded.problems if p.severity == ERROR}
+    return [t for t in loaded.tool_names if (t.file, t.line, t.column) not in wrong]
 
 
 def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:

@@ -115,7 +115,8 @@ def execute_merge(
     if not terminal.quiet:
         given = len(shards)
         print(f"merged {given} shard report(s) of {shards[0].shard.count}")
-    print_summary(report, written, terminal, gate.allow_unmatched)
+    allowed = "as the shard runs were told" if gate.allow_unmatched else None
+    print_summary(report, written, terminal, allowed)
     gating.print_annotations(report, annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")

@@ -397,7 +397,7 @@ def _write_and_judge(
     if options.step_summary:
         step_summary(report, written)
     code, reasons = exit_decision(report, options.gate)
-    print_summary(report, written, options.terminal, options.gate.allow_unmatched, printed)
+    print_summary(report, written, options.terminal, _allowed_by(options), printed)
     gating.print_annotations(report, options.annotations)
     for reason in reasons:
         print(f"exit 1: {reason}")
@@ -637,6 +637,17 @@ def main(args: argparse.Namespace) -> int:
         history_depth=depth,
     )
     return execute_run(run)
+
+
+def _allowed_by(options: RunOptions) -> str | None:
+    """What lets unmatched traces pass, as the user wrote it: the config's setting (which
+    the flag can only repeat), else the flag; None when they fail the run."""
+    if not options.gate.allow_unmatched:
+        return None
+    config = options.config
+    if config is not None and config.traces.allow_unmatched:
+        return f"traces.allow_unmatched: true in {config.file}"
+    return "--allow-unmatched"
 
 
 def _capture_first(args: argparse.Namespace) -> tuple[tuple[str, str, str], ...]:

@@ -18,6 +18,7 @@ from ..display import one_line
 from ..inputs import display_path
 from ..report import REPORTERS, append_step_summary
 from ..report.document import Report
+from ..report.markdown import shown_change
 from .options import Paint, use_color
 
 
@@ -34,11 +35,16 @@ def print_comparison(report: Report) -> None:
     comp = report.head.get("comparison")
     if not comp:
         return
-    change = comp["delta"]["pass_rate"]
+    # the change of the pass rates as the report shows them (rounded), so they add up
+    before = (comp.get("baseline_summary") or {}).get("pass_rate")
+    change = shown_change(
+        before, report.summary.get("pass_rate"), comp["delta"]["pass_rate"], "pass_rate"
+    )
     print(
         f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
         f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
-        f" {len(comp['removed_cases'])} removed; pass rate {change * 100:+.1f} points"
+        f" {len(comp['removed_cases'])} removed; pass rate"
+        f" {'unchanged' if change == 'no change' else change}"
     )
     for item in comp["regressions"]:
         print(f"{'REGRESSED':9} {one_line(item['case_id'])}: {item['before']} -> {item['after']}")
@@ -102,11 +108,13 @@ def print_summary(
     report: Report,
     written: list[Path],
     terminal: Terminal,
-    allow_unmatched: bool = False,
+    allowed: str | None = None,
     printed: int = 0,
 ) -> None:
     """The case lines (less the first `printed` cases', printed as they were decided), the
-    unmatched traces and unused files, the summary line, the comparison."""
+    unmatched traces and unused files, the summary line, the comparison. `allowed`: what
+    lets traces match no case without failing, as the user set it (`--allow-unmatched`, or
+    `traces.allow_unmatched: true in validator.yaml`); None: they fail the run."""
     s = report.summary
     unused = report.head.get("unused_files") or []
     quiet = terminal.quiet
@@ -120,8 +128,8 @@ def print_summary(
         f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
     )
     if report.unmatched:
-        allowed = " (allowed: --allow-unmatched)" if allow_unmatched else ""
-        line += f"; {len(report.unmatched)} trace(s) match no case{allowed}"
+        said = f" (allowed: {allowed})" if allowed else ""
+        line += f"; {len(report.unmatched)} trace(s) match no case{said}"
     if unused and quiet:  # -q: the one summary line, counted, never a list of paths
         line += f"; {len(unused)} file(s) not used (see unused_files in report.json)"
     elif unused:

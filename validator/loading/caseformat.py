@@ -20,6 +20,7 @@ from ..evaluation.userschema import breaks_rules, rebased
 from ..model import Spec
 from ..units import UNIT_KINDS, UNIT_MARK, pattern
 from .schema import CompiledSchema, load_schema
+from .tools import TOOL_MARK, is_glob
 
 CORE_KEYS = tuple(load_schema("case-core")["properties"])
 INPUT_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -44,6 +45,9 @@ def validation_part(schema: dict[str, Any]) -> str:
 class CaseFormat:
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> its schema
     declared_by: dict[str, list[str]] = field(default_factory=dict)  # name -> spec ids
+    # The suite's declared tools (validator.yaml's or the trace-fields spec's `tools:`): a
+    # list of tool names written as something else is shown these as its example.
+    declared_tools: tuple[str, ...] = ()
     _schemas: dict[tuple[str, ...], CompiledSchema] = field(default_factory=dict, repr=False)
 
     @property
@@ -82,7 +86,7 @@ class CaseFormat:
                 if kind in UNIT_KINDS:  # `20s` as well as 20000 (units.py)
                     text = {"type": "string", "pattern": pattern(kind)}
                     placed = {"anyOf": [placed, text], "description": usable.get("description", "")}
-                schema["properties"][name] = placed
+                schema["properties"][name] = self._with_tool_example(placed)
         required = list(schema["required"])
         for spec in plan:
             for name, input_schema in spec.inputs.items():
@@ -90,6 +94,21 @@ class CaseFormat:
                     required.append(name)
         schema["required"] = required
         return schema
+
+    def declare_tools(self, tools: tuple[str, ...]) -> None:
+        """The suite's declared tools, for the examples of tool-name lists (see above)."""
+        if tools != self.declared_tools:
+            self.declared_tools = tools
+            self._schemas.clear()
+
+    def _with_tool_example(self, placed: dict[str, Any]) -> dict[str, Any]:
+        """A list of tool names (`x-tool-names`) gets the suite's own tools as its example,
+        ahead of the spec's: `required_tools: 2` is told `e.g. [mysql_slow_log, log_search]`
+        in the words of the agent at hand."""
+        names = [t for t in self.declared_tools if not is_glob(t)][:2]
+        if not names or placed.get("type") != "array" or not placed.get(TOOL_MARK):
+            return placed
+        return {**placed, "examples": [names]}
 
     def unit_of(self, name: str) -> str | None:
         """The unit kind (`duration`, `share`, `size`) input `name` declares, if any."""

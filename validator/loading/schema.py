@@ -262,11 +262,25 @@ def _type_hint(path: PathKey, expected: str | list[str], value: Any) -> str:
     if "string" in types and isinstance(value, (bool, int, float)):
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return f": put it in quotes, e.g. '{text}'"
-    if "array" in types and isinstance(value, str) and value.startswith("-"):
-        return ": list entries need a space after the '-' (e.g. '- mysql_explain'), one per line"
+    synonyms = _synonyms_hint(types, path, value)
+    if synonyms:
+        return synonyms
     if "array" in types and isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return f": write a list, e.g. [{value}]"
     return ""
+
+
+def _synonyms_hint(types: list[str], path: PathKey, value: Any) -> str:
+    """A list of synonyms where each entry is one text (`forbidden_keywords`)."""
+    if not (types == ["string"] and isinstance(value, list) and path):
+        return ""
+    if not isinstance(path[-1], int):
+        return ""
+    first = value[0] if value and isinstance(value[0], str) else "slow query"
+    return (
+        ": each entry of this list is one piece of text, not a list of synonyms;"
+        f" write them as entries of their own, e.g. - {first}"
+    )
 
 
 Message = tuple[str, ...]  # (problem code, message[, the fix to paste])
@@ -301,7 +315,24 @@ def _type(err: Any, root: dict[str, Any], path: PathKey, where: str) -> Message:
                 f"{where}: {example}",
             )
     msg = f"{where} must be {_type_words(expected)}, found {_found(err.instance)}"
+    dashed = _dash_without_space(expected, err.instance)
+    if dashed is not None:
+        return codes.WRONG_TYPE, msg + dashed[0], dashed[1]
     return codes.WRONG_TYPE, msg + _type_hint(path, expected, err.instance)
+
+
+def _dash_without_space(expected: Any, value: Any) -> tuple[str, str] | None:
+    """`-payments-consumer` where a list is wanted: YAML read text, as no space follows the
+    '-'. The words and the line to paste: each entry with its space."""
+    types = [expected] if isinstance(expected, str) else list(expected)
+    if not ("array" in types and isinstance(value, str) and value.startswith("-")):
+        return None
+    entries = [e for e in re.split(r"\s+-(?=\S)", value[1:].strip()) if e]
+    if not entries:
+        return None
+    lines = " / ".join(f"- {e}" for e in entries)
+    each = "" if len(entries) == 1 else ", one entry a line"
+    return f": put a space after the '-' to make it a list entry{each}: {lines}", f"- {entries[0]}"
 
 
 _EXAMPLE_LIST = re.compile(r"e\.g\. (\[[^\]]+\])")
@@ -316,8 +347,8 @@ def _list_example(field: dict[str, Any]) -> str | None:
     found = _EXAMPLE_LIST.search(str(field.get("description", "")))
     if found:
         return found.group(1)
-    if field.get("x-tool-names"):
-        return "[mysql_slow_log, log_search]"
+    if field.get("x-tool-names"):  # a spec of the suite's own that gives no example
+        return "[tool_name, another_tool]"
     return None
 
 
@@ -423,6 +454,7 @@ def _to_problem(doc: YamlDocument, err: Any, root: dict[str, Any]) -> Problem:
     if made is None and handler is not None:
         made = handler(err, root, path, where)
     code, msg, *fix = made or (codes.SCHEMA, f"{where}: {err.message}")
+    msg += doc.alias_note(path)  # placed at the alias: name the anchor it repeats
     return Problem(doc.file, at.line, at.column, ERROR, code, msg, fix=fix[0] if fix else "")
 
 

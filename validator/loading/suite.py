@@ -333,7 +333,8 @@ def reference_problems(
                 known = "" if hint else f"; known specs: {', '.join(sorted(check_ids))}"
                 msg = (
                     f"checks names '{name}', which is no known spec{hint}{known};"
-                    " a spec of your own needs its folder passed with --specs"
+                    " a spec of your own needs its folder listed under `specs:` in validator.yaml"
+                    " (or passed with --specs)"
                 )
             problems.append(doc.problem(("checks", i), ERROR, codes.UNKNOWN_CHECK, msg))
     return problems
@@ -373,6 +374,7 @@ def load_suite_and_problems(
     fields_spec = specs.specs.get(FIELDS_SPEC_ID)
     default_checks = config.checks if config is not None else None
     verdicts = fields_spec.verdicts if fields_spec else None
+    specs.format.declare_tools(_tools([], specs, config)[1] or ())
     loaded = _read_cases(cases, specs, verdicts, default_checks, processes)
     problems = specs.problems + loaded.problems + _config_problems(config, specs)
     names, tools, tools_from = _tools(loaded.tool_names, specs, config)

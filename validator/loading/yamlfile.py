@@ -45,8 +45,9 @@ MAX_DEPTH = 100
 MAX_FILE_BYTES = 4 * 1024 * 1024
 EMPTY_FILE = (
     "the file is empty (or holds only comments): a case file holds keys such as `id:` and"
-    " `question:`, one a line, and a spec file `id:`, `query:` and `predicate:`; an example"
-    " is cases/mysql-slow-query.yaml in the trace-validator repository"
+    " `question:`, one a line, and a spec file `id:`, `query:` and `predicate:`; for an"
+    " example, `python -m validator init example` writes example/cases/example.yaml (or see"
+    " cases/mysql-slow-query.yaml in the trace-validator repository)"
 )
 
 _STD = "tag:yaml.org,2002:"
@@ -123,14 +124,20 @@ class YamlDocument:
         """A problem placed on the value at `path` (or on its key, with `key=True`); one
         reached through an alias says so, at the alias, naming the anchor it repeats."""
         at = self.key_at(path) if key else self.place(path)
-        alias = None if key else self.alias_on(path)
-        if alias is not None:
-            _, name, anchor = alias
-            message += (
-                f" (this value comes through the alias *{name}, which repeats the value"
-                f" anchored as &{name} at line {anchor})"
-            )
-        return Problem(self.file, at.line, at.column, severity, code, message)
+        note = "" if key else self.alias_note(path)
+        return Problem(self.file, at.line, at.column, severity, code, message + note)
+
+    def alias_note(self, path: PathKey) -> str:
+        """` (this value comes through the alias *rc, ...)` for a value reached through an
+        alias, said beside a problem placed at the alias; "" for any other value."""
+        alias = self.alias_on(path)
+        if alias is None:
+            return ""
+        _, name, anchor = alias
+        return (
+            f" (this value comes through the alias *{name}, which repeats the value"
+            f" anchored as &{name} at line {anchor})"
+        )
 
     def char_at(self, path: PathKey, chars: str) -> Position:
         """Where the first of `chars` stands in the value at `path` (a value on one line),
@@ -443,6 +450,9 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     what = " ".join(str(s) for s in (exc.context, exc.problem) if s)
     hint = _hint(what, text, mark, exc.context_mark, starts)
     fix = ""
+    if hint.startswith(_UNCLOSED) and exc.context_mark is not None:
+        line, col = _mark_position(exc.context_mark, starts)  # where the one to close is
+        fix = _closed_line(text, line, col)
     if mark is not None and any(w in what for w in _INDENT_WORDS):
         deeper = deeper_key(text, line)
         if deeper is not None:
@@ -452,6 +462,23 @@ def _syntax_problem(exc: Any, text: str, name: str) -> Problem:
     msg = f"YAML syntax error: {plain} (YAML's own words: {what})"
     return _problem(name, line, col, codes.YAML_SYNTAX, msg, fix)
 
+
+def _closed_line(text: str, line: int, col: int) -> str:
+    """The line with the quote or bracket opened at `col` closed at its end, when it opens
+    there and nothing after it on that line could be a comment: the line to paste."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return ""
+    written = lines[line - 1].rstrip()
+    opened = written[col - 1 : col]
+    closing = {'"': '"', "'": "'", "[": "]", "{": "}"}.get(opened, "")
+    if not closing or " #" in written[col:]:
+        return ""
+    return written.strip() + closing
+
+
+# The hints of a quote or bracket not closed: the problem is placed where it was opened.
+_UNCLOSED = ("the quote ", "the list opened", "the set of 'key: value' entries opened")
 
 # Parser errors that an over-indented key causes.
 _INDENT_WORDS = (
@@ -482,9 +509,35 @@ def _hint(what: str, text: str, mark: Any, opened: Any, starts: list[int] | None
         and mark is not None
         and (opened.line, opened.column) != (mark.line, mark.column)
     ):
-        line, col = _mark_position(opened, starts)
-        hint += f" (the one opened at line {line}, column {col})"
+        return _unclosed(hint, what, text, mark, opened, starts)
     return hint
+
+
+def _unclosed(hint: str, what: str, text: str, mark: Any, opened: Any, starts: Any) -> str:
+    """A quote or bracket the parser saw opened and not closed: which one, and where to
+    close it; a [ ] or { } closed on its own line but broken inside is said as that."""
+    line, col = _mark_position(opened, starts)
+    char = _char_at(text, opened.line, opened.column)
+    if "quoted scalar" in what and char in ('"', "'"):
+        return (
+            f"the quote {char} opened at line {line}, column {col} is not closed: end the"
+            f" value with {char} on line {line}"
+        )
+    closing = {"[": "]", "{": "}"}.get(char)
+    if closing is None:
+        return f"{hint} (the one opened at line {line}, column {col})"
+    if mark.line == opened.line:  # closed, but broken inside
+        shape = "list [ ]" if char == "[" else "{ } of 'key: value' entries"
+        return (
+            f"in the {shape} opened at column {col}, entries are separated by ', ' and it"
+            f" ends with {closing}; something else stands here: add the ',' or quote the"
+            " entry"
+        )
+    what_opened = "list" if char == "[" else "set of 'key: value' entries"
+    return (
+        f"the {what_opened} opened with {char} at line {line}, column {col} is not"
+        f" closed: end it with {closing} (a ',' between entries)"
+    )
 
 
 class _Abandon(Exception):

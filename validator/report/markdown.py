@@ -17,6 +17,7 @@ from typing import Any
 
 from ..display import inert, one_line
 from .document import Report
+from .regression import shown_figures
 from .unread import headline as unread_headline
 from .unread import markdown_lines as unread_lines
 
@@ -197,9 +198,10 @@ def _gates(gates: list[dict[str, Any]]) -> list[str]:
     lines = ["| Gate | Baseline | Now | Change | Result |", "|---|---|---|---|---|"]
     for gate in gates:
         result = "✅ held" if gate["passed"] else "❌ " + escape(gate["message"])
+        before, now, change = shown_figures(gate)
         lines.append(
-            f"| {escape(gate['metric'])} {escape(gate['limit'])} | {_num(gate['baseline'])}"
-            f" | {_num(gate['now'])} | {_num(gate['change'])} | {result} |"
+            f"| {escape(gate['metric'])} {escape(gate['limit'])} | {before} | {now}"
+            f" | {change} | {result} |"
         )
     return [*lines, ""]
 

@@ -159,21 +159,68 @@ def check_limit(
 
 
 def _message(limit: MetricLimit, before: Fraction, after: Fraction, passed: bool) -> str:
-    change = after - before
-    if change == 0:
+    """Both figures, and the change in the unit the limit was given in: a share of the
+    baseline (`-14.3%`) for `+20%`, the metric's own unit (`-0.1429`) for `-0.02`, so the
+    change and the limit can be compared as they stand."""
+    if after == before:
         shown = f"{limit.metric} stayed at {_show(after)}"
     else:
-        verb = "rose" if change > 0 else "fell"
+        verb = "rose" if after > before else "fell"
         shown = f"{limit.metric} {verb} from {_show(before)} to {_show(after)}"
-    if change and before:
-        shown += f" ({float(change / abs(before)) * 100:+.1f}%)"
+    change = _change_words(limit, before, after, passed)
     verdict = "within" if passed else "more than"
-    return f"{shown}: {verdict} the {limit.text} allowed"
+    return f"{shown}{change}: {verdict} the {limit.text} allowed"
 
 
-def _show(value: Fraction) -> str:
-    text = f"{float(value):.4f}".rstrip("0").rstrip(".")
-    return text or "0"
+_DIGITS = 4  # the figures a gate message shows
+
+
+def _rounded(value: Fraction, digits: int = _DIGITS) -> Fraction:
+    return Fraction(round(value, digits))
+
+
+def _show(value: Fraction, digits: int = _DIGITS) -> str:
+    text = f"{float(_rounded(value, digits)):.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def _change_words(limit: MetricLimit, before: Fraction, after: Fraction, passed: bool) -> str:
+    """` (-0.1429)` or ` (+20.0%)`: the change as the limit is written. An absolute change is
+    the difference of the two figures as shown, so the three add up; when that rounds onto
+    the limit itself, more digits show which side of it the change is."""
+    if after == before or (limit.relative and not before):
+        return ""
+    limit_shown = limit.amount * 100 if limit.relative else limit.amount
+    for digits in (1 if limit.relative else _DIGITS, 6, 10):
+        if limit.relative:
+            exact = (after - before) / abs(before) * 100
+            number = _rounded(exact, digits)
+        else:
+            number = _rounded(after, digits) - _rounded(before, digits)
+        # a failed gate never shows a change that reads as the limit (or inside it)
+        if passed or abs(number) > limit_shown:
+            break
+    if limit.relative and digits == 1:
+        text = f"{abs(float(number)):.1f}"  # a share always with its one decimal: 20.0%
+    else:
+        text = _show(abs(number), digits)
+    sign = "+" if number > 0 else "-"
+    return f" ({sign}{text}{'%' if limit.relative else ''})"
+
+
+def shown_figures(gate: dict[str, Any]) -> tuple[str, str, str]:
+    """A `comparison.gates` entry's baseline, now and change as a table shows them: to four
+    decimals, the change the difference of the two figures shown (they add up)."""
+    before, after = _exact(gate.get("baseline")), _exact(gate.get("now"))
+    shown = [_grouped(_rounded(v)) if v is not None else "—" for v in (before, after)]
+    if before is None or after is None:
+        return shown[0], shown[1], "—"
+    return shown[0], shown[1], _grouped(_rounded(after) - _rounded(before))
+
+
+def _grouped(value: Fraction) -> str:
+    text = f"{float(value):,.{_DIGITS}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
 
 
 def check_limits(
