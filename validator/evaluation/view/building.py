@@ -369,7 +369,10 @@ class Builder:
         total_tokens: Any = None,
         cost: Any = None,
         duration_ms: float | None = None,
+        messages: list[dict[str, str]] | None = None,
     ) -> None:
+        """One model call; `messages` (its conversation, see messages.py) is left out of
+        the call when None: the trace records none."""
         inp, out = as_number(input_tokens), as_number(output_tokens)
         total = as_number(total_tokens)
         if total is None and inp is not None and out is not None:
@@ -382,6 +385,8 @@ class Builder:
             "cost": as_number(cost),
             "duration_ms": duration_ms,
         }
+        if messages is not None:
+            call["messages"] = messages
         self.llms.append((order, call))
 
     def finish(self) -> View:

@@ -36,6 +36,7 @@ from .building import (
     time_ns,
     wrappers,
 )
+from .messages import conversation
 
 _READ_TYPES = frozenset({"GENERATION", "TOOL", "AGENT"})
 _OTHER_TYPES = NOT_CALLS["observation"]
@@ -91,6 +92,7 @@ def _observation_llm(builder: Builder, obs: dict[str, Any], order: Order) -> Non
         total_tokens=first_number(usage, ("total", "total_tokens")),
         cost=cost,
         duration_ms=elapsed_ms(time_ns(obs.get("startTime"), 1), time_ns(obs.get("endTime"), 1)),
+        messages=conversation(obs.get("input"), obs.get("output"), builder),
     )
 
 

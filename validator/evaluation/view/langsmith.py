@@ -36,6 +36,7 @@ from .building import (
     time_ns,
     wrappers,
 )
+from .messages import conversation
 
 _NOT_OBJECTS = "runs that are not objects"
 _OTHER_TYPES = NOT_CALLS["run"]
@@ -145,6 +146,7 @@ def _run_llm(builder: Builder, run: _Run, order: Order) -> None:
         total_tokens=first_number(usage, ("total_tokens",)) if usage else data.get("total_tokens"),
         cost=data.get("total_cost"),
         duration_ms=elapsed_ms(start, end),
+        messages=conversation(data.get("inputs"), data.get("outputs"), builder),
     )
 
 
