@@ -82,7 +82,13 @@ _REASONING_TYPES = frozenset({"thinking", "reasoning", "redacted_thinking"})
 
 def call_text(name: Any, arguments: Any) -> str:
     """A tool call request as one line of text: `name(arguments)`."""
-    args = arguments if isinstance(arguments, str) else "" if arguments is None else json_text(arguments)
+    args = (
+        arguments
+        if isinstance(arguments, str)
+        else ""
+        if arguments is None
+        else json_text(arguments)
+    )
     return f"{name if isinstance(name, str) else '?'}({args})"
 
 
@@ -207,8 +213,14 @@ def _responses_item(raw: dict[str, Any]) -> Message | None:
     kind = raw.get("type")
     if kind == "function_call":
         return {"role": "assistant", "content": call_text(raw.get("name"), raw.get("arguments"))}
-    if kind in ("function_call_output", "custom_tool_call_output"):
-        return {"role": "tool", "content": _as_text(raw.get("output"), 0)}
+    if kind == "program":  # the Agents SDK's programmatic tool calling: code
+        return {"role": "assistant", "content": call_text(kind, raw.get("code"))}
+    if not isinstance(kind, str) or "role" in raw:
+        return None
+    if kind.endswith("_output"):  # function_call_output, program_output, ...
+        return {"role": "tool", "content": _as_text(raw.get("output", raw.get("result")), 0)}
+    if kind.endswith("_call"):  # hosted tools: web_search_call, computer_call, ...
+        return {"role": "assistant", "content": f"[{kind}]"}
     return None
 
 
@@ -238,7 +250,7 @@ def _body_text(body: dict[str, Any], depth: int) -> str:
     return "\n".join(part for part in (text, *calls) if part)
 
 
-def message(raw: Any, side: str, depth: int = 0) -> Message | None:
+def one_message(raw: Any, side: str, depth: int = 0) -> Message | None:
     """One message as {role, content}; None when its role is one the view does not know."""
     if not isinstance(raw, dict):
         return {"role": side, "content": _as_text(raw, depth)}
@@ -250,7 +262,9 @@ def message(raw: Any, side: str, depth: int = 0) -> Message | None:
         raw_role, body = found
     else:
         kind = raw.get("type")
-        raw_role = raw.get("role", kind if isinstance(kind, str) and kind in _ROLE_ALIASES else None)
+        raw_role = raw.get(
+            "role", kind if isinstance(kind, str) and kind in _ROLE_ALIASES else None
+        )
         body = raw
     role = _role(raw_role, side)
     if role is None:
@@ -335,7 +349,7 @@ def read_messages(value: Any, side: str, builder: Builder, depth: int = 0) -> li
         return [{"role": "assistant", "content": content_text(value, depth + 1)}]
     out: list[Message] = []
     for raw in value:
-        found = message(_decoded(raw), side, depth + 1)
+        found = one_message(_decoded(raw), side, depth + 1)
         if found is None:
             builder.unread("message", UNKNOWN_ROLE)
         else:
@@ -345,8 +359,12 @@ def read_messages(value: Any, side: str, builder: Builder, depth: int = 0) -> li
 
 def _is_call_entry(item: Any) -> bool:
     """A bare tool call request (Vercel's `{toolCallId, toolName, input}`, any-agent's
-    `{tool.name, tool.args}`): a list of them is one assistant message."""
-    return isinstance(item, dict) and ("toolName" in item or "tool.name" in item)
+    `{tool.name, tool.args}`, AutoGen's `{id, name, arguments}`): a list of them is one
+    assistant message."""
+    if not isinstance(item, dict) or "role" in item:
+        return False
+    autogen = "name" in item and "arguments" in item and "type" not in item
+    return "toolName" in item or "tool.name" in item or autogen
 
 
 def conversation(
@@ -356,5 +374,9 @@ def conversation(
     input's messages, then its output's; None when that is no message at all (the view then
     has no `messages` for the call: "not recorded", never an empty list)."""
     head = [{"role": "system", "content": content_text(system)}] if system else []
-    found = [*head, *read_messages(inputs, INPUT, builder), *read_messages(outputs, OUTPUT, builder)]
+    found = [
+        *head,
+        *read_messages(inputs, INPUT, builder),
+        *read_messages(outputs, OUTPUT, builder),
+    ]
     return found or None

@@ -52,6 +52,7 @@ from .building import (
     summary,
     time_ns,
 )
+from .messages import conversation
 
 _SDK_TOOL_ERROR = "An error occurred while running the tool"
 _FAILED_STATUS = frozenset({"failed", "incomplete"})
@@ -164,13 +165,14 @@ def _run_state_items(trace: dict[str, Any], builder: Builder) -> str | None:
     return answer
 
 
-def _usage_call(builder: Builder, usage: dict[str, Any], position: int) -> None:
+def _usage_call(builder: Builder, usage: dict[str, Any], position: int, output: Any = None) -> None:
     builder.llm(
         order_key(None, position),
         model=None,
         input_tokens=first_number(usage, ("input_tokens", "prompt_tokens")),
         output_tokens=first_number(usage, ("output_tokens", "completion_tokens")),
         total_tokens=first_number(usage, ("total_tokens",)),
+        messages=conversation(None, output, builder),  # a response keeps no input
     )
 
 
@@ -178,7 +180,7 @@ def _model_calls(trace: dict[str, Any], builder: Builder) -> None:
     responses = trace.get("model_responses")
     for index, response in enumerate(as_list(responses)):
         if isinstance(response, dict):
-            _usage_call(builder, as_dict(response.get("usage")), index)
+            _usage_call(builder, as_dict(response.get("usage")), index, response.get("output"))
         else:
             where = path_at("$.model_responses", index)
             reason = "generated items that are not objects"
@@ -256,6 +258,7 @@ def _build_spans(spans: list[Any], path: str, builder: Builder) -> View:
                 output_tokens=first_number(usage, ("output_tokens", "completion_tokens")),
                 total_tokens=first_number(usage, ("total_tokens",)),
                 duration_ms=elapsed_ms(start, end),
+                messages=conversation(data.get("input"), data.get("output"), builder),
             )
             text = answer_text(data.get("output"))
             answer = text if text is not None else answer

@@ -36,6 +36,7 @@ from .building import (
     summary,
     time_ns,
 )
+from .messages import INPUT, UNKNOWN_ROLE, Message, one_message
 
 _NO_LIST = "no message list found in the trace"
 _UNANSWERED = "tool messages that answer no recorded tool call"
@@ -209,11 +210,23 @@ def _message_tools(
         )
 
 
+def _said(messages: list[tuple[Any, str]], builder: Builder) -> list[Message | None]:
+    """Every message as {role, content} (None: not an object, or a role the view does not
+    know); a model call's messages are those up to its own (the conversation it answered)."""
+    said = [one_message(m, INPUT) if isinstance(m, dict) else None for m, _ in messages]
+    unknown = sum(
+        1 for (m, _), r in zip(messages, said, strict=True) if isinstance(m, dict) and r is None
+    )
+    builder.unread("message", UNKNOWN_ROLE, unknown)
+    return said
+
+
 def build(trace: Any, options: ViewOptions) -> View:
     builder = Builder("openai-messages", options)
     messages = _find_messages(trace, options, builder)
     results = _results_by_id(messages)
     builder.unread("message", _UNANSWERED, _unasked(messages))
+    said: list[Message | None] | None = None  # read once, when a model call needs them
     for position, (message, where) in enumerate(messages):
         if not isinstance(message, dict):
             text = f"cannot read message: it is {kind_of(message)}, not an object"
@@ -225,6 +238,7 @@ def build(trace: Any, options: ViewOptions) -> View:
         _unread_tool_forms(builder, message)
         usage = message.get("usage")
         if isinstance(usage, dict):
+            said = said if said is not None else _said(messages, builder)
             builder.llm(
                 order_key(None, position),
                 model=message.get("model"),
@@ -232,6 +246,7 @@ def build(trace: Any, options: ViewOptions) -> View:
                 output_tokens=first_number(usage, ("completion_tokens", "output_tokens")),
                 total_tokens=usage.get("total_tokens"),
                 cost=message.get("cost"),
+                messages=[m for m in said[: position + 1] if m is not None] or None,
             )
         text = message_text(message, 0)
         if isinstance(text, str) and text.strip():

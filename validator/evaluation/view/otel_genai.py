@@ -155,9 +155,7 @@ _INDEXED = (
     ("llm.input_messages.", "llm.output_messages."),
 )
 _INDEXED_KEY = re.compile(r"(\d{1,9})\.(?:message\.)?(.+)")
-_CALL_FIELD = re.compile(
-    r"tool_calls\.(\d{1,9})\.(?:tool_call\.)?(?:function\.)?(name|arguments)"
-)
+_CALL_FIELD = re.compile(r"tool_calls\.(\d{1,9})\.(?:tool_call\.)?(?:function\.)?(name|arguments)")
 _PART_FIELD = re.compile(r"contents\.(\d{1,9})\.message_content\.(type|text)")
 
 
