@@ -377,7 +377,7 @@ class Builder:
         total = as_number(total_tokens)
         if total is None and inp is not None and out is not None:
             total = inp + out  # documented: computed only when the trace records no total
-        call = {
+        call: View = {
             "model": model if isinstance(model, str) and model else None,
             "input_tokens": inp,
             "output_tokens": out,
