@@ -17,6 +17,9 @@ model's name or any time: `model` and the durations are null. The answer is the 
 `AssistantMessage` with text content (a recording: the last record's `response.content`
 when it is text).
 
+Messages: a record's `messages` then its `response.content`; in a chat context, the
+messages up to and including the `AssistantMessage` (the role is the message `type`).
+
 Unread: messages of a type the view does not know, results that answer no call, records
 that are not objects or hold no response.
 """

@@ -73,8 +73,9 @@ UNREAD_KINDS: dict[str, str] = {
     "run": "LangSmith runs of a type other than llm and tool (the root run excepted: it gives "
     "the answer and the duration), and runs that are not objects",
     "message": "chat messages that are not objects, tool messages (or AutoGen function "
-    "results, smolagents tool responses) that answer no tool call, and AutoGen messages of a "
-    "type the view does not know",
+    "results, smolagents tool responses) that answer no tool call, AutoGen messages of a "
+    "type the view does not know, and messages of a model call's conversation with a role "
+    "the view does not know",
     "item": "OpenAI Agents SDK generated items of a type the view does not read (MCP "
     "requests, computer and shell actions, ...), tool outputs that answer no tool call item, "
     "and items or model responses that are not objects",

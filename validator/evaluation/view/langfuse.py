@@ -2,6 +2,9 @@
 GENERATION observations model calls (usageDetails, costDetails), level ERROR an error; the
 final answer is trace.output, else the last generation's output.
 
+Messages: a generation's `input` then its `output`, in whichever message shape the
+framework wrote (chat messages, GenAI parts, Responses items, Gemini, Anthropic, Vercel).
+
 AGENT observations bound the search for wrapped model calls (a generation inside a tool or
 agent is a call of its own). Unread: observations of any other type (SPAN, CHAIN, EVENT,
 RETRIEVER, ...), observations that are not objects, parent links that form a cycle.

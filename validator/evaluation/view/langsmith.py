@@ -2,6 +2,9 @@
 model calls (usage_metadata), tool runs tool calls (else the tool calls the model asked for
 in outputs.choices[0].message), run errors errors; the final answer is the root run's output.
 
+Messages: an llm run's `inputs.messages` (or `prompts`), then its output message
+(`outputs.choices[0].message`, or `outputs.generations[0][0]`).
+
 A patch completes the post of the same id, else the same dotted_order. Unread: runs of any
 other type (chain, retriever, prompt, parser, ...) except the root run, runs that are not
 objects, requested tool calls that are not objects, parent links that form a cycle.

@@ -23,6 +23,9 @@ Trace export: `function` spans are tool calls (`name`, `input`, `output`; a span
 fails it), `generation` and `response` spans model calls (`model`, `usage`), times from
 `started_at`/`ended_at`; the answer is the last generation's output text.
 
+Messages: a model response's `output` items (a run state keeps no input per call); a
+generation span's `input` then `output`.
+
 Unread: generated items of other types (MCP requests, computer and shell actions), outputs
 that answer no call, spans of other types (agent, handoff, guardrail, custom, ...; read for
 errors and times only), items that are not objects.

@@ -4,6 +4,9 @@ assistant tool_calls in the OpenAI, tau2-bench or Inspect AI shape, answered by 
 messages of the same call id; assistant usage as model calls; the last assistant text as the
 final answer.
 
+Messages: a model call (an assistant message with usage) has the list's messages up to
+and including its own: the conversation it answered.
+
 Unread: messages that are not objects, tool messages that answer no recorded call, tool
 calls written in a form this adapter does not read (content parts such as Anthropic's
 tool_use, the legacy function_call field, entries that are not objects), and a trace with no

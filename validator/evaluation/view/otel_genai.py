@@ -4,6 +4,11 @@ also one per JSON Lines line), Tempo's batches, Jaeger JSON (data[].spans with t
 bare OTLP span (OpenInference). execute_tool spans are tool calls, chat/generate spans model
 calls (innermost only), error-status spans errors.
 
+Messages (`llm_calls[*].messages`): `gen_ai.input.messages` then `gen_ai.output.messages`
+(after `gen_ai.system_instructions`; any-agent's `gen_ai.output` as the output), else the
+indexed `gen_ai.prompt.<n>.*` / `gen_ai.completion.<n>.*` (OpenLLMetry), else
+`llm.input_messages.<n>.message.*` / `llm.output_messages.<n>.message.*` (OpenInference).
+
 Attributes are read as OTLP key/value lists and as plain mappings alike (see otlp.py), so
 a collector export gives the same view whether or not the `otlp-json`
 reader prepared it. Unread: spans that are neither a tool, a model nor an agent call (HTTP

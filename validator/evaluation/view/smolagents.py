@@ -33,6 +33,10 @@ when both are epoch seconds or both date-times; the runner writes `start_time` a
 seconds and `end_time` as a local date-time without zone, whose offset from UTC is unknown:
 then the steps' own times give the duration, else it is null (noted as unread `time`).
 
+Messages: a memory step's `model_input_messages`, then its `model_output_message` (else
+`llm_output`); a line written as chat messages gives its one model call (the run's
+totals) the whole conversation.
+
 Unread: steps whose repr text does not parse, steps of other kinds, tool call texts that do
 not parse, tool responses that answer no call and are not errors, mixed-clock times.
 """
