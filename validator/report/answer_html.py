@@ -117,37 +117,42 @@ def _code_block(token: Any) -> str:
     return f"<pre><code{shown}>{_escape(token.content)}</code></pre>\n"
 
 
+_BREAKS = {"softbreak": "\n", "hardbreak": "<br>\n"}
+_TEXTS = frozenset({"text", "text_special", "html_inline"})  # raw HTML is text too
+
+
+def _link(token: Any, links: list[str | None]) -> str:
+    """A link's text as a span; after it, its address as text (an autolink's is its text)."""
+    if token.type == "link_open":
+        links.append(None if token.info == "auto" else str(token.attrGet("href") or ""))
+        return '<span class="link">'
+    address = links.pop() if links else None
+    shown = f' <span class="url">({_escape(address)})</span>' if address else ""
+    return "</span>" + shown
+
+
+def _inline_token(token: Any, links: list[str | None]) -> str:
+    kind = token.type
+    if kind in _TEXTS:
+        return _escape(token.content)
+    if kind in _BREAKS:
+        return _BREAKS[kind]
+    if kind == "code_inline":
+        return f"<code>{_escape(token.content)}</code>"
+    if kind == "image":
+        alt = "".join(_plain(token.children or []))
+        return f'<span class="image">{_escape(alt)}</span>'
+    if kind in ("link_open", "link_close"):
+        return _link(token, links)
+    name, _, side = kind.rpartition("_")
+    if name in _PAIRS and side in ("open", "close"):
+        return f"<{_PAIRS[name]}>" if side == "open" else f"</{_PAIRS[name]}>"
+    return _escape(token.content or "")
+
+
 def _inline(children: Iterable[Any]) -> str:
-    out: list[str] = []
     links: list[str | None] = []  # the address of each open link (None: an autolink)
-    for token in children:
-        kind = token.type
-        if kind in ("text", "text_special", "html_inline"):
-            out.append(_escape(token.content))
-        elif kind == "softbreak":
-            out.append("\n")
-        elif kind == "hardbreak":
-            out.append("<br>\n")
-        elif kind == "code_inline":
-            out.append(f"<code>{_escape(token.content)}</code>")
-        elif kind == "image":
-            alt = "".join(_plain(token.children or []))
-            out.append(f'<span class="image">{_escape(alt)}</span>')
-        elif kind == "link_open":
-            href = str(token.attrGet("href") or "")
-            links.append(None if token.info == "auto" else href)
-            out.append('<span class="link">')
-        elif kind == "link_close":
-            href = links.pop() if links else None
-            out.append("</span>")
-            if href:
-                out.append(f' <span class="url">({_escape(href)})</span>')
-        elif kind.endswith(("_open", "_close")) and kind.rsplit("_", 1)[0] in _PAIRS:
-            tag = _PAIRS[kind.rsplit("_", 1)[0]]
-            out.append(f"<{tag}>" if kind.endswith("_open") else f"</{tag}>")
-        else:
-            out.append(_escape(token.content or ""))
-    return "".join(out)
+    return "".join(_inline_token(token, links) for token in children)
 
 
 def _plain(children: Iterable[Any]) -> Iterable[str]:

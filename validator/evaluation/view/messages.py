@@ -102,28 +102,29 @@ def _as_text(value: Any, depth: int) -> str:
     return json_text(value)
 
 
+_KIND_OF_TYPE: dict[str, str] = {
+    **dict.fromkeys(_TEXT_TYPES, "text"),
+    **dict.fromkeys(_CALL_TYPES, "call"),
+    **dict.fromkeys(_RESULT_TYPES, "result"),
+    **dict.fromkeys(_IMAGE_TYPES, "image"),
+    **dict.fromkeys(_REASONING_TYPES, "reasoning"),
+}
+# Parts without a type, by their keys (Gemini, Vercel AI SDK, any-agent)
+_KIND_OF_KEYS = (
+    ("call", ("function_call", "functionCall", "toolName", "tool.name")),
+    ("result", ("function_response", "functionResponse")),
+    ("image", ("inline_data", "inlineData", "image_url")),
+)
+
+
 def _part_kind(part: dict[str, Any]) -> str:
     """call | result | text | image | reasoning | other, from the part's type or keys."""
     kind = part.get("type")
     if isinstance(kind, str):
-        for name, kinds in (
-            ("text", _TEXT_TYPES),
-            ("call", _CALL_TYPES),
-            ("result", _RESULT_TYPES),
-            ("image", _IMAGE_TYPES),
-            ("reasoning", _REASONING_TYPES),
-        ):
-            if kind in kinds:
-                return name
-        return "other"
-    if "function_call" in part or "functionCall" in part:
-        return "call"
-    if "function_response" in part or "functionResponse" in part:
-        return "result"
-    if "inline_data" in part or "inlineData" in part or "image_url" in part:
-        return "image"
-    if "toolName" in part or "tool.name" in part:
-        return "call"  # Vercel AI SDK, any-agent
+        return _KIND_OF_TYPE.get(kind, "other")
+    for name, keys in _KIND_OF_KEYS:
+        if any(key in part for key in keys):
+            return name
     if "name" in part and "arguments" in part:
         return "call"  # AutoGen FunctionCall
     if "call_id" in part and "content" in part:
@@ -291,32 +292,46 @@ def _gemini_request(value: dict[str, Any]) -> list[Any]:
     return [*head, *value["contents"]]
 
 
-def _listed(value: dict[str, Any], side: str) -> list[Any] | None:
-    """The message list a request or response object holds, or None."""
+def _request_messages(value: dict[str, Any], side: str) -> list[Any] | None:
+    """The messages of a request: {system, messages} (Anthropic, chat), Gemini's contents,
+    a prompt or prompts (completion models, LangSmith)."""
     if isinstance(value.get("messages"), list):
-        system = value.get("system")  # Anthropic: {system, messages}
+        system = value.get("system")
         head = [{"role": "system", "content": content_text(system)}] if system else []
         return [*head, *value["messages"]]
     if isinstance(value.get("contents"), list):
         return _gemini_request(value)
-    choices = value.get("choices")
-    if isinstance(choices, list) and choices:
-        return [as_dict(c).get("message", as_dict(c).get("text")) for c in choices[:1]]
-    candidates = value.get("candidates")
-    if isinstance(candidates, list) and candidates:
-        return [as_dict(candidates[0]).get("content")]
-    if isinstance(value.get("output"), list):  # OpenAI Responses: output items
-        return [i for i in value["output"] if as_dict(i).get("type") != "reasoning"]
-    generations = value.get("generations")  # LangChain LLMResult: [[generation]]
-    if isinstance(generations, list) and generations:
-        first = generations[0]
-        first = first[0] if isinstance(first, list) and first else first
-        return [as_dict(first).get("message", as_dict(first).get("text"))]
     for key in ("prompt", "prompts", "input"):
         if isinstance(value.get(key), (str, list)) and side == INPUT:
             found = value[key]
             return found if isinstance(found, list) else [found]
     return None
+
+
+def _response_messages(value: dict[str, Any], side: str) -> list[Any] | None:
+    """The message of a response: OpenAI choices, Gemini candidates, Responses output
+    items (reasoning left out), a LangChain LLMResult's first generation."""
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices:
+        first = as_dict(choices[0])
+        return [first.get("message", first.get("text"))]
+    candidates = value.get("candidates")
+    if isinstance(candidates, list) and candidates:
+        return [as_dict(candidates[0]).get("content")]
+    if isinstance(value.get("output"), list):
+        return [i for i in value["output"] if as_dict(i).get("type") != "reasoning"]
+    generations = value.get("generations")  # [[generation]]
+    if isinstance(generations, list) and generations:
+        first = generations[0]
+        first = as_dict(first[0] if isinstance(first, list) and first else first)
+        return [first.get("message", first.get("text"))]
+    return None
+
+
+def _listed(value: dict[str, Any], side: str) -> list[Any] | None:
+    """The message list a request or response object holds, or None."""
+    found = _request_messages(value, side)
+    return found if found is not None else _response_messages(value, side)
 
 
 def _decoded(value: Any) -> Any:
