@@ -33,25 +33,41 @@ def shown(extra: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for call in extra["llm_calls"] for m in call["messages"]]
 
 
+def real_view(data_set: str, name: str) -> dict[str, Any]:
+    data = os.environ.get("TRACE_DATA")
+    path = Path(data or "") / data_set / name
+    if not data or not path.is_file():
+        pytest.skip(f"{data_set}/{name} is not in TRACE_DATA ({data})")
+    view, _ = make_view(json.loads(path.read_text("utf-8")))
+    return view
+
+
+def test_a_call_does_not_repeat_the_previous_calls_messages() -> None:
+    view = real_view("jaeger-genai", "helm.json")  # each span records its whole input
+    first, second = run_extra(view, conversation=True)["llm_calls"]
+    assert (first["messages_before"], first["message_total"]) == (0, 3)
+    assert [m["role"] for m in first["messages"]] == ["system", "user", "assistant"]
+    system = view["llm_calls"][0]["messages"][0]["content"]
+    assert first["messages"][0] == {
+        "role": "system",
+        "text": system[:MESSAGE_LIMIT],
+        "length": len(system),
+    }
+    assert (second["messages_before"], second["message_total"]) == (3, 5)
+    assert [m["role"] for m in second["messages"]] == ["tool", "assistant"]
+
+
 def test_each_message_once_in_order_on_a_real_conversation() -> None:
-    view = tau2_view()
+    view = tau2_view()  # a transcript: each call has the messages since the previous one
     extra = run_extra(view, conversation=True)
     assert extra["conversation"] is True
-    calls = extra["llm_calls"]
-    previous = 0
-    for call, full in zip(calls, view["llm_calls"], strict=True):
+    for call, full in zip(extra["llm_calls"], view["llm_calls"], strict=True):
         assert call["message_total"] == len(full["messages"])
-        assert call["messages_before"] == previous  # the previous call's, not repeated
-        previous = call["message_total"]
-        for message, source in zip(
-            call["messages"], full["messages"][previous - len(call["messages"]) :], strict=True
-        ):
+        assert call["messages_before"] == 0
+        for message, source in zip(call["messages"], full["messages"], strict=True):
             assert message["role"] == source["role"]
             assert message["length"] == len(source["content"])
             assert message["text"] == source["content"][:MESSAGE_LIMIT]
-    # every message of the conversation is shown once: the last call's list, in order
-    last = view["llm_calls"][-1]["messages"]
-    assert [m["length"] for m in shown(extra)] == [len(m["content"]) for m in last]
 
 
 def test_passing_runs_and_views_without_messages_carry_none() -> None:

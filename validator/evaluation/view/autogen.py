@@ -18,7 +18,8 @@ model's name or any time: `model` and the durations are null. The answer is the 
 when it is text).
 
 Messages: a record's `messages` then its `response.content`; in a chat context, the
-messages up to and including the `AssistantMessage` (the role is the message `type`).
+messages since the previous `AssistantMessage`, then its own (each message once; the role
+is the message `type`).
 
 Unread: messages of a type the view does not know, results that answer no call, records
 that are not objects or hold no response.
@@ -130,6 +131,7 @@ class _Calls:
 def _build_context(trace: dict[str, Any], builder: Builder) -> View:
     messages = [(m, path_at("$.messages", i)) for i, m in enumerate(as_list(trace.get("messages")))]
     calls = _Calls(builder, _results(messages))
+    since = 0  # the first message after the previous model call
     for index, (message, where) in enumerate(messages):
         if not isinstance(message, dict):
             reason = "chat messages that are not objects"
@@ -144,8 +146,9 @@ def _build_context(trace: dict[str, Any], builder: Builder) -> View:
                 model=None,
                 input_tokens=None,
                 output_tokens=None,
-                messages=_said(messages[: index + 1]),
+                messages=_said(messages[since : index + 1]),
             )
+            since = index + 1
             content = message.get("content")
             if isinstance(content, list):
                 calls.add(content, index, path_at(where, "content"))

@@ -4,8 +4,9 @@ assistant tool_calls in the OpenAI, tau2-bench or Inspect AI shape, answered by 
 messages of the same call id; assistant usage as model calls; the last assistant text as the
 final answer.
 
-Messages: a model call (an assistant message with usage) has the list's messages up to
-and including its own: the conversation it answered.
+Messages: a model call (an assistant message with usage) has the list's messages since
+the previous model call, then its own: each message is in one call, and the calls'
+messages in order are the conversation.
 
 Unread: messages that are not objects, tool messages that answer no recorded call, tool
 calls written in a form this adapter does not read (content parts such as Anthropic's
@@ -215,7 +216,8 @@ def _message_tools(
 
 def _said(messages: list[tuple[Any, str]], builder: Builder) -> list[Message | None]:
     """Every message as {role, content} (None: not an object, or a role the view does not
-    know); a model call's messages are those up to its own (the conversation it answered)."""
+    know). A model call's messages are those since the previous call, then its own: each
+    message once, and the view stays linear in the transcript."""
     said = [one_message(m, INPUT) if isinstance(m, dict) else None for m, _ in messages]
     unknown = sum(
         1 for (m, _), r in zip(messages, said, strict=True) if isinstance(m, dict) and r is None
@@ -230,6 +232,7 @@ def build(trace: Any, options: ViewOptions) -> View:
     results = _results_by_id(messages)
     builder.unread("message", _UNANSWERED, _unasked(messages))
     said: list[Message | None] | None = None  # read once, when a model call needs them
+    since = 0  # the first message after the previous model call
     for position, (message, where) in enumerate(messages):
         if not isinstance(message, dict):
             text = f"cannot read message: it is {kind_of(message)}, not an object"
@@ -249,8 +252,9 @@ def build(trace: Any, options: ViewOptions) -> View:
                 output_tokens=first_number(usage, ("completion_tokens", "output_tokens")),
                 total_tokens=usage.get("total_tokens"),
                 cost=message.get("cost"),
-                messages=[m for m in said[: position + 1] if m is not None] or None,
+                messages=[m for m in said[since : position + 1] if m is not None] or None,
             )
+            since = position + 1
         text = message_text(message, 0)
         if isinstance(text, str) and text.strip():
             builder.final_answer = text
