@@ -65,9 +65,11 @@ RESULT_LIMIT = 400
 MAX_CALLS = 100  # tool calls (and model calls) drawn per run
 MAX_ERRORS = 20
 MAX_RUNS_READ = 20  # runs of one case whose traces are read again for the page
-MESSAGE_LIMIT = 800  # one message's text
-MAX_MESSAGES = 40  # messages kept per run, over all its model calls
-MESSAGES_LIMIT = 8000  # characters of messages kept per run
+# About 4.5 KB per failing run on the tau2-bench example (8 KB at twice these limits): a
+# 3,000-case report with 300 failing runs carries about 1.4 MB of conversation.
+MESSAGE_LIMIT = 500  # one message's text
+MAX_MESSAGES = 24  # messages kept per run, over all its model calls
+MESSAGES_LIMIT = 4000  # characters of messages kept per run
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 HIT = "hit"  # a root-cause keyword

@@ -61,10 +61,13 @@ def test_each_message_once_in_order_on_a_real_conversation() -> None:
     view = tau2_view()  # a transcript: each call has the messages since the previous one
     extra = run_extra(view, conversation=True)
     assert extra["conversation"] is True
+    assert extra["llm_calls"][-1]["messages"][-1]["text"] == view["final_answer"][:MESSAGE_LIMIT]
     for call, full in zip(extra["llm_calls"], view["llm_calls"], strict=True):
         assert call["message_total"] == len(full["messages"])
         assert call["messages_before"] == 0
-        for message, source in zip(call["messages"], full["messages"], strict=True):
+        kept = len(call["messages"])  # the latest first: the tail of the call's messages
+        tail = full["messages"][len(full["messages"]) - kept :]
+        for message, source in zip(call["messages"], tail, strict=True):
             assert message["role"] == source["role"]
             assert message["length"] == len(source["content"])
             assert message["text"] == source["content"][:MESSAGE_LIMIT]
