@@ -29,7 +29,7 @@ from ..inputs import Job
 from ..model import Suite, TraceSettings
 from ..problems import UsageError
 from ..report.extras import BAD, HIT, MAX_RUNS_READ, run_extra, unreadable
-from ..results import ERROR, NOT_RUN, CaseResult, RunResult
+from ..results import ERROR, NOT_RUN, PASS, CaseResult, RunResult
 from ..traces import TraceError, read_trace_file
 
 _SKIPPED = frozenset("*_`~\\")
@@ -115,13 +115,13 @@ def _reader(settings: TraceSettings, root: Path | None, max_bytes: int) -> Trace
 
 
 def _run_extra(
-    document: Any, settings: TraceSettings, keywords: list[tuple[str, str]]
+    document: Any, settings: TraceSettings, keywords: list[tuple[str, str]], status: str
 ) -> dict[str, Any]:
     try:
         view, _ = make_view(document, settings.view, ViewOptions(messages=settings.messages))
     except ValueError as exc:  # an unknown adapter name: the run has said so already
         return unreadable(str(exc))
-    extra = run_extra(view)
+    extra = run_extra(view, conversation=status != PASS)  # the conversation behind a failure
     if extra["answer"] and keywords:
         extra["marks"] = marks(extra["answer"], keywords)
     return extra
@@ -196,7 +196,7 @@ def collect_extras(
                 shown = (
                     unreadable(f"the trace could not be read again: {error}")
                     if error is not None
-                    else _run_extra(document, settings, keywords.get(case_id, []))
+                    else _run_extra(document, settings, keywords.get(case_id, []), status)
                 )
                 shown["status"] = status
                 extras[case_id]["runs"][label] = shown

@@ -7,7 +7,8 @@ family of shapes and builds the same view for all of them (validator/schemas/vie
 documents it field by field; docs/VIEW.md says which raw field feeds which view field).
 
 The layout: `building` (the adapter record, the small readers, the Builder every adapter
-fills), `answer` (the answer text of any message shape), `otlp` (OpenTelemetry spans in
+fills), `answer` (the answer text of any message shape), `messages` (a model call's
+conversation, from any message shape), `otlp` (OpenTelemetry spans in
 every encoding), `fields` (the view's field names, from its schema), and one module per
 adapter, each exporting `ADAPTER` with its docstring as user documentation. Adding an
 adapter = one module + its entry in ADAPTERS below; the schemas' adapter enums and
@@ -52,6 +53,7 @@ from .building import (
     unread_text,
 )
 from .fields import VIEW_FIELDS, VIEW_SCHEMA, view_field_problem
+from .messages import ROLES
 
 # Detection tries the adapters in this order: the specific formats first, the generic
 # message list last, since many formats carry a list of messages somewhere.
@@ -122,6 +124,19 @@ def make_view(
 
 # --------------------------------------------------------------------------- derived facts
 
+_MESSAGE_ROLE_PATH = tuple(
+    [
+        "properties",
+        "llm_calls",
+        "items",
+        "properties",
+        "messages",
+        "items",
+        "properties",
+        "role",
+        "enum",
+    ]
+)
 # The schema enums made from the registries here: (schema file, path to the enum, values).
 DERIVED_ENUMS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("config", ("properties", "traces", "properties", "view", "enum"), VIEW_CHOICES),
@@ -130,6 +145,11 @@ DERIVED_ENUMS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         "view",
         ("properties", "unread", "items", "properties", "what", "enum"),
         tuple(UNREAD_KINDS),
+    ),
+    (
+        "view",
+        _MESSAGE_ROLE_PATH,
+        ROLES,
     ),
 )
 

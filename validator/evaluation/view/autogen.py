@@ -17,6 +17,10 @@ model's name or any time: `model` and the durations are null. The answer is the 
 `AssistantMessage` with text content (a recording: the last record's `response.content`
 when it is text).
 
+Messages: a record's `messages` then its `response.content`; in a chat context, the
+messages since the previous `AssistantMessage`, then its own (each message once; the role
+is the message `type`).
+
 Unread: messages of a type the view does not know, results that answer no call, records
 that are not objects or hold no response.
 """
@@ -41,6 +45,7 @@ from .building import (
     path_at,
     summary,
 )
+from .messages import INPUT, OUTPUT, Message, one_message, read_messages
 
 _TYPES = frozenset(
     {"SystemMessage", "UserMessage", "AssistantMessage", "FunctionExecutionResultMessage"}
@@ -76,6 +81,17 @@ def _results(messages: list[tuple[Any, str]]) -> dict[str, tuple[dict[str, Any],
             if call_id is not None and call_id not in found:
                 found[call_id] = (as_dict(result), path_at(path_at(where, "content"), index))
     return found
+
+
+def _said(messages: list[tuple[Any, str]]) -> list[Message] | None:
+    """A model call's conversation: the messages of the types the view knows, as {role,
+    content} (the others are noted unread where they are met)."""
+    said = [
+        one_message(m, INPUT)
+        for m, _ in messages
+        if isinstance(m, dict) and one_of(m.get("type"), _TYPES)
+    ]
+    return [m for m in said if m is not None] or None
 
 
 class _Calls:
@@ -115,6 +131,7 @@ class _Calls:
 def _build_context(trace: dict[str, Any], builder: Builder) -> View:
     messages = [(m, path_at("$.messages", i)) for i, m in enumerate(as_list(trace.get("messages")))]
     calls = _Calls(builder, _results(messages))
+    since = 0  # the first message after the previous model call
     for index, (message, where) in enumerate(messages):
         if not isinstance(message, dict):
             reason = "chat messages that are not objects"
@@ -124,7 +141,14 @@ def _build_context(trace: dict[str, Any], builder: Builder) -> View:
             continue
         kind = message.get("type")
         if kind == "AssistantMessage":
-            builder.llm(order_key(None, index), model=None, input_tokens=None, output_tokens=None)
+            builder.llm(
+                order_key(None, index),
+                model=None,
+                input_tokens=None,
+                output_tokens=None,
+                messages=_said(messages[since : index + 1]),
+            )
+            since = index + 1
             content = message.get("content")
             if isinstance(content, list):
                 calls.add(content, index, path_at(where, "content"))
@@ -152,11 +176,13 @@ def _build_recording(records: list[Any], builder: Builder) -> View:
             builder.cannot_read("record", reason, message, where)
             continue
         usage = as_dict(response.get("usage"))
+        said = _said([(m, "") for m in as_list(as_dict(record).get("messages"))]) or []
         builder.llm(
             order_key(None, index),
             model=None,
             input_tokens=first_number(usage, ("prompt_tokens",)),
             output_tokens=first_number(usage, ("completion_tokens",)),
+            messages=[*said, *read_messages(response.get("content"), OUTPUT, builder)] or None,
         )
         content = response.get("content")
         if isinstance(content, list):

@@ -73,8 +73,9 @@ UNREAD_KINDS: dict[str, str] = {
     "run": "LangSmith runs of a type other than llm and tool (the root run excepted: it gives "
     "the answer and the duration), and runs that are not objects",
     "message": "chat messages that are not objects, tool messages (or AutoGen function "
-    "results, smolagents tool responses) that answer no tool call, and AutoGen messages of a "
-    "type the view does not know",
+    "results, smolagents tool responses) that answer no tool call, AutoGen messages of a "
+    "type the view does not know, and messages of a model call's conversation with a role "
+    "the view does not know",
     "item": "OpenAI Agents SDK generated items of a type the view does not read (MCP "
     "requests, computer and shell actions, ...), tool outputs that answer no tool call item, "
     "and items or model responses that are not objects",
@@ -379,12 +380,15 @@ class Builder:
         total_tokens: Any = None,
         cost: Any = None,
         duration_ms: float | None = None,
+        messages: list[dict[str, str]] | None = None,
     ) -> None:
+        """One model call; `messages` (its conversation, see messages.py) is left out of
+        the call when None: the trace records none."""
         inp, out = as_number(input_tokens), as_number(output_tokens)
         total = as_number(total_tokens)
         if total is None and inp is not None and out is not None:
             total = inp + out  # documented: computed only when the trace records no total
-        call = {
+        call: View = {
             "model": model if isinstance(model, str) and model else None,
             "input_tokens": inp,
             "output_tokens": out,
@@ -392,6 +396,8 @@ class Builder:
             "cost": as_number(cost),
             "duration_ms": duration_ms,
         }
+        if messages is not None:
+            call["messages"] = messages
         self.llms.append((order, call))
 
     def finish(self) -> View:

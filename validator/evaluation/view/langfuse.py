@@ -2,6 +2,9 @@
 GENERATION observations model calls (usageDetails, costDetails), level ERROR an error; the
 final answer is trace.output, else the last generation's output.
 
+Messages: a generation's `input` then its `output`, in whichever message shape the
+framework wrote (chat messages, GenAI parts, Responses items, Gemini, Anthropic, Vercel).
+
 AGENT observations bound the search for wrapped model calls (a generation inside a tool or
 agent is a call of its own). Unread: observations of any other type (SPAN, CHAIN, EVENT,
 RETRIEVER, ...), observations that are not objects, parent links that form a cycle.
@@ -36,6 +39,7 @@ from .building import (
     time_ns,
     wrappers,
 )
+from .messages import conversation
 
 _READ_TYPES = frozenset({"GENERATION", "TOOL", "AGENT"})
 _OTHER_TYPES = NOT_CALLS["observation"]
@@ -91,6 +95,7 @@ def _observation_llm(builder: Builder, obs: dict[str, Any], order: Order) -> Non
         total_tokens=first_number(usage, ("total", "total_tokens")),
         cost=cost,
         duration_ms=elapsed_ms(time_ns(obs.get("startTime"), 1), time_ns(obs.get("endTime"), 1)),
+        messages=conversation(obs.get("input"), obs.get("output"), builder),
     )
 
 

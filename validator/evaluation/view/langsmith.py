@@ -2,6 +2,9 @@
 model calls (usage_metadata), tool runs tool calls (else the tool calls the model asked for
 in outputs.choices[0].message), run errors errors; the final answer is the root run's output.
 
+Messages: an llm run's `inputs.messages` (or `prompts`), then its output message
+(`outputs.choices[0].message`, or `outputs.generations[0][0]`).
+
 A patch completes the post of the same id, else the same dotted_order. Unread: runs of any
 other type (chain, retriever, prompt, parser, ...) except the root run, runs that are not
 objects, requested tool calls that are not objects, parent links that form a cycle.
@@ -36,6 +39,7 @@ from .building import (
     time_ns,
     wrappers,
 )
+from .messages import conversation
 
 _NOT_OBJECTS = "runs that are not objects"
 _OTHER_TYPES = NOT_CALLS["run"]
@@ -145,6 +149,7 @@ def _run_llm(builder: Builder, run: _Run, order: Order) -> None:
         total_tokens=first_number(usage, ("total_tokens",)) if usage else data.get("total_tokens"),
         cost=data.get("total_cost"),
         duration_ms=elapsed_ms(start, end),
+        messages=conversation(data.get("inputs"), data.get("outputs"), builder),
     )
 
 

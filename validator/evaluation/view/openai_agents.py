@@ -23,6 +23,9 @@ Trace export: `function` spans are tool calls (`name`, `input`, `output`; a span
 fails it), `generation` and `response` spans model calls (`model`, `usage`), times from
 `started_at`/`ended_at`; the answer is the last generation's output text.
 
+Messages: a model response's `output` items (a run state keeps no input per call); a
+generation span's `input` then `output`.
+
 Unread: generated items of other types (MCP requests, computer and shell actions), outputs
 that answer no call, spans of other types (agent, handoff, guardrail, custom, ...; read for
 errors and times only), items that are not objects.
@@ -52,6 +55,7 @@ from .building import (
     summary,
     time_ns,
 )
+from .messages import conversation
 
 _SDK_TOOL_ERROR = "An error occurred while running the tool"
 _FAILED_STATUS = frozenset({"failed", "incomplete"})
@@ -164,13 +168,14 @@ def _run_state_items(trace: dict[str, Any], builder: Builder) -> str | None:
     return answer
 
 
-def _usage_call(builder: Builder, usage: dict[str, Any], position: int) -> None:
+def _usage_call(builder: Builder, usage: dict[str, Any], position: int, output: Any = None) -> None:
     builder.llm(
         order_key(None, position),
         model=None,
         input_tokens=first_number(usage, ("input_tokens", "prompt_tokens")),
         output_tokens=first_number(usage, ("output_tokens", "completion_tokens")),
         total_tokens=first_number(usage, ("total_tokens",)),
+        messages=conversation(None, output, builder),  # a response keeps no input
     )
 
 
@@ -178,7 +183,7 @@ def _model_calls(trace: dict[str, Any], builder: Builder) -> None:
     responses = trace.get("model_responses")
     for index, response in enumerate(as_list(responses)):
         if isinstance(response, dict):
-            _usage_call(builder, as_dict(response.get("usage")), index)
+            _usage_call(builder, as_dict(response.get("usage")), index, response.get("output"))
         else:
             where = path_at("$.model_responses", index)
             reason = "generated items that are not objects"
@@ -256,6 +261,7 @@ def _build_spans(spans: list[Any], path: str, builder: Builder) -> View:
                 output_tokens=first_number(usage, ("output_tokens", "completion_tokens")),
                 total_tokens=first_number(usage, ("total_tokens",)),
                 duration_ms=elapsed_ms(start, end),
+                messages=conversation(data.get("input"), data.get("output"), builder),
             )
             text = answer_text(data.get("output"))
             answer = text if text is not None else answer

@@ -4,6 +4,10 @@ assistant tool_calls in the OpenAI, tau2-bench or Inspect AI shape, answered by 
 messages of the same call id; assistant usage as model calls; the last assistant text as the
 final answer.
 
+Messages: a model call (an assistant message with usage) has the list's messages since
+the previous model call, then its own: each message is in one call, and the calls'
+messages in order are the conversation.
+
 Unread: messages that are not objects, tool messages that answer no recorded call, tool
 calls written in a form this adapter does not read (content parts such as Anthropic's
 tool_use, the legacy function_call field, entries that are not objects), and a trace with no
@@ -36,6 +40,7 @@ from .building import (
     summary,
     time_ns,
 )
+from .messages import INPUT, UNKNOWN_ROLE, Message, one_message
 
 _NO_LIST = "no message list found in the trace"
 _UNANSWERED = "tool messages that answer no recorded tool call"
@@ -209,11 +214,25 @@ def _message_tools(
         )
 
 
+def _said(messages: list[tuple[Any, str]], builder: Builder) -> list[Message | None]:
+    """Every message as {role, content} (None: not an object, or a role the view does not
+    know). A model call's messages are those since the previous call, then its own: each
+    message once, and the view stays linear in the transcript."""
+    said = [one_message(m, INPUT) if isinstance(m, dict) else None for m, _ in messages]
+    unknown = sum(
+        1 for (m, _), r in zip(messages, said, strict=True) if isinstance(m, dict) and r is None
+    )
+    builder.unread("message", UNKNOWN_ROLE, unknown)
+    return said
+
+
 def build(trace: Any, options: ViewOptions) -> View:
     builder = Builder("openai-messages", options)
     messages = _find_messages(trace, options, builder)
     results = _results_by_id(messages)
     builder.unread("message", _UNANSWERED, _unasked(messages))
+    said: list[Message | None] | None = None  # read once, when a model call needs them
+    since = 0  # the first message after the previous model call
     for position, (message, where) in enumerate(messages):
         if not isinstance(message, dict):
             text = f"cannot read message: it is {kind_of(message)}, not an object"
@@ -225,6 +244,7 @@ def build(trace: Any, options: ViewOptions) -> View:
         _unread_tool_forms(builder, message)
         usage = message.get("usage")
         if isinstance(usage, dict):
+            said = said if said is not None else _said(messages, builder)
             builder.llm(
                 order_key(None, position),
                 model=message.get("model"),
@@ -232,7 +252,9 @@ def build(trace: Any, options: ViewOptions) -> View:
                 output_tokens=first_number(usage, ("completion_tokens", "output_tokens")),
                 total_tokens=usage.get("total_tokens"),
                 cost=message.get("cost"),
+                messages=[m for m in said[since : position + 1] if m is not None] or None,
             )
+            since = position + 1
         text = message_text(message, 0)
         if isinstance(text, str) and text.strip():
             builder.final_answer = text

@@ -4,6 +4,11 @@ also one per JSON Lines line), Tempo's batches, Jaeger JSON (data[].spans with t
 bare OTLP span (OpenInference). execute_tool spans are tool calls, chat/generate spans model
 calls (innermost only), error-status spans errors.
 
+Messages (`llm_calls[*].messages`): `gen_ai.input.messages` then `gen_ai.output.messages`
+(after `gen_ai.system_instructions`; any-agent's `gen_ai.output` as the output), else the
+indexed `gen_ai.prompt.<n>.*` / `gen_ai.completion.<n>.*` (OpenLLMetry), else
+`llm.input_messages.<n>.message.*` / `llm.output_messages.<n>.message.*` (OpenInference).
+
 Attributes are read as OTLP key/value lists and as plain mappings alike (see otlp.py), so
 a collector export gives the same view whether or not the `otlp-json`
 reader prepared it. Unread: spans that are neither a tool, a model nor an agent call (HTTP
@@ -36,6 +41,7 @@ from .building import (
     summary,
     wrappers,
 )
+from .messages import Message, conversation
 from .otlp import Span, read_spans
 
 _UNKNOWN_KIND = NOT_CALLS["span"]
@@ -141,7 +147,79 @@ def _span_llm(builder: Builder, span: Span) -> None:
         total_tokens=first_number(attrs, _TOTAL_TOKENS),
         cost=_span_cost(attrs),
         duration_ms=elapsed_ms(span.start, span.end),
+        messages=_span_messages(attrs, builder),
     )
+
+
+# --------------------------------------------------------------------------- messages
+
+# Messages written one attribute per field: (input prefix, output prefix) of OpenLLMetry's
+# gen_ai.prompt.<n>.role and OpenInference's llm.input_messages.<n>.message.role.
+_INDEXED = (
+    ("gen_ai.prompt.", "gen_ai.completion."),
+    ("llm.input_messages.", "llm.output_messages."),
+)
+_INDEXED_KEY = re.compile(r"(\d{1,9})\.(?:message\.)?(.+)")
+_CALL_FIELD = re.compile(r"tool_calls\.(\d{1,9})\.(?:tool_call\.)?(?:function\.)?(name|arguments)")
+_PART_FIELD = re.compile(r"contents\.(\d{1,9})\.message_content\.(type|text)")
+
+
+def _indexed_fields(attrs: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
+    """{n: {field: value}} of the attributes <prefix><n>.<field> (`message.` dropped)."""
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        if key.startswith(prefix):
+            match = _INDEXED_KEY.fullmatch(key, len(prefix))
+            if match:
+                found.setdefault(int(match[1]), {})[match[2]] = value
+    return found
+
+
+def _indexed_message(fields: dict[str, Any]) -> dict[str, Any]:
+    """One message of indexed attributes, in the OpenAI chat shape `message` reads."""
+    calls: dict[int, dict[str, Any]] = {}
+    parts: dict[int, dict[str, Any]] = {}
+    for field, value in fields.items():
+        call = _CALL_FIELD.fullmatch(field)
+        if call:
+            calls.setdefault(int(call[1]), {})[call[2]] = value
+            continue
+        part = _PART_FIELD.fullmatch(field)
+        if part:
+            parts.setdefault(int(part[1]), {})[part[2]] = value
+    content = fields.get("content")
+    if content is None and parts:
+        content = [parts[n] for n in sorted(parts)]
+    raw: dict[str, Any] = {"role": fields.get("role"), "content": content}
+    if calls:
+        raw["tool_calls"] = [calls[n] for n in sorted(calls)]
+    return raw
+
+
+def _indexed(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | None:
+    fields = _indexed_fields(attrs, prefix)
+    return [_indexed_message(fields[n]) for n in sorted(fields)] if fields else None
+
+
+def _any_agent_output(attrs: dict[str, Any]) -> Any:
+    """any-agent's gen_ai.output: text, or JSON (a list of tool requests, a structured answer)."""
+    output = attrs.get("gen_ai.output")
+    if output is not None and attrs.get("gen_ai.output.type") == "text":
+        return [{"role": "assistant", "content": output}]
+    return output
+
+
+def _span_messages(attrs: dict[str, Any], builder: Builder) -> list[Message] | None:
+    """A model span's conversation: GenAI JSON message attributes (and the system
+    instructions), else the indexed attributes; None when the span records none."""
+    inputs = attrs.get("gen_ai.input.messages")
+    outputs = attrs.get("gen_ai.output.messages")
+    if outputs is None:
+        outputs = _any_agent_output(attrs)
+    for input_prefix, output_prefix in _INDEXED:
+        if inputs is None and outputs is None:
+            inputs, outputs = _indexed(attrs, input_prefix), _indexed(attrs, output_prefix)
+    return conversation(inputs, outputs, builder, attrs.get("gen_ai.system_instructions"))
 
 
 # Tool calls a model asked for, recorded on its LLM span (OpenInference, OpenLLMetry).

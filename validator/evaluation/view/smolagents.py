@@ -33,6 +33,10 @@ when both are epoch seconds or both date-times; the runner writes `start_time` a
 seconds and `end_time` as a local date-time without zone, whose offset from UTC is unknown:
 then the steps' own times give the duration, else it is null (noted as unread `time`).
 
+Messages: a memory step's `model_input_messages`, then its `model_output_message` (else
+`llm_output`); a line written as chat messages gives its one model call (the run's
+totals) the whole conversation.
+
 Unread: steps whose repr text does not parse, steps of other kinds, tool call texts that do
 not parse, tool responses that answer no call and are not errors, mixed-clock times.
 """
@@ -55,6 +59,7 @@ from .building import (
     as_number,
     elapsed_ms,
     first_number,
+    first_present,
     not_an_object,
     one_of,
     openai_call,
@@ -63,6 +68,7 @@ from .building import (
     summary,
     time_ns,
 )
+from .messages import conversation
 from .pyrepr import ARGS_KEY, CLASS_KEY, balanced_prefix, read_repr
 
 _LINE_KEYS = ("token_counts", "agent_action_type", "true_answer", "prediction", "answer")
@@ -141,6 +147,7 @@ class _Reader:
         self.step_tokens = False
         self.starts: list[int] = []
         self.ends: list[int] = []
+        self.said: list[Any] = []  # the messages of a line written as chat messages
 
     # ----------------------------------------------------------------- chat messages
 
@@ -248,8 +255,13 @@ class _Reader:
             out = as_number(step.get("output_token_count"))
         self.step_tokens = self.step_tokens or inp is not None or out is not None
         self.step_llm_calls += 1
+        output = first_present(step, ("model_output_message", "llm_output", "model_output"))
         self.builder.llm(
-            order_key(start, index), model=self.model, input_tokens=inp, output_tokens=out
+            order_key(start, index),
+            model=self.model,
+            input_tokens=inp,
+            output_tokens=out,
+            messages=conversation(step.get("model_input_messages"), output, self.builder),
         )
 
     def _step_error(self, error: Any, where: str) -> bool:
@@ -279,6 +291,7 @@ def _read_steps(trace: dict[str, Any], reader: _Reader) -> None:
                 continue
             reader.memory_step(value, index, where)
         elif isinstance(step, dict) and "role" in step:
+            reader.said.append(step)
             text = _text(step)
             role = step.get("role")
             if role == "tool-call" and text is not None:
@@ -296,13 +309,17 @@ def _token_totals(trace: dict[str, Any], reader: _Reader) -> None:
     counts = trace.get("token_counts")
     if not isinstance(counts, dict) or reader.step_tokens:
         return
-    reader.builder.llms.clear()  # steps without usage: the totals stand for the run
+    # Steps without usage: the totals stand for the run, and so does its conversation.
+    said = [m for _, call in reader.builder.llms for m in call.get("messages", ())]
+    said.extend(conversation(reader.said, None, reader.builder) or ())
+    reader.builder.llms.clear()
     reader.builder.llm(
         order_key(None, 0),
         model=reader.model,
         input_tokens=first_number(counts, ("input_tokens", "input")),
         output_tokens=first_number(counts, ("output_tokens", "output")),
         total_tokens=first_number(counts, ("total_tokens", "total")),
+        messages=said or None,
     )
 
 
