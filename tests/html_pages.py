@@ -4,7 +4,9 @@ a mixed suite run through the command line, and a report whose every text is hos
 from __future__ import annotations
 
 import copy
+import json
 import shutil
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +209,41 @@ def write_hostile_page(folder: Path) -> Path:
     with open(page, "w", encoding="utf-8", newline="\n") as handle:
         handle.writelines(chunks(hostile_report()))
     return page
+
+
+# --------------------------------------------------------------------------------------------
+# The page's data (validator/report/html_data.py), read as the page's script reads it
+
+
+def page_data(page: Any) -> dict[str, Any]:
+    """The JSON block of a page (lxml) as the script parses it."""
+    [block] = page.xpath("//script[@id='data']")
+    assert block.get("type") == "application/json"
+    data: dict[str, Any] = json.loads(block.text)
+    return data
+
+
+def tree_html(node: Any) -> str:
+    """A tree of the data as HTML (what the script builds with createElement)."""
+    if isinstance(node, str):
+        return escape(node, quote=False)
+    tag, *classes = node[0].split(".")
+    attrs = node[1] if len(node) > 1 and isinstance(node[1], dict) else {}
+    children = node[2:] if attrs else node[1:]
+    shown = (f' class="{" ".join(classes)}"' if classes else "") + "".join(
+        f' {k}="{escape(str(v))}"' for k, v in attrs.items()
+    )
+    return f"<{tag}{shown}>{''.join(tree_html(c) for c in children)}</{tag}>"
+
+
+def data_case(page: Any, case_id: str) -> list[Any]:
+    found = [c for c in page_data(page)["cases"] if c[0] == case_id]
+    assert len(found) == 1, case_id
+    return found[0]
+
+
+def data_panel(page: Any, case_id: str) -> Any:
+    """A case's panel as the page builds it, as lxml reads it."""
+    from lxml import html as lxml_html
+
+    return lxml_html.fragment_fromstring(tree_html(data_case(page, case_id)[9]))

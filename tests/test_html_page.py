@@ -21,6 +21,9 @@ from conftest import GOOD_CASE, Workspace, good_trace
 from html_pages import (
     HOSTILE,
     SHOWN,
+    data_case,
+    data_panel,
+    page_data,
     hostile_report,
     mixed_suite,
     with_baseline,
@@ -38,6 +41,7 @@ from validator.report.html_case import MAX_LISTED_RUNS
 from validator.report.html_trace import BARS, FULL, PASSING_BUDGET, SUMMARY, passing_level
 
 Page = lxml_html.HtmlElement
+SKIPS = ("#cases", "#details")  # the skip links
 
 
 def _page(ws: Workspace) -> Page:
@@ -45,7 +49,13 @@ def _page(ws: Workspace) -> Page:
 
 
 def _panel(page: Page, case_id: str) -> Page:
-    found = page.xpath("//details[@id=$id]", id=f"case={case_id}")
+    """A case's panel as the page's script builds it from the page's data."""
+    return data_panel(page, case_id)
+
+
+def _static(page: Page, case_id: str) -> Page:
+    """A case's part of the page without JavaScript (<noscript>)."""
+    found = page.xpath("//noscript//details[@id=$id]", id=f"case={case_id}")
     assert len(found) == 1, case_id
     return found[0]
 
@@ -67,17 +77,29 @@ def mixed(ws: Workspace) -> Workspace:
 
 def test_without_javascript_every_case_and_every_failure_is_on_the_page(mixed: Workspace) -> None:
     page = _page(mixed)
-    rows = page.xpath("//table[@id='case-table']/tbody/tr")
-    shown = [r.xpath("./td[1]")[0].text_content() for r in rows]
     rank = {"error": 0, "fail": 1, "not_run": 2, "pass": 3}
     statuses = {c["case_id"]: c["status"] for c in mixed.report()["cases"]}
     ids = sorted(sorted(statuses), key=lambda i: rank[statuses[i]])  # failures first
-    assert shown == ids and shown[-1] == "passes"
-    panels = page.xpath("//details[contains(@class, 'case')]")
-    assert [p.get("id") for p in panels] == [f"case={i}" for i in ids]
-    opened = [p.get("id")[5:] for p in panels if p.get("open") is not None]
-    assert opened == ids[:-1], "all but passes"
+    # Without JavaScript (<noscript>): every case that did not pass, with its failed checks.
+    rows = page.xpath("//noscript//table[@id='case-table']/tbody/tr")
+    shown = [r.xpath("./td[1]")[0].text_content() for r in rows]
+    assert shown == ids[:-1] and "passes" not in shown
     report = mixed.report()
+    for case in report["cases"]:
+        if case["status"] == "pass":
+            continue
+        text = _static(page, case["case_id"]).text_content()
+        for failed in case["failed_checks"]:
+            assert failed["message"] in text
+        if case["reason"]:
+            assert case["reason"] in text
+    assert "verdict-allowed" in _static(page, "repeated").text_content(), "failed in run 2"
+    # With it, the data has every case, failures first; panels of cases that did not pass
+    # open.
+    data = page_data(page)
+    assert [c[0] for c in data["cases"]] == ids and ids[-1] == "passes"
+    opened = [i for i in ids if _panel(page, i).get("open") is not None]
+    assert opened == ids[:-1], "all but passes"
     for case in report["cases"]:
         text = _panel(page, case["case_id"]).text_content()
         for failed in case["failed_checks"]:
@@ -377,8 +399,11 @@ def test_the_page_script_is_the_body_load_handler_and_the_only_code(mixed: Works
 def test_hostile_text_stays_text_in_every_field(tmp_path: Path) -> None:
     raw = write_hostile_page(tmp_path).read_text("utf-8")  # written at all: no lone surrogate
     page = lxml_html.fromstring(raw)
+    # The one <script> element is the data, never run, and no text can end it early.
+    [data] = page.xpath("//script")
+    assert data.get("type") == "application/json" and "<" not in data.text
+    assert data_case(page, SHOWN)[0] == SHOWN
     for tag in (
-        "script",
         "img",
         "iframe",
         "object",
@@ -391,11 +416,12 @@ def test_hostile_text_stays_text_in_every_field(tmp_path: Path) -> None:
         assert page.xpath(f"//{tag}") == [], tag
     handlers = [(e.tag, a) for e in page.iter() for a in e.attrib if a.lower().startswith("on")]
     assert handlers == [("body", "onload")]
-    for element in page.iter():
+    built = [data_panel(page, SHOWN), data_panel(page, SHOWN + "single")]
+    for element in [e for root in [page, *built] for e in root.iter()]:
         for name in ("href", "src", "action", "formaction", "style"):
             value = element.get(name)
             if value is not None and name == "href":
-                assert value.startswith(("#case=", "#check=")) or value == "#cases", value
+                assert value.startswith(("#case=", "#check=")) or value in SKIPS, value
             elif value is not None and name == "style":
                 assert re.fullmatch(r"left:[\d.]+%;width:[\d.]+%", value), value
             else:

@@ -21,15 +21,26 @@ schema is unchanged.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from .document import Report
 from .html_assets import CSP, SCRIPT, STYLE
-from .html_case import STATUS_WORD, Context, badge, panel, status_class, status_word
-from .html_text import attr, data_list, fragment, num, opt, pct, sort_value, text
+from .html_case import (
+    STATUS_WORD,
+    Context,
+    badge,
+    failed_checks,
+    panel,
+    status_class,
+    status_word,
+)
+from .html_data import cell_value, dumps, tree
+from .html_text import attr, fragment, num, opt, pct, sort_value, text
 from .html_trace import FULL, SHORTER, passing_level
 from .markdown import shown_change
+from ..display import one_line
 from .unread import headline as unread_headline
 
 MAX_VERDICT_BARS = 20
@@ -323,7 +334,7 @@ def _filters(multi_change: bool, total: int, verdicts: bool) -> str:
     return (
         '<h2 id="cases">Cases</h2>\n'
         '<form id="filters" hidden role="search" aria-label="Filter the cases">'
-        '<label>Case id<input type="search" name="q" placeholder="part of a case id"'
+        '<label>Search<input type="search" name="q" placeholder="id, tag, check, message, answer"'
         ' autocomplete="off" spellcheck="false"></label>'
         f'<label>Status<select name="status"><option value="">all</option>{statuses}'
         "</select></label>"
@@ -339,8 +350,9 @@ def _filters(multi_change: bool, total: int, verdicts: bool) -> str:
     )
 
 
-def _table_head(multi: bool, compared: bool, verdicts: bool) -> str:
-    columns = [
+def columns(multi: bool, compared: bool, verdicts: bool) -> list[tuple[str, str]]:
+    """The case table's columns: (sort key, heading)."""
+    return [
         ("case", "Case"),
         ("status", "Status"),
         *([("runs", "Runs")] if multi else []),
@@ -352,8 +364,11 @@ def _table_head(multi: bool, compared: bool, verdicts: bool) -> str:
         ("failed", "Failed checks"),
         *([("change", "Baseline")] if compared else []),
     ]
+
+
+def _table_head(cols: list[tuple[str, str]]) -> str:
     cells = "".join(
-        f'<th scope="col" data-key="{key}" aria-sort="none">{label}</th>' for key, label in columns
+        f'<th scope="col" data-key="{key}" aria-sort="none">{label}</th>' for key, label in cols
     )
     return f'<div class="scroll"><table id="case-table"><thead><tr>{cells}</tr></thead><tbody>\n'
 
@@ -414,8 +429,6 @@ def _row(
     return (
         f'<tr data-status="{attr(status)}"'
         f' data-verdict="{"—" if row.get("verdict") is None else attr(row["verdict"])}"'
-        + (f" data-tags={data_list(row['tags'])}" if row.get("tags") else "")
-        + (f" data-checks={data_list(failed)}" if failed else "")
         + (f' data-change="{kind}"' if compared else "")
         + f">{''.join(cells)}</tr>\n"
     )
@@ -446,29 +459,115 @@ def failures_first(rows: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: _STATUS_RANK.get(status_class(row["status"]), 4))
 
 
+def _search_text(row: dict[str, Any]) -> str:
+    """What the search box looks in besides the answer: id, tags, check names, messages."""
+    parts = [row["case_id"], *(row.get("tags") or [])]
+    for item in [row, *row["runs"].get("items", [])]:
+        for check in [*(item.get("checks") or []), *(item.get("failed_checks") or [])]:
+            if isinstance(check, dict):
+                parts += [check.get("check"), check.get("message")]
+    if row.get("reason"):
+        parts.append(row["reason"])
+    return "\n".join(dict.fromkeys(one_line(p) for p in parts if p is not None))
+
+
+def _record(row: dict[str, Any], shape: Shape, extra: dict[str, Any] | None) -> list[Any]:
+    """One case as the page's data (see html_data.py)."""
+    change = shape.changes.get(str(row["case_id"]))
+    line = tree(_row(row, shape.multi, shape.compared, shape.changes, shape.verdicts))
+    cells = [c for c in line[1:] if isinstance(c, list)]
+    return [
+        one_line(row["case_id"]),
+        row["status"],
+        None if row.get("verdict") is None else one_line(row["verdict"]),
+        [one_line(t) for t in row.get("tags") or []],
+        [one_line(n) for n in _failed_names(row)],
+        (change[0] if change else "same") if shape.compared else "",
+        _search_text(row),
+        [cell_value(c) for c in cells],
+        line,
+        tree(panel(row, extra, shape.ctx, change[1] if change else None)),
+    ]
+
+
+def _static_failure(row: dict[str, Any]) -> str:
+    """A case that did not pass, for a reader without JavaScript: its reason and every
+    failed check of its runs, with the message."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in [row, *row["runs"].get("items", [])]:
+        for f in item.get("failed_checks") or []:
+            if isinstance(f, dict):
+                seen.setdefault((str(f.get("check")), str(f.get("message"))), f)
+    reason = f"<p>{text(row['reason'])}</p>" if row.get("reason") else ""
+    return (
+        f'<details class="case" open id="case={attr(row["case_id"])}">'
+        f"<summary>{badge(row['status'])} <b>{text(row['case_id'])}</b></summary>"
+        f'<div class="body">{reason}{failed_checks(list(seen.values()))}</div></details>\n'
+    )
+
+
+def _without_script(rows: list[dict[str, Any]], shape: Shape, cols: list[tuple[str, str]]) -> str:
+    """The cases that did not pass as plain HTML, inside <noscript>: a browser that runs the
+    script never parses it (the page's size in nodes stays that of the shown rows)."""
+    failing = [r for r in rows if r["status"] != "pass"]
+    return (
+        "<noscript>\n"
+        '<p class="note">Without JavaScript the page lists the cases that did not pass, with'
+        " their failed checks; report.json has every case.</p>\n"
+        + _table_head(cols)
+        + "".join(
+            _row(r, shape.multi, shape.compared, shape.changes, shape.verdicts) for r in failing
+        )
+        + "</tbody></table></div>\n"
+        + "".join(_static_failure(r) for r in failing)
+        + "</noscript>\n"
+    )
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What every row and panel of one page shares."""
+
+    multi: bool
+    compared: bool
+    verdicts: bool
+    changes: dict[str, tuple[str, str]]
+    ctx: Context
+
+
 def chunks(report: Report) -> Iterator[str]:
     comp = report.head.get("comparison") or None
-    changes = case_changes(comp)
-    multi = any(c["runs"]["total"] > 1 for c in report.rows)
     rows = failures_first(report.cases())
-    verdicts = has_verdicts(rows)
-    yield _head()
-    yield _overview(report, comp, multi, rows)
-    yield _filters(comp is not None, len(rows), verdicts)
-    yield _table_head(multi, comp is not None, verdicts)
-    for row in rows:
-        yield _row(row, multi, comp is not None, changes, verdicts)
-    yield "</tbody></table></div>\n"
-    yield '<h2 id="details">Case details</h2>\n'
     extras = report.extras
-    ctx = Context(extras is not None, _passing_level(extras))
-    if ctx.level in SHORTER:
-        yield f'<p class="note">{SHORTER[ctx.level]}</p>\n'
-    for row in rows:
-        extra = extras.get(row["case_id"]) if extras is not None else None
-        change = changes.get(str(row["case_id"]))
-        yield panel(row, extra, ctx, change[1] if change else None)
+    shape = Shape(
+        multi=any(c["runs"]["total"] > 1 for c in report.rows),
+        compared=comp is not None,
+        verdicts=has_verdicts(rows),
+        changes=case_changes(comp),
+        ctx=Context(extras is not None, _passing_level(extras)),
+    )
+    cols = columns(shape.multi, shape.compared, shape.verdicts)
+    yield _head()
+    yield _overview(report, comp, shape.multi, rows)
+    yield _filters(shape.compared, len(rows), shape.verdicts)
+    yield '<p class="skip"><a href="#details">Skip past the case table</a></p>\n'
+    yield '<div class="scroll" id="case-box" hidden></div>\n'
+    yield _without_script(rows, shape, cols)
+    yield '<h2 id="details">Case details</h2>\n'
+    if shape.ctx.level in SHORTER:
+        yield f'<p class="note">{SHORTER[shape.ctx.level]}</p>\n'
+    yield (
+        '<p id="hint" class="note" hidden>Open a case from the table (or press j and k for the'
+        " next and previous failing case) to see its checks, answer and calls here.</p>\n"
+        '<div id="panels"></div>\n'
+    )
     yield _unmatched(report.unmatched)
+    yield '<script type="application/json" id="data">'
+    yield '{"cols":' + dumps([list(c) for c in cols]) + ',"cases":['
+    for n, row in enumerate(rows):
+        extra = extras.get(row["case_id"]) if extras is not None else None
+        yield ("," if n else "") + dumps(_record(row, shape, extra))
+    yield "]}</script>\n"
     yield (
         '<p class="meta">One self-contained file: it fetches nothing and works offline.'
         " report.json has the same results for machines.</p>\n</main>\n</body>\n</html>\n"
