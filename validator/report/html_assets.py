@@ -153,6 +153,7 @@ figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: aut
   text-overflow: ellipsis; }
 #case-table tr.pad td { padding: 0; border: 0; }
 #case-table tr.on td { background: #ddf4ff; }
+#panels:not(:empty) { min-height: 85vh; }
 @media (max-width: 700px) {
   main { padding: 12px 10px 40px; }
   .scroll { overflow-x: auto; }
@@ -168,6 +169,7 @@ figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: aut
 }
 @media print {
   #filters, #shown, p.skip, button, #case-box, #hint { display: none !important; }
+  #panels:not(:empty) { min-height: 0; }
   details.case { content-visibility: visible; }
   .answer, pre { max-height: none; overflow: visible; }
   .scroll, table { overflow: visible; }
