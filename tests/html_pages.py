@@ -15,6 +15,7 @@ from conftest import GOOD_CASE, Workspace, good_trace, set_verdict
 from validator.display import one_line
 from validator.report.document import Report
 from validator.report.html import chunks
+from validator.report.html_data import unpacked
 
 # Every way a text could try to become markup, a link, a script, a line break or an encoding
 # error: tags, an attribute break-out, a javascript: URL, controls, U+2028/9, a bidi
@@ -219,7 +220,18 @@ def page_data(page: Any) -> dict[str, Any]:
     """The JSON block of a page (lxml) as the script parses it."""
     [block] = page.xpath("//script[@id='data']")
     assert block.get("type") == "application/json"
-    data: dict[str, Any] = json.loads(block.text)
+    data: dict[str, Any] = unpacked(block.text)
+    strings = data["strings"]
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, int):
+            return strings[node]
+        if isinstance(node, str):
+            return node
+        return [resolve(node[0]), *(c if isinstance(c, dict) else resolve(c) for c in node[1:])]
+
+    for case in data["cases"]:
+        case[8], case[9] = resolve(case[8]), resolve(case[9])
     return data
 
 

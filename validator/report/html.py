@@ -36,7 +36,7 @@ from .html_case import (
     status_class,
     status_word,
 )
-from .html_data import cell_value, dumps, tree
+from .html_data import Strings, cell_value, dumps, packed, tree
 from .html_text import attr, fragment, num, opt, pct, sort_value, text
 from .html_trace import FULL, SHORTER, passing_level
 from .markdown import shown_change
@@ -460,10 +460,11 @@ def failures_first(rows: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _search_text(row: dict[str, Any]) -> str:
-    """What the search box looks in besides the answer: id, tags, check names, messages."""
+    """What the search box looks in besides the answer: the id, tags, the failed checks'
+    names and messages, and the reason."""
     parts = [row["case_id"], *(row.get("tags") or [])]
     for item in [row, *row["runs"].get("items", [])]:
-        for check in [*(item.get("checks") or []), *(item.get("failed_checks") or [])]:
+        for check in item.get("failed_checks") or []:
             if isinstance(check, dict):
                 parts += [check.get("check"), check.get("message")]
     if row.get("reason"):
@@ -471,7 +472,9 @@ def _search_text(row: dict[str, Any]) -> str:
     return "\n".join(dict.fromkeys(one_line(p) for p in parts if p is not None))
 
 
-def _record(row: dict[str, Any], shape: Shape, extra: dict[str, Any] | None) -> list[Any]:
+def _record(
+    row: dict[str, Any], shape: Shape, extra: dict[str, Any] | None, strings: Strings
+) -> list[Any]:
     """One case as the page's data (see html_data.py)."""
     change = shape.changes.get(str(row["case_id"]))
     line = tree(_row(row, shape.multi, shape.compared, shape.changes, shape.verdicts))
@@ -485,8 +488,8 @@ def _record(row: dict[str, Any], shape: Shape, extra: dict[str, Any] | None) -> 
         (change[0] if change else "same") if shape.compared else "",
         _search_text(row),
         [cell_value(c) for c in cells],
-        line,
-        tree(panel(row, extra, shape.ctx, change[1] if change else None)),
+        strings.intern(line),
+        strings.intern(tree(panel(row, extra, shape.ctx, change[1] if change else None))),
     ]
 
 
@@ -535,6 +538,21 @@ class Shape:
     ctx: Context
 
 
+def _data(
+    rows: list[dict[str, Any]],
+    shape: Shape,
+    extras: dict[str, dict[str, Any]] | None,
+    cols: list[tuple[str, str]],
+) -> Iterator[str]:
+    """The page's data as JSON text, in pieces (see html_data.py)."""
+    yield '{"cols":' + dumps([list(c) for c in cols]) + ',"cases":['
+    strings = Strings()
+    for n, row in enumerate(rows):
+        extra = extras.get(row["case_id"]) if extras is not None else None
+        yield ("," if n else "") + dumps(_record(row, shape, extra, strings))
+    yield '],"strings":' + dumps(strings.table()) + "}"
+
+
 def chunks(report: Report) -> Iterator[str]:
     comp = report.head.get("comparison") or None
     rows = failures_first(report.cases())
@@ -562,12 +580,9 @@ def chunks(report: Report) -> Iterator[str]:
         '<div id="panels"></div>\n'
     )
     yield _unmatched(report.unmatched)
-    yield '<script type="application/json" id="data">'
-    yield '{"cols":' + dumps([list(c) for c in cols]) + ',"cases":['
-    for n, row in enumerate(rows):
-        extra = extras.get(row["case_id"]) if extras is not None else None
-        yield ("," if n else "") + dumps(_record(row, shape, extra))
-    yield "]}</script>\n"
+    yield '<script type="application/json" id="data">{"deflate":"'
+    yield from packed(_data(rows, shape, extras, cols))
+    yield '"}</script>\n'
     yield (
         '<p class="meta">One self-contained file: it fetches nothing and works offline.'
         " report.json has the same results for machines.</p>\n</main>\n</body>\n</html>\n"

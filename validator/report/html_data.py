@@ -12,62 +12,74 @@ Each case is one array (arrays, not objects: a key repeated ten thousand times c
 - `row` and `panel`: the case's table row and panel as a tree, built by the page with
   `document.createElement` and text nodes only: an element is `[selector, attributes?,
   ...children]`, its selector a tag name followed by `.class` parts, `attributes` an object
-  (optional), each child a text or an element.
+  (optional), each child a text or an element. A number, as a selector or a child, is an
+  index into the data's `strings` (Strings: what ten thousand panels repeat is written once).
 
 The trees come from the same renderers as the rest of the page (html_case.py,
 html_trace.py), whose output is already escaped: `tree` reads that HTML back into elements and
 texts (character references resolved: the page sets text, never markup). In the JSON, every
-`<` is written `\\u003c`, so no text can end the block.
+`<` is written `\\u003c`.
+
+The block holds that JSON compressed, in base64 (`{"deflate": "..."}`, see `packed`): a
+page of 3,000 cases repeats much (labels, check names, tool names, log lines), and the
+browser decompresses it natively (DecompressionStream) before it renders anything; base64
+has no character that could end the block.
 """
 
 from __future__ import annotations
 
+import base64
 import json
-from html.parser import HTMLParser
+import re
+import zlib
+from collections.abc import Iterable, Iterator
+from html import unescape
 from typing import Any
 
 VOID = frozenset({"br", "hr", "wbr", "img", "input", "meta", "link"})
 
 
-class _TreeBuilder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root: list[Any] = ["root"]
-        self.stack: list[list[Any]] = [self.root]
+# Our renderers' markup only: tags with double- or single-quoted attribute values, text
+# with every `<` escaped (html_text.py), no comments.
+_TOKEN = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[^\s=>]+(?:=\"[^\"]*\"|='[^']*')?)*)\s*/?>|([^<]+)")
+_ATTR = re.compile(r"([^\s=]+)(?:=\"([^\"]*)\"|='([^']*)')?")
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        selector = tag
-        extra: dict[str, str] = {}
-        for name, value in attrs:
-            if name == "class":
-                selector += "".join(f".{c}" for c in (value or "").split())
-            else:
-                extra[name] = value if value is not None else ""
-        node: list[Any] = [selector, extra] if extra else [selector]
-        self.stack[-1].append(node)
-        if tag not in VOID:
-            self.stack.append(node)
 
-    def handle_endtag(self, tag: str) -> None:
-        for depth in range(len(self.stack) - 1, 0, -1):
-            if self.stack[depth][0].split(".", 1)[0] == tag:
-                del self.stack[depth:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        parent = self.stack[-1]
-        if len(parent) > 1 and isinstance(parent[-1], str):
-            parent[-1] += data
+def _open(tag: str, raw: str) -> list[Any]:
+    selector = tag
+    attrs: dict[str, str] = {}
+    for name, double, single in _ATTR.findall(raw):
+        value = unescape(double or single)
+        if name == "class":
+            selector += "".join(f".{c}" for c in value.split())
         else:
-            parent.append(data)
+            attrs[name] = value
+    return [selector, attrs] if attrs else [selector]
 
 
 def tree(html: str) -> Any:
     """The one element of an HTML fragment (our own, escaped markup) as a tree."""
-    builder = _TreeBuilder()
-    builder.feed(html)
-    builder.close()
-    nodes = [n for n in builder.root[1:] if not (isinstance(n, str) and not n.strip())]
+    root: list[Any] = ["div"]
+    stack = [root]
+    for closing, tag, raw, data in _TOKEN.findall(html):
+        if data:
+            parent = stack[-1]
+            data = unescape(data)
+            if len(parent) > 1 and isinstance(parent[-1], str):
+                parent[-1] += data
+            else:
+                parent.append(data)
+        elif closing:
+            for depth in range(len(stack) - 1, 0, -1):
+                if stack[depth][0].split(".", 1)[0] == tag:
+                    del stack[depth:]
+                    break
+        else:
+            node = _open(tag, raw)
+            stack[-1].append(node)
+            if tag not in VOID:
+                stack.append(node)
+    nodes = [n for n in root[1:] if not (isinstance(n, str) and not n.strip())]
     return nodes[0] if len(nodes) == 1 else ["div", *nodes]
 
 
@@ -95,11 +107,55 @@ def cell_value(cell: list[Any]) -> float | str | None:
     return None if shown in ("", "—") else shown
 
 
+class Strings:
+    """The page's string table: selectors, and texts up to SHORT characters, are written once
+    (at the end of the data, `strings`) and named by their index everywhere else: ten
+    thousand panels repeat the same check names, labels and classes."""
+
+    SHORT = 80
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def _id(self, text: str) -> int:
+        found = self.index.get(text)
+        if found is None:
+            found = self.index[text] = len(self.index)
+        return found
+
+    def intern(self, node: Any) -> Any:
+        """A tree with its selectors and short texts replaced by their index."""
+        if isinstance(node, str):
+            return self._id(node) if len(node) <= self.SHORT else node
+        out: list[Any] = [self._id(node[0])]
+        for child in node[1:]:
+            out.append(child if isinstance(child, dict) else self.intern(child))
+        return out
+
+    def table(self) -> list[str]:
+        return list(self.index)
+
+
 def dumps(data: Any) -> str:
     """JSON safe as the content of a <script> element (and unchanged by JSON.parse)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.replace("<", "\\u003c")
 
 
-def block(data: Any) -> str:
-    return f'<script type="application/json" id="data">{dumps(data)}</script>\n'
+def packed(pieces: Iterable[str], level: int = 6) -> Iterator[str]:
+    """JSON text, compressed (zlib, which the browser's DecompressionStream('deflate')
+    reads) and in base64, in pieces. The same text always gives the same bytes."""
+    zipper = zlib.compressobj(level)
+    pending = b""
+    for piece in pieces:
+        pending += zipper.compress(piece.encode("utf-8"))
+        whole = len(pending) - len(pending) % 3
+        if whole >= 3 << 14:
+            yield base64.b64encode(pending[:whole]).decode("ascii")
+            pending = pending[whole:]
+    yield base64.b64encode(pending + zipper.flush()).decode("ascii")
+
+
+def unpacked(text: str) -> Any:
+    """The data of a page's JSON block (what the page's script decodes)."""
+    return json.loads(zlib.decompress(base64.b64decode(json.loads(text)["deflate"])))

@@ -1,6 +1,7 @@
 """report.html's script, as text (html_assets.py allows exactly it, by its hash).
 
-It reads the results from the page's one JSON block (html_data.py) and renders from them:
+It reads the results from the page's one JSON block (html_data.py: compressed, which the
+browser's DecompressionStream reads) and renders from them:
 
 - the case table, virtualized: only the rows in view, plus MARGIN rows above and below, are
   in the document; the rest of the table's height is two spacer rows (class `pad`);
@@ -21,7 +22,7 @@ attribute) and of the text `url(` (tests/test_outputs.py looks for CSS fetches w
 
 from __future__ import annotations
 
-SCRIPT = r"""(() => {
+SCRIPT = r"""(async () => {
 'use strict';
 const form = document.getElementById('filters');
 const box = document.getElementById('case-box');
@@ -29,7 +30,11 @@ const holder = document.getElementById('panels');
 const hint = document.getElementById('hint');
 const source = document.getElementById('data');
 if (!form || !box || !holder || !source) return;
-const data = JSON.parse(source.textContent);
+const packed = atob(JSON.parse(source.textContent).deflate);
+const bytes = new Uint8Array(packed.length);
+for (let i = 0; i < packed.length; i += 1) bytes[i] = packed.charCodeAt(i);
+const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+const data = JSON.parse(await new Response(inflated).text());
 const FILTERS = ['status', 'tag', 'verdict', 'check', 'change', 'q'];
 const KEYS = FILTERS.concat(['sort', 'case', 'run']);
 const MARGIN = 15;
@@ -44,10 +49,12 @@ const ATTRS = new Set(['id', 'title', 'open', 'scope', 'colspan', 'rowspan', 'la
 const STYLE = /^left:[0-9.]+%;width:[0-9.]+%$/;
 
 // A tree of the data as elements: [selector, attributes?, ...children]; texts as text nodes.
+const S = Array.isArray(data.strings) ? data.strings : [];
+const str = (v) => (typeof v === 'number' ? String(S[v]) : v);
 const build = (node) => {
-  if (typeof node === 'string') return document.createTextNode(node);
-  if (!Array.isArray(node) || typeof node[0] !== 'string') return document.createTextNode('');
-  const parts = node[0].split('.');
+  if (typeof node === 'string' || typeof node === 'number') return document.createTextNode(str(node));
+  if (!Array.isArray(node)) return document.createTextNode('');
+  const parts = String(str(node[0])).split('.');
   const el = document.createElement(TAGS.has(parts[0]) ? parts[0] : 'span');
   if (parts.length > 1) el.className = parts.slice(1).join(' ');
   let i = 1;
@@ -65,9 +72,9 @@ const build = (node) => {
   return el;
 };
 const answerText = (node, inside, out) => {
-  if (typeof node === 'string') { if (inside) out.push(node); return; }
+  if (typeof node === 'string' || typeof node === 'number') { if (inside) out.push(str(node)); return; }
   if (!Array.isArray(node)) return;
-  const here = inside || (typeof node[0] === 'string' && node[0].includes('.answer'));
+  const here = inside || String(str(node[0])).includes('.answer');
   for (const child of node) if (child !== node[0]) answerText(child, here, out);
 };
 const cases = data.cases.map((c, index) => {
