@@ -76,6 +76,13 @@ def _open(browser: Any, page: Path, fragment: str = "") -> None:
         time.sleep(0.02)
 
 
+def _wait_for(condition: Any, what: str, seconds: float = 5) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
 def _severe(browser: Any) -> list[str]:
     return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -151,7 +158,7 @@ def test_searching_by_case_id(browser: Any, pages: dict[str, Path]) -> None:
     search = browser.find_element("css selector", "#filters input[type=search]")
     search.send_keys("MYSQL-S")
     assert _visible(browser) == ["mysql-slow"], "case-insensitive part of an id"
-    assert _fragment(browser) == {"q": "MYSQL-S"}
+    _wait_for(lambda: _fragment(browser) == {"q": "MYSQL-S"}, "the URL follows once typing pauses")
     assert browser.find_element("id", "shown").text == "1 of 6 cases match the filters."
     assert _panel(browser, "fails") is None, "panels follow the filters"
     assert _panel(browser, "mysql-slow").is_displayed(), "a few matches: their panels are built"

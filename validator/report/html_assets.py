@@ -149,8 +149,7 @@ figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: aut
 #case-box { max-height: 70vh; overflow: auto; border: 1px solid var(--line); margin: 8px 0; }
 #case-box[hidden] { display: none; }
 #case-box #case-table { margin: 0; border-style: hidden; }
-#case-box #case-table td { white-space: nowrap; max-width: 24em; overflow: hidden;
-  text-overflow: ellipsis; }
+#case-box #case-table td { white-space: nowrap; }
 #case-table tr.pad td { padding: 0; border: 0; }
 #case-table tr.on td { background: #ddf4ff; }
 #panels:not(:empty) { min-height: 85vh; }

@@ -37,7 +37,7 @@ const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(
 const data = JSON.parse(await new Response(inflated).text());
 const FILTERS = ['status', 'tag', 'verdict', 'check', 'change', 'q'];
 const KEYS = FILTERS.concat(['sort', 'case', 'run']);
-const MARGIN = 15;
+const MARGIN = 6;
 const MAX_MATCHED = 20;
 const TAGS = new Set(['a', 'b', 'blockquote', 'br', 'code', 'dd', 'del', 'details', 'div',
   'dl', 'dt', 'em', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'li', 'mark', 'ol', 'p', 'pre', 's',
@@ -272,6 +272,7 @@ const openCase = (scroll) => {
 };
 
 const apply = (scroll) => {
+  clearTimeout(pending);
   for (const name of FILTERS) {
     const el = form.elements[name];
     if (!el) continue;
@@ -287,11 +288,16 @@ const apply = (scroll) => {
 
 form.addEventListener('submit', (e) => e.preventDefault());
 // 'input' as one types; 'change' too, which is all some ways of picking an option send.
+// The search box writes the URL once typing pauses (each write costs the browser a
+// navigation entry's update).
+let pending = 0;
 const changed = (e) => {
   const el = e.target;
   if (!FILTERS.includes(el.name) || state[el.name] === el.value) return;
   state[el.name] = el.value;
-  write(false);
+  clearTimeout(pending);
+  if (el.name === 'q') pending = setTimeout(() => write(false), 250);
+  else write(false);
   filter(el.name !== 'q');
 };
 form.addEventListener('input', changed);
@@ -379,4 +385,5 @@ form.hidden = false;
 read();
 apply(Boolean(state.case));
 document.documentElement.dataset.ready = 'yes';
+performance.mark('report-ready');
 })()"""
