@@ -8,6 +8,9 @@ text in every field runs nothing and shows as written.
 
 from __future__ import annotations
 
+import base64
+import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -321,3 +324,62 @@ def test_a_failures_by_check_row_filters_the_cases(browser: Any, pages: dict[str
     time.sleep(0.1)
     assert _visible(browser) == shown
     assert _severe(browser) == []
+
+
+def test_j_and_k_walk_the_failing_cases_and_a_skip_link_passes_the_table(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, pages["mixed"])
+    body = browser.find_element("tag name", "body")
+    opened = []
+    for key in "jjjjjkk":
+        body.send_keys(key)
+        case = _fragment(browser).get("case", "")
+        opened.append(case)
+        assert _panel(browser, case).get_attribute("open") is not None
+    # Errors and failures in the table's order (failures first); `missing` was not run.
+    assert opened == ["broken", "fails", "mysql-slow", "repeated", "repeated", "mysql-slow", "fails"]
+    assert _panel(browser, "fails").is_displayed()
+    row = browser.execute_script("return document.querySelector('#case-table tr.on td').textContent")
+    assert row == "fails", "the opened case's row is marked"
+    # Typing j in the search box searches; it does not move.
+    search = browser.find_element("css selector", "#filters input[type=search]")
+    search.send_keys("j", Keys.BACK_SPACE)
+    assert _fragment(browser).get("case") == "fails"
+    skips = browser.execute_script(
+        "return Array.from(document.querySelectorAll('p.skip a'), (a) => a.getAttribute('href'));"
+    )
+    assert skips == ["#cases", "#details"]
+    position = browser.execute_script(
+        "const a = document.querySelector('a[href=\\u0027#details\\u0027]');"
+        "return a.compareDocumentPosition(document.getElementById('case-table'));"
+    )
+    assert position & 4, "the skip link comes before the table (DOCUMENT_POSITION_FOLLOWING)"
+    assert _severe(browser) == []
+
+
+@pytest.mark.skipif(
+    shutil.which("pdftotext") is None,
+    reason="needs pdftotext (Debian package 'poppler-utils'); .ci/run installs it",
+)
+def test_the_printed_page_holds_every_failing_case_expanded(
+    browser: Any, pages: dict[str, Path], tmp_path: Path
+) -> None:
+    _open(browser, pages["mixed"], "#status=pass")  # what is filtered out is printed too
+    pdf = browser.execute_cdp_cmd("Page.printToPDF", {"printBackground": False})
+    target = tmp_path / "report.pdf"
+    target.write_bytes(base64.b64decode(pdf["data"]))
+    done = subprocess.run(
+        ["pdftotext", "-layout", str(target), "-"], capture_output=True, text=True, check=True
+    )
+    text = " ".join(done.stdout.split())
+    packed = "".join(text.split())  # the PDF's text breaks lines and spaces marks its own way
+    answer = "The **SLOW query** is caused by a missing index; drop table orders."
+    assert "".join(answer.split()) in packed, "a failing case's answer"
+    assert '{"q":"mysql_slow_log"}' in packed, "a failing run's tool arguments"
+    assert "Failures by check" in text and "Clear filters" not in text, "no controls"
+    assert "Why is passes slow?" not in text, "passing cases are not printed"
+    # Printing is over: the page is back to what it showed.
+    assert _panel(browser, "fails") is None or not _panel(browser, "fails").is_displayed()
