@@ -31,8 +31,8 @@ main { max-width: 1240px; margin: 0 auto; padding: 20px 24px 60px; }
 h1 { font-size: 1.6em; margin: 0 0 2px; }
 h2 { font-size: 1.25em; border-bottom: 1px solid var(--line); padding-bottom: .2em;
   margin-top: 1.6em; clear: both; }
-h4 { font-size: 1em; margin: 14px 0 4px; }
-h5 { font-size: .95em; margin: 10px 0 2px; color: var(--muted); }
+h3 { font-size: 1em; margin: 14px 0 4px; }
+h4 { font-size: .95em; margin: 10px 0 2px; color: var(--muted); }
 p.meta { color: var(--muted); margin: 0 0 12px; }
 ul.tiles { list-style: none; padding: 0; margin: 12px 0; display: flex; flex-wrap: wrap; gap: 10px; }
 ul.tiles li { border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px;
@@ -141,7 +141,7 @@ a.cell.on { box-shadow: 0 0 0 2px var(--accent); background: #ddf4ff; }
 a.cell small { display: block; color: var(--muted); overflow: hidden; text-overflow: ellipsis;
   white-space: nowrap; }
 section.run { border-top: 1px dashed var(--line); margin-top: 10px; }
-section.run > h4 { margin-top: 8px; }
+section.run > h3 { margin-top: 8px; }
 p.skip { margin: 0; } p.skip a { position: absolute; left: -9999px; }
 p.skip a:focus { position: static; }
 figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: auto; }

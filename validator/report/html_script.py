@@ -44,7 +44,7 @@ const TAGS = new Set(['a', 'b', 'blockquote', 'br', 'code', 'dd', 'del', 'detail
   'section', 'small', 'span', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'th',
   'thead', 'tr', 'ul']);
 const ATTRS = new Set(['id', 'title', 'open', 'scope', 'colspan', 'rowspan', 'lang',
-  'data-run', 'data-rep', 'data-status', 'data-verdict', 'data-change', 'data-show',
+  'tabindex', 'data-run', 'data-rep', 'data-status', 'data-verdict', 'data-change',
   'aria-label']);
 const STYLE = /^left:[0-9.]+%;width:[0-9.]+%$/;
 

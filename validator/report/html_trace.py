@@ -75,7 +75,7 @@ def passing_level(passing: Iterable[dict[str, Any]]) -> str:
 def answer(extra: dict[str, Any], limit: int = ANSWER_LIMIT) -> str:
     full = extra.get("answer")
     if not isinstance(full, str):
-        return '<h4>Answer</h4><p class="none">The trace has no final answer.</p>'
+        return '<h3>Answer</h3><p class="none">The trace has no final answer.</p>'
     shown = full[:limit]
     length = extra.get("answer_length")
     length = length if isinstance(length, int) and length > len(shown) else len(shown)
@@ -84,7 +84,7 @@ def answer(extra: dict[str, Any], limit: int = ANSWER_LIMIT) -> str:
         if length > len(shown)
         else ""
     )
-    return f'<h4>Answer</h4><div class="answer">{marked(shown, extra.get("marks"))}</div>{note}'
+    return f'<h3>Answer</h3><div class="answer" tabindex="0">{marked(shown, extra.get("marks"))}</div>{note}'
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,7 +128,7 @@ def _io(title: str, value: Any, length: Any) -> str:
         return ""
     full = length if isinstance(length, int) and length > len(value) else len(value)
     shown = f", the first {num(len(value))} shown" if full > len(value) else ""
-    return f"<p>{title} ({num(full)} characters{shown})</p><pre>{block(value)}</pre>"
+    return f'<p>{title} ({num(full)} characters{shown})</p><pre tabindex="0">{block(value)}</pre>'
 
 
 def _tool_row(call: dict[str, Any], track: str, level: str) -> str:
@@ -180,7 +180,7 @@ def _lane(
     total = total if isinstance(total, int) and total > len(calls) else len(calls)
     if total > len(calls):
         rows.append(f'<li class="more">and {num(total - len(calls))} more, not drawn</li>')
-    return f'<h5>{title} ({num(total)})</h5><ol class="lane">{"".join(rows)}</ol>'
+    return f'<h4>{title} ({num(total)})</h4><ol class="lane">{"".join(rows)}</ol>'
 
 
 def _calls(extra: dict[str, Any], key: str) -> list[dict[str, Any]]:
@@ -198,7 +198,7 @@ def _summary_line(extra: dict[str, Any]) -> str:
         tokens = sum(c.get("total_tokens") or 0 for c in llms)
         parts.append(f"{num(len(llms))} model calls, {num(tokens)} tokens")
     parts.append(f"{num(_span(extra, tools, llms), ' ms')} in all")
-    return f'<h4>Calls</h4><p class="calls">{"; ".join(parts)}.</p>'
+    return f'<h3>Calls</h3><p class="calls">{"; ".join(parts)}.</p>'
 
 
 def timeline(extra: dict[str, Any], level: str = FULL) -> str:
@@ -206,7 +206,7 @@ def timeline(extra: dict[str, Any], level: str = FULL) -> str:
     at level FULL), or, at level SUMMARY, one line."""
     tools, llms = _calls(extra, "tool_calls"), _calls(extra, "llm_calls")
     if not tools and not llms:
-        return '<h4>Timeline</h4><p class="none">The trace records no tool or model calls.</p>'
+        return '<h3>Timeline</h3><p class="none">The trace records no tool or model calls.</p>'
     if level == SUMMARY:
         return _summary_line(extra)
     span = _span(extra, tools, llms)
@@ -221,7 +221,7 @@ def timeline(extra: dict[str, Any], level: str = FULL) -> str:
         lanes += _lane("Tool calls", tools, extra.get("tool_call_total"), span, False, level)
     if llms:
         lanes += _lane("Model calls", llms, extra.get("llm_call_total"), span, True, level)
-    return f'<h4>Timeline</h4>{SEQUENTIAL}<div class="tl">{axis}{lanes}</div>'
+    return f'<h3>Timeline</h3>{SEQUENTIAL}<div class="tl">{axis}{lanes}</div>'
 
 
 def trace_parts(extra: dict[str, Any] | None, status: Any, collected: bool, level: str) -> str:
@@ -240,5 +240,5 @@ def trace_parts(extra: dict[str, Any] | None, status: Any, collected: bool, leve
         return f'<p class="none">{text(extra["unreadable"])}</p>'
     level = level if status == "pass" else FULL
     errors = "".join(f"<li>{text(e)}</li>" for e in extra.get("errors") or [] if isinstance(e, str))
-    errors = f'<h4>Errors the trace records</h4><ul class="errs">{errors}</ul>' if errors else ""
+    errors = f'<h3>Errors the trace records</h3><ul class="errs">{errors}</ul>' if errors else ""
     return answer(extra, ANSWER_CLIP[level]) + timeline(extra, level) + errors
