@@ -196,6 +196,11 @@ def test_opening_a_case_shows_its_highlights_and_its_timeline(
     assert panel.get_attribute("open") is not None
     assert _fragment(browser) == {"status": "pass", "case": "passes"}, "the filters stay"
     assert browser.execute_script("return arguments[0].getBoundingClientRect().top", panel) < 50
+    # The answer is shown rendered; its source, with the keywords marked, is a toggle away.
+    source = panel.find_element("css selector", "details.src")
+    assert panel.find_element("css selector", "div.md").is_displayed()
+    assert source.get_attribute("open") is None
+    source.find_element("tag name", "summary").click()
     answer = panel.find_element("css selector", "div.answer")
     assert [m.text for m in answer.find_elements("css selector", "mark.hit")] == [
         "slow query",
@@ -218,6 +223,7 @@ def test_opening_a_case_shows_its_highlights_and_its_timeline(
     assert not result.is_displayed()
     call.click()
     assert result.is_displayed() and result.text.startswith("slow log")
+    fails.find_element("css selector", "details.src > summary").click()
     assert [m.text for m in fails.find_elements("css selector", "div.answer mark")] == [
         "SLOW query",
         "missing index",

@@ -478,3 +478,89 @@ def test_traces_split_from_one_file_get_their_panels(tmp_path: Path) -> None:
         page.xpath("//select[@name='verdict']") == [] and page.xpath("//h2[@id='verdicts']") == []
     )
     assert page.text_content().count("62.5%") == 1, "the pass rate is shown once"
+
+
+# --------------------------------------------------------------------------------------------
+# The conversation and the rendered answer
+
+
+def _one_case_page(run: dict[str, Any], status: str = "fail") -> Page:
+    row = {
+        "case_id": "talk",
+        "status": status,
+        "reason": None,
+        "checks": [],
+        "failed_checks": [],
+        "fixture": "t.json",
+        "tags": [],
+        "runs": {"total": 1, "passed": 0},
+    }
+    summary = {
+        "total": 1,
+        "passed": 0,
+        "failed": 1,
+        "not_run": 0,
+        "errored": 0,
+        "pass_rate": 0.0,
+        "verdict_distribution": {},
+        "avg_tool_calls": None,
+        "avg_duration_ms": None,
+        "runs": {"evaluated": 1},
+    }
+    report = Report.from_dict({"summary": summary, "cases": [row]})
+    report.extras = {"talk": {"question": "q?", "runs": {"t.json": {"status": status, **run}}}}
+    return lxml_html.fromstring("".join(chunks(report)))
+
+
+def test_model_calls_show_their_messages_collapsed_with_roles_and_marks() -> None:
+    message = "the slow query <b>again</b>"
+    run = {
+        "answer": "# Cause\n\nA **slow query**.",
+        "marks": [[13, 23, "hit"]],
+        "llm_calls": [
+            {
+                "model": "gpt-x",
+                "duration_ms": 5,
+                "messages": [
+                    {"role": "system", "text": "be brief", "length": 8},
+                    {"role": "user", "text": message, "length": 5000, "marks": [[4, 14, "hit"]]},
+                    {"role": "assistant", "text": "done", "length": 4},
+                    {"role": "<i>odd</i>", "text": "x", "length": 1},
+                ],
+            },
+            {"model": "gpt-y", "duration_ms": 5},
+        ],
+    }
+    panel = _panel(_one_case_page(run), "talk")
+    calls = panel.xpath(".//li[contains(@class, 'llm')]")
+    [shown] = calls[0].xpath(".//details[@class='msgs']")
+    assert shown.get("open") is None, "collapsed"
+    assert shown.xpath("./summary")[0].text_content() == (
+        "4 messages (system, user, assistant, <i>odd</i>)"
+    )
+    items = shown.xpath(".//li")
+    assert [i.get("class") for i in items] == ["msg system", "msg user", "msg assistant", "msg other"]
+    assert [i.xpath("./b")[0].text_content() for i in items][:3] == ["system", "user", "assistant"]
+    user = items[1]
+    assert user.xpath(".//pre")[0].text_content() == message, "text, never markup"
+    assert user.xpath(".//mark[@class='hit']")[0].text_content() == "slow query"
+    assert "5,000 characters, the first 27 shown" in user.text_content()
+    assert not calls[1].xpath(".//details"), "a call without messages has no toggle"
+    # The answer: rendered (answer_html.render), with its marked source a toggle away.
+    rendered = panel.xpath(".//div[@class='md']")[0]
+    assert "A **slow query**." in rendered.text_content() or "slow query" in rendered.text_content()
+    assert not rendered.xpath(".//h1 | .//h2"), "an answer's headings do not enter the outline"
+    source = panel.xpath(".//details[@class='src']")[0]
+    assert source.get("open") is None
+    assert source.xpath(".//div[@class='answer']/mark")[0].text_content() == "slow query"
+
+
+def test_messages_of_passing_runs_are_left_out_when_they_are_shown_shorter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import validator.report.html_trace as trace
+
+    monkeypatch.setattr(trace, "PASSING_BUDGET", 10)
+    run = {"answer": "ok", "llm_calls": [{"model": "m", "messages": [{"role": "user", "text": "hi"}]}]}
+    page = _one_case_page(run, status="pass")
+    assert not _panel(page, "talk").xpath(".//details[@class='msgs']")

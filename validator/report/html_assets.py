@@ -130,6 +130,18 @@ ol.lane > li { padding: 2px 0; }
 .ms { text-align: right; font-variant-numeric: tabular-nums; color: var(--muted); font-size: 12px; }
 .scale { display: flex; justify-content: space-between; font-size: 11px; color: var(--muted); }
 .tok { grid-column: 2 / 4; font-size: 12px; color: var(--muted); }
+details.msgs { grid-column: 1 / 4; margin: 2px 0 4px; }
+details.msgs > summary, details.src > summary { cursor: pointer; color: var(--muted);
+  font-size: 12px; }
+ol.msgs { list-style: none; padding: 0; margin: 2px 0; }
+li.msg { border-left: 3px solid var(--line); padding: 0 0 0 8px; margin: 4px 0; }
+li.msg.user { border-left-color: var(--accent); } li.msg.assistant { border-left-color: #8250df; }
+li.msg.tool { border-left-color: var(--pass); }
+li.msg > b { text-transform: uppercase; font-size: 11px; letter-spacing: .04em; }
+li.msg > small { color: var(--muted); }
+.md { overflow-wrap: anywhere; background: #fffdf5; border: 1px solid var(--line);
+  border-radius: 6px; padding: 4px 12px; max-height: 30em; overflow: auto; }
+.md p.h { font-weight: 600; margin: 8px 0 2px; }
 .io { margin: 2px 0 6px 1.2em; } .io p { margin: 4px 0 0; font-size: 12px; color: var(--muted); }
 ol.grid { list-style: none; padding: 0; margin: 4px 0;
   display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: 6px; }

@@ -17,10 +17,12 @@ Clipped text always says how long the whole was.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from .answer_html import render
 from .extras import ANSWER_LIMIT
 from .html_text import block, marked, num, opt, text
 
@@ -72,6 +74,15 @@ def passing_level(passing: Iterable[dict[str, Any]]) -> str:
 # Answer
 
 
+_HEADING = re.compile(r"<(/?)h[1-6](?=[\s>])")
+
+
+def _demoted(html: str) -> str:
+    """The rendered answer's headings as paragraphs (class `h`): the page's outline is its
+    own (a panel's sections are h3), and an answer's `#` must not break it."""
+    return _HEADING.sub(lambda m: "</p" if m.group(1) else '<p class="h"', html)
+
+
 def answer(extra: dict[str, Any], limit: int = ANSWER_LIMIT) -> str:
     full = extra.get("answer")
     if not isinstance(full, str):
@@ -84,7 +95,12 @@ def answer(extra: dict[str, Any], limit: int = ANSWER_LIMIT) -> str:
         if length > len(shown)
         else ""
     )
-    return f'<h3>Answer</h3><div class="answer" tabindex="0">{marked(shown, extra.get("marks"))}</div>{note}'
+    return (
+        f'<h3>Answer</h3><div class="md" tabindex="0">{_demoted(render(shown))}</div>'
+        '<details class="src"><summary>Markdown source, keywords marked</summary>'
+        f'<div class="answer" tabindex="0">{marked(shown, extra.get("marks"))}</div></details>'
+        f"{note}"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,11 +178,41 @@ def _tokens(call: dict[str, Any]) -> str:
     return f'<span class="tok">{" · ".join(parts) or "tokens not recorded"}</span>'
 
 
+ROLES = ("system", "user", "assistant", "tool")
+
+
+def _message(message: dict[str, Any]) -> str:
+    role = message.get("role")
+    cls = role if role in ROLES else "other"
+    value = message.get("text")
+    shown = value if isinstance(value, str) else ""
+    length = message.get("length")
+    full = length if isinstance(length, int) and length > len(shown) else len(shown)
+    clip = f", the first {num(len(shown))} shown" if full > len(shown) else ""
+    return (
+        f'<li class="msg {cls}"><b>{opt(role, "(no role)")}</b>'
+        f' <small>{num(full)} characters{clip}</small>'
+        f'<pre tabindex="0">{marked(shown, message.get("marks"))}</pre></li>'
+    )
+
+
+def messages(call: dict[str, Any]) -> str:
+    """The messages of one model call (prompt and completion), collapsed."""
+    listed = [m for m in call.get("messages") or [] if isinstance(m, dict)]
+    if not listed:
+        return ""
+    roles = ", ".join(dict.fromkeys(opt(m.get("role"), "(no role)") for m in listed))
+    return (
+        f'<details class="msgs"><summary>{num(len(listed))} messages ({roles})</summary>'
+        f'<ol class="msgs">{"".join(_message(m) for m in listed)}</ol></details>'
+    )
+
+
 def _llm_row(call: dict[str, Any], track: str, level: str) -> str:
     return (
         f'<li class="llm"><span class="nm">{opt(call.get("model"), "(model not recorded)")}'
         f'</span>{track}<span class="ms">{num(call.get("duration_ms"), " ms")}</span>'
-        f"{_tokens(call)}</li>"
+        f"{_tokens(call)}{messages(call) if level == FULL else ''}</li>"
     )
 
 
