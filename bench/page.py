@@ -99,7 +99,8 @@ def _calls(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any
     for _ in range(rng.randint(6, 14)):
         name = rng.choice(TOOLS)
         result = "\n".join(
-            f"2026-05-0{rng.randint(1, 9)}T14:0{rng.randint(0, 9)} " + " ".join(rng.sample(WORDS, 5))
+            f"2026-05-0{rng.randint(1, 9)}T14:0{rng.randint(0, 9)} "
+            + " ".join(rng.sample(WORDS, 5))
             for _ in range(12)
         )
         tools.append(
@@ -118,7 +119,11 @@ def _calls(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any
         messages = [
             {"role": "system", "text": "You diagnose production incidents.", "length": 35},
             {"role": "user", "text": "Why did the order API slow down at 14:00?", "length": 41},
-            {"role": "assistant", "text": " ".join(rng.choice(WORDS) for _ in range(40)), "length": 300},
+            {
+                "role": "assistant",
+                "text": " ".join(rng.choice(WORDS) for _ in range(40)),
+                "length": 300,
+            },
         ]
         llms.append(
             {
@@ -160,10 +165,22 @@ def _case(n: int, rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
         "status": "fail" if failing else "pass",
         "reason": f"{len(failed)} check(s) failed: {', '.join(failed)}" if failing else None,
         "verdict": "PASS",
-        "failed_checks": [{"check": c["check"], "message": c["message"]} for c in checks if c["status"] == "fail"],
+        "failed_checks": [
+            {"check": c["check"], "message": c["message"]} for c in checks if c["status"] == "fail"
+        ],
         "checks": checks,
-        "evidence_coverage": {"required": ["mysql_slow_log"], "found": ["mysql_slow_log"], "missing": [], "ratio": 1.0},
-        "keyword_coverage": {"matched": list(KEYWORDS[:2]), "missing": [], "required": 2, "total": 4},
+        "evidence_coverage": {
+            "required": ["mysql_slow_log"],
+            "found": ["mysql_slow_log"],
+            "missing": [],
+            "ratio": 1.0,
+        },
+        "keyword_coverage": {
+            "matched": list(KEYWORDS[:2]),
+            "missing": [],
+            "required": 2,
+            "total": 4,
+        },
         "tool_call_count": len(tools),
         "duration_ms": sum(t["duration_ms"] for t in tools),
         "fixture": fixture,
@@ -361,7 +378,9 @@ def report_line(n: int, size: int, made: float, m: dict[str, Any]) -> list[str]:
         lines.append("  axe-core      skipped: axe.min.js not found ($AXE_CORE, or .ci/run)")
     else:
         listed = ", ".join(f"{v['id']} ({v['impact']}, {v['nodes']} nodes)" for v in m["axe"])
-        lines.append(f"  axe-core      {len(m['axe'])} violations" + (f": {listed}" if listed else ""))
+        lines.append(
+            f"  axe-core      {len(m['axe'])} violations" + (f": {listed}" if listed else "")
+        )
     return lines
 
 

@@ -4,7 +4,6 @@ a mixed suite run through the command line, and a report whose every text is hos
 from __future__ import annotations
 
 import copy
-import json
 import shutil
 from html import escape
 from pathlib import Path

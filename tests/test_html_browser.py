@@ -325,7 +325,9 @@ def test_a_failures_by_check_row_filters_the_cases(browser: Any, pages: dict[str
         assert time.monotonic() < deadline, "the row did not filter"
         time.sleep(0.02)
     shown = _visible(browser)
-    assert shown and browser.find_element("id", "shown").text.endswith("of 6 cases match the filters.")
+    assert shown and browser.find_element("id", "shown").text.endswith(
+        "of 6 cases match the filters."
+    )
     browser.execute_script("location.hash = '#cases'")  # the skip link keeps the filters
     time.sleep(0.1)
     assert _visible(browser) == shown
@@ -346,9 +348,19 @@ def test_j_and_k_walk_the_failing_cases_and_a_skip_link_passes_the_table(
         opened.append(case)
         assert _panel(browser, case).get_attribute("open") is not None
     # Errors and failures in the table's order (failures first); `missing` was not run.
-    assert opened == ["broken", "fails", "mysql-slow", "repeated", "repeated", "mysql-slow", "fails"]
+    assert opened == [
+        "broken",
+        "fails",
+        "mysql-slow",
+        "repeated",
+        "repeated",
+        "mysql-slow",
+        "fails",
+    ]
     assert _panel(browser, "fails").is_displayed()
-    row = browser.execute_script("return document.querySelector('#case-table tr.on td').textContent")
+    row = browser.execute_script(
+        "return document.querySelector('#case-table tr.on td').textContent"
+    )
     assert row == "fails", "the opened case's row is marked"
     # Typing j in the search box searches; it does not move.
     search = browser.find_element("css selector", "#filters input[type=search]")

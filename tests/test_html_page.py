@@ -23,9 +23,10 @@ from html_pages import (
     SHOWN,
     data_case,
     data_panel,
-    page_data,
     hostile_report,
     mixed_suite,
+    page_data,
+    tree_html,
     with_baseline,
     write_hostile_page,
 )
@@ -539,7 +540,12 @@ def test_model_calls_show_their_messages_collapsed_with_roles_and_marks() -> Non
         "4 messages (system, user, assistant, <i>odd</i>)"
     )
     items = shown.xpath(".//li")
-    assert [i.get("class") for i in items] == ["msg system", "msg user", "msg assistant", "msg other"]
+    assert [i.get("class") for i in items] == [
+        "msg system",
+        "msg user",
+        "msg assistant",
+        "msg other",
+    ]
     assert [i.xpath("./b")[0].text_content() for i in items][:3] == ["system", "user", "assistant"]
     user = items[1]
     assert user.xpath(".//pre")[0].text_content() == message, "text, never markup"
@@ -561,6 +567,53 @@ def test_messages_of_passing_runs_are_left_out_when_they_are_shown_shorter(
     import validator.report.html_trace as trace
 
     monkeypatch.setattr(trace, "PASSING_BUDGET", 10)
-    run = {"answer": "ok", "llm_calls": [{"model": "m", "messages": [{"role": "user", "text": "hi"}]}]}
+    run = {
+        "answer": "ok",
+        "llm_calls": [{"model": "m", "messages": [{"role": "user", "text": "hi"}]}],
+    }
     page = _one_case_page(run, status="pass")
     assert not _panel(page, "talk").xpath(".//details[@class='msgs']")
+
+
+# --------------------------------------------------------------------------------------------
+# History across reports (Report.history, from `run --history`)
+
+
+def test_history_shows_the_trend_the_changed_and_flaky_cases_and_marks_per_case(
+    mixed: Workspace,
+) -> None:
+    report = Report.from_dict(mixed.report())
+    report.history = {  # type: ignore[attr-defined]
+        "reports": [
+            {"name": "r1/report.json", "pass_rate": 0.5},
+            {"name": "<b>r2</b>", "pass_rate": None},
+            {"name": "this run", "pass_rate": 0.25},
+        ],
+        "cases": {"fails": ["pass", None, "fail"], "passes": ["fail", "pass", "pass"]},
+        "changed": ["fails"],
+        "flaky": ["fails", "passes"],
+    }
+    page = lxml_html.fromstring("".join(chunks(report)))
+    trend = page.xpath("//table[@id='trend']/tbody/tr")
+    assert [[td.text_content() for td in tr.xpath("./td")] for tr in trend] == [
+        ["r1/report.json", "50.0%", "█" * 10],
+        ["<b>r2</b>", "—", ""],
+        ["this run", "25.0%", "█" * 5],
+    ]
+    section = page.xpath("//h2[@id='history']/following-sibling::p")
+    assert section[1].text_content() == "Changed status (1): fails"
+    assert section[2].text_content() == "Flaky across reports (2): fails, passes"
+    assert section[2].xpath(".//a/@href") == ["#case=fails", "#case=passes"]
+    assert page_data(page)["cols"][-1] == ["history", "History"]
+    row = lxml_html.fragment_fromstring(tree_html(data_case(page, "fails")[8]))
+    marks = row.xpath(".//span[contains(@class, 'hm')]")
+    assert [m.text_content() for m in marks] == ["✓", "·", "✗"]
+    assert [m.get("title") for m in marks] == [
+        "r1/report.json: pass",
+        "<b>r2</b>: absent",
+        "this run: fail",
+    ]
+    # Without history: no section, no column.
+    plain = lxml_html.fromstring("".join(chunks(Report.from_dict(mixed.report()))))
+    assert not plain.xpath("//h2[@id='history']")
+    assert ["history", "History"] not in page_data(plain)["cols"]

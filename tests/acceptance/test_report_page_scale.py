@@ -116,7 +116,10 @@ def test_a_3000_case_page_is_small_and_light(browser: Any, big_page: Path) -> No
     assert matched.endswith("of 3000 cases match the filters."), matched
     search.send_keys("", "\b" * 13, "mysql-slow-query-0000")
     deadline = time.monotonic() + 10
-    while browser.execute_script("return document.querySelectorAll('#panels details.case').length") == 0:
+    while (
+        browser.execute_script("return document.querySelectorAll('#panels details.case').length")
+        == 0
+    ):
         assert time.monotonic() < deadline, "the few matches' panels were not built"
         time.sleep(0.05)
 
@@ -130,7 +133,10 @@ def test_axe_finds_no_violation_on_a_3000_case_page(browser: Any, big_page: Path
 def _example_pages(tmp: Path) -> Iterator[tuple[str, Path]]:
     """(name, report.html) for the shipped example and every examples/ suite whose data set
     is in TRACE_DATA (read in place, as tests/test_examples.py does)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
     folders: list[tuple[str, Path, list[str]]] = [("shipped", REPO, [])]
     data = os.environ.get("TRACE_DATA")
     for example in sorted((REPO / "examples").iterdir()) if data else []:

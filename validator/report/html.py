@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from ..display import one_line
 from .document import Report
 from .html_assets import CSP, SCRIPT, STYLE
 from .html_case import (
@@ -37,10 +38,11 @@ from .html_case import (
     status_word,
 )
 from .html_data import Strings, cell_value, dumps, packed, tree
+from .html_history import marks as history_marks
+from .html_history import section as history_section
 from .html_text import attr, fragment, num, opt, pct, sort_value, text
 from .html_trace import FULL, SHORTER, passing_level
 from .markdown import shown_change
-from ..display import one_line
 from .unread import headline as unread_headline
 
 MAX_VERDICT_BARS = 20
@@ -350,7 +352,9 @@ def _filters(multi_change: bool, total: int, verdicts: bool) -> str:
     )
 
 
-def columns(multi: bool, compared: bool, verdicts: bool) -> list[tuple[str, str]]:
+def columns(
+    multi: bool, compared: bool, verdicts: bool, history: bool = False
+) -> list[tuple[str, str]]:
     """The case table's columns: (sort key, heading)."""
     return [
         ("case", "Case"),
@@ -363,6 +367,7 @@ def columns(multi: bool, compared: bool, verdicts: bool) -> list[tuple[str, str]
         ("duration", "Duration (ms)"),
         ("failed", "Failed checks"),
         *([("change", "Baseline")] if compared else []),
+        *([("history", "History")] if history else []),
     ]
 
 
@@ -399,6 +404,7 @@ def _row(
     compared: bool,
     changes: dict[str, tuple[str, str]],
     verdicts: bool,
+    history: dict[str, Any] | None = None,
 ) -> str:
     case_id = row["case_id"]
     status = row["status"]
@@ -426,6 +432,8 @@ def _row(
     ]
     if compared:
         cells.append(f"<td>{text(label)}</td>")
+    if history:
+        cells.append(f'<td class="t">{history_marks(history, case_id)}</td>')
     return (
         f'<tr data-status="{attr(status)}"'
         f' data-verdict="{"—" if row.get("verdict") is None else attr(row["verdict"])}"'
@@ -477,7 +485,9 @@ def _record(
 ) -> list[Any]:
     """One case as the page's data (see html_data.py)."""
     change = shape.changes.get(str(row["case_id"]))
-    line = tree(_row(row, shape.multi, shape.compared, shape.changes, shape.verdicts))
+    line = tree(
+        _row(row, shape.multi, shape.compared, shape.changes, shape.verdicts, shape.history)
+    )
     cells = [c for c in line[1:] if isinstance(c, list)]
     return [
         one_line(row["case_id"]),
@@ -519,7 +529,8 @@ def _without_script(rows: list[dict[str, Any]], shape: Shape, cols: list[tuple[s
         " their failed checks; report.json has every case.</p>\n"
         + _table_head(cols)
         + "".join(
-            _row(r, shape.multi, shape.compared, shape.changes, shape.verdicts) for r in failing
+            _row(r, shape.multi, shape.compared, shape.changes, shape.verdicts, shape.history)
+            for r in failing
         )
         + "</tbody></table></div>\n"
         + "".join(_static_failure(r) for r in failing)
@@ -536,6 +547,7 @@ class Shape:
     verdicts: bool
     changes: dict[str, tuple[str, str]]
     ctx: Context
+    history: dict[str, Any] | None = None
 
 
 def _data(
@@ -563,10 +575,12 @@ def chunks(report: Report) -> Iterator[str]:
         verdicts=has_verdicts(rows),
         changes=case_changes(comp),
         ctx=Context(extras is not None, _passing_level(extras)),
+        history=getattr(report, "history", None) or None,
     )
-    cols = columns(shape.multi, shape.compared, shape.verdicts)
+    cols = columns(shape.multi, shape.compared, shape.verdicts, shape.history is not None)
     yield _head()
     yield _overview(report, comp, shape.multi, rows)
+    yield history_section(shape.history)
     yield _filters(shape.compared, len(rows), shape.verdicts)
     yield '<p class="skip"><a href="#details">Skip past the case table</a></p>\n'
     yield '<div class="scroll" id="case-box" hidden></div>\n'

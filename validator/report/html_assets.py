@@ -165,6 +165,10 @@ figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: aut
 #case-table tr.pad td { padding: 0; border: 0; }
 #case-table tr.on td { background: #ddf4ff; }
 #panels:not(:empty) { min-height: 85vh; }
+.hist { letter-spacing: 2px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.hm.pass { color: var(--pass); } .hm.fail { color: var(--fail); } .hm.error { color: var(--error); }
+.hm.not_run, .hm.absent { color: var(--grey); }
+#trend td.trend { color: var(--accent); letter-spacing: -1px; }
 @media (max-width: 700px) {
   main { padding: 12px 10px 40px; }
   .scroll { overflow-x: auto; }
@@ -187,6 +191,7 @@ figure.chart { margin: 10px 0; } figure.chart svg { max-width: 100%; height: aut
   #case-table th { position: static; }
 }
 """
+
 
 def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")

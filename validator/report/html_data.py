@@ -41,7 +41,9 @@ VOID = frozenset({"br", "hr", "wbr", "img", "input", "meta", "link"})
 
 # Our renderers' markup only: tags with double- or single-quoted attribute values, text
 # with every `<` escaped (html_text.py), no comments.
-_TOKEN = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[^\s=>]+(?:=\"[^\"]*\"|='[^']*')?)*)\s*/?>|([^<]+)")
+_TOKEN = re.compile(
+    r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[^\s=>]+(?:=\"[^\"]*\"|='[^']*')?)*)\s*/?>|([^<]+)"
+)
 _ATTR = re.compile(r"([^\s=]+)(?:=\"([^\"]*)\"|='([^']*)')?")
 
 

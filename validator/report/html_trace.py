@@ -191,7 +191,7 @@ def _message(message: dict[str, Any]) -> str:
     clip = f", the first {num(len(shown))} shown" if full > len(shown) else ""
     return (
         f'<li class="msg {cls}"><b>{opt(role, "(no role)")}</b>'
-        f' <small>{num(full)} characters{clip}</small>'
+        f" <small>{num(full)} characters{clip}</small>"
         f'<pre tabindex="0">{marked(shown, message.get("marks"))}</pre></li>'
     )
 
