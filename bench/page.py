@@ -34,6 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +165,7 @@ def _case(n: int, rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
         "case_id": case_id,
         "status": "fail" if failing else "pass",
         "reason": f"{len(failed)} check(s) failed: {', '.join(failed)}" if failing else None,
-        "verdict": "PASS",
+        "verdict": "REVISE" if "verdict-allowed" in failed else "PASS",
         "failed_checks": [
             {"check": c["check"], "message": c["message"]} for c in checks if c["status"] == "fail"
         ],
@@ -228,7 +229,7 @@ def synthetic_report(n: int, seed: int = 7) -> Report:
         "not_run": 0,
         "errored": 0,
         "pass_rate": (n - failed) / n,
-        "verdict_distribution": {"PASS": n},
+        "verdict_distribution": dict(Counter(str(r["verdict"]) for r in rows)),
         "avg_tool_calls": statistics.mean(r["tool_call_count"] for r in rows),
         "avg_duration_ms": statistics.mean(r["duration_ms"] for r in rows),
         "runs": {"total": n, "evaluated": n, "passed": n - failed},
