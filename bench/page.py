@@ -368,7 +368,7 @@ def report_line(n: int, size: int, made: float, m: dict[str, Any]) -> list[str]:
     lines = [
         f"report.html for {n:,} cases: medians of the loads",
         f"  size          {size / MB:8.2f} MB" + ("   (target: <= 3 MB)" if n <= 3000 else ""),
-        f"  written in    {made:8.2f} s (the library's chunks(), synthetic report)",
+        f"  written in    {made:8.2f} s of CPU (the library's chunks())",
         f"  load          {m['load']:8.0f} ms (until the table is rendered)",
         f"  first paint   {m['paint']:8.0f} ms",
         f"  DOM nodes     {m['nodes']:8.0f}      (target: < 5,000)",
@@ -398,9 +398,10 @@ def main() -> None:
     axe = axe_source()
     try:
         for n in args.n or [3000, 10000]:
-            start = time.perf_counter()
-            page = write_page(synthetic_report(n), work / f"report-{n}.html")
-            made = time.perf_counter() - start
+            report = synthetic_report(n)
+            start = time.process_time()
+            page = write_page(report, work / f"report-{n}.html")
+            made = time.process_time() - start
             figures = measure(page, args.repeat, axe)
             print("\n".join(report_line(n, page.stat().st_size, made, figures)), flush=True)
     finally:

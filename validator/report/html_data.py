@@ -48,6 +48,8 @@ _ATTR = re.compile(r"([^\s=]+)(?:=\"([^\"]*)\"|='([^']*)')?")
 
 
 def _open(tag: str, raw: str) -> list[Any]:
+    if not raw:
+        return [tag]
     selector = tag
     attrs: dict[str, str] = {}
     for name, double, single in _ATTR.findall(raw):
@@ -63,24 +65,28 @@ def tree(html: str) -> Any:
     """The one element of an HTML fragment (our own, escaped markup) as a tree."""
     root: list[Any] = ["div"]
     stack = [root]
+    names = [""]  # the tag name of each open element, beside `stack`
     for closing, tag, raw, data in _TOKEN.findall(html):
         if data:
             parent = stack[-1]
-            data = unescape(data)
+            data = unescape(data) if "&" in data else data
             if len(parent) > 1 and isinstance(parent[-1], str):
                 parent[-1] += data
             else:
                 parent.append(data)
         elif closing:
-            for depth in range(len(stack) - 1, 0, -1):
-                if stack[depth][0].split(".", 1)[0] == tag:
-                    del stack[depth:]
-                    break
+            if names[-1] == tag:
+                stack.pop()
+                names.pop()
+            elif tag in names[1:]:
+                depth = len(names) - 1 - names[::-1].index(tag)
+                del stack[depth:], names[depth:]
         else:
             node = _open(tag, raw)
             stack[-1].append(node)
             if tag not in VOID:
                 stack.append(node)
+                names.append(tag)
     nodes = [n for n in root[1:] if not (isinstance(n, str) and not n.strip())]
     return nodes[0] if len(nodes) == 1 else ["div", *nodes]
 
