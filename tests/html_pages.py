@@ -258,3 +258,12 @@ def data_panel(page: Any, case_id: str) -> Any:
     from lxml import html as lxml_html
 
     return lxml_html.fragment_fromstring(tree_html(data_case(page, case_id)[9]))
+
+
+def built_html(path: Path) -> str:
+    """A page file's HTML followed by every row and panel as its script builds them."""
+    from lxml import html as lxml_html
+
+    raw = path.read_text("utf-8")
+    cases = page_data(lxml_html.fromstring(raw))["cases"]
+    return raw + "".join(tree_html(c[8]) + tree_html(c[9]) for c in cases)

@@ -1,14 +1,17 @@
 """report.html: one self-contained page for people reviewing a run.
 
 The page opens with the summary (the pass rate and counts once, as tiles; the failures by
-check; the summary table; the baseline comparison when there is one; the verdict chart and
-table only when traces record verdicts), then the case table (one row per case, failures
-first), then one panel per case (`<details id="case=<id>">`, see html_case.py), then the traces
-that match no case. It is complete HTML: without JavaScript every case and every failure is
-shown (panels of cases that did not pass are open). A small script (html_assets.py) adds
-filters by status, tag, verdict, failed check and baseline change, a search by case id,
-sorting by any column, a switch between a case's runs, and keeps that state in the URL
-fragment (`#status=fail&tag=mysql&q=slow&sort=-duration&case=<id>`), so a link can be shared.
+check; the summary table; the history across reports when there is one; the baseline
+comparison when there is one; the verdict chart and table only when traces record
+verdicts), then the case table and the case panels, then the traces that match no case.
+
+The case table and the panels are data: one row and one panel per case, as trees, in the
+page's one JSON block (html_data.py), which the page's script (html_script.py) renders when
+shown: a virtualized table, a panel when opened or matched by a search. Without JavaScript,
+a <noscript> part lists every case that did not pass with its failed checks. The filters (by
+status, tag, verdict, failed check and baseline change), the search, sorting, the run switch
+and the URL fragment state (`#status=fail&tag=mysql&q=slow&sort=-duration&case=<id>`) are
+the script's.
 
 Nothing is fetched: no external stylesheet, script, font or image, and a Content Security
 Policy that forbids any fetch and runs only the page's own script (by its hash), so the page
@@ -16,6 +19,10 @@ opens the same offline, from a CI artifact or a mail attachment. Every text from
 spec or trace is escaped (html_text.py). The question, the answer and the tool calls come
 from `Report.extras` when the command collected them (report/extras.py); report.json's
 schema is unchanged.
+
+Over 600 lines because it is one concept, the page's layout from top to bottom: each section's
+markup (summary, comparison, filters, the table's columns and rows, the static part) is a
+function here, and the panels' content is html_case.py's and html_trace.py's.
 """
 
 from __future__ import annotations
