@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import shutil
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from conftest import GOOD_CASE, Workspace, good_trace, set_verdict
 from validator.display import one_line
 from validator.report.document import Report
 from validator.report.html import chunks
+from validator.report.html_data import unpacked
 
 # Every way a text could try to become markup, a link, a script, a line break or an encoding
 # error: tags, an attribute break-out, a javascript: URL, controls, U+2028/9, a bidi
@@ -207,3 +209,61 @@ def write_hostile_page(folder: Path) -> Path:
     with open(page, "w", encoding="utf-8", newline="\n") as handle:
         handle.writelines(chunks(hostile_report()))
     return page
+
+
+# --------------------------------------------------------------------------------------------
+# The page's data (validator/report/html_data.py), read as the page's script reads it
+
+
+def page_data(page: Any) -> dict[str, Any]:
+    """The JSON block of a page (lxml) as the script parses it."""
+    [block] = page.xpath("//script[@id='data']")
+    assert block.get("type") == "application/json"
+    data: dict[str, Any] = unpacked(block.text)
+    strings = data["strings"]
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, int):
+            return strings[node]
+        if isinstance(node, str):
+            return node
+        return [resolve(node[0]), *(c if isinstance(c, dict) else resolve(c) for c in node[1:])]
+
+    for case in data["cases"]:
+        case[8], case[9] = resolve(case[8]), resolve(case[9])
+    return data
+
+
+def tree_html(node: Any) -> str:
+    """A tree of the data as HTML (what the script builds with createElement)."""
+    if isinstance(node, str):
+        return escape(node, quote=False)
+    tag, *classes = node[0].split(".")
+    attrs = node[1] if len(node) > 1 and isinstance(node[1], dict) else {}
+    children = node[2:] if attrs else node[1:]
+    shown = (f' class="{" ".join(classes)}"' if classes else "") + "".join(
+        f' {k}="{escape(str(v))}"' for k, v in attrs.items()
+    )
+    return f"<{tag}{shown}>{''.join(tree_html(c) for c in children)}</{tag}>"
+
+
+def data_case(page: Any, case_id: str) -> list[Any]:
+    found = [c for c in page_data(page)["cases"] if c[0] == case_id]
+    assert len(found) == 1, case_id
+    return found[0]
+
+
+def data_panel(page: Any, case_id: str) -> Any:
+    """A case's panel as the page builds it, as lxml reads it."""
+    from lxml import html as lxml_html
+
+    return lxml_html.fragment_fromstring(tree_html(data_case(page, case_id)[9]))
+
+
+def built_html(path: Path) -> str:
+    """A page file's HTML followed by every row and panel as its script builds them."""
+    from lxml import html as lxml_html
+
+    raw = path.read_text("utf-8")
+    cases = page_data(lxml_html.fromstring(raw))["cases"]
+    return raw + "".join(tree_html(c[8]) + tree_html(c[9]) for c in cases)

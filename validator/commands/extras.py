@@ -124,6 +124,11 @@ def _run_extra(
     extra = run_extra(view, conversation=status != PASS)  # the conversation behind a failure
     if extra["answer"] and keywords:
         extra["marks"] = marks(extra["answer"], keywords)
+    if keywords:  # the conversation's messages get the answer's keyword marks too
+        for call in extra.get("llm_calls") or []:
+            for message in call.get("messages") or []:
+                if isinstance(message, dict) and isinstance(message.get("text"), str):
+                    message["marks"] = marks(message["text"], keywords)
     return extra
 
 

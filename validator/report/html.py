@@ -1,14 +1,17 @@
 """report.html: one self-contained page for people reviewing a run.
 
 The page opens with the summary (the pass rate and counts once, as tiles; the failures by
-check; the summary table; the baseline comparison when there is one; the verdict chart and
-table only when traces record verdicts), then the case table (one row per case, failures
-first), then one panel per case (`<details id="case=<id>">`, see html_case.py), then the traces
-that match no case. It is complete HTML: without JavaScript every case and every failure is
-shown (panels of cases that did not pass are open). A small script (html_assets.py) adds
-filters by status, tag, verdict, failed check and baseline change, a search by case id,
-sorting by any column, a switch between a case's runs, and keeps that state in the URL
-fragment (`#status=fail&tag=mysql&q=slow&sort=-duration&case=<id>`), so a link can be shared.
+check; the summary table; the history across reports when there is one; the baseline
+comparison when there is one; the verdict chart and table only when traces record
+verdicts), then the case table and the case panels, then the traces that match no case.
+
+The case table and the panels are data: one row and one panel per case, as trees, in the
+page's one JSON block (html_data.py), which the page's script (html_script.py) renders when
+shown: a virtualized table, a panel when opened or matched by a search. Without JavaScript,
+a <noscript> part lists every case that did not pass with its failed checks. The filters (by
+status, tag, verdict, failed check and baseline change), the search, sorting, the run switch
+and the URL fragment state (`#status=fail&tag=mysql&q=slow&sort=-duration&case=<id>`) are
+the script's.
 
 Nothing is fetched: no external stylesheet, script, font or image, and a Content Security
 Policy that forbids any fetch and runs only the page's own script (by its hash), so the page
@@ -16,18 +19,35 @@ opens the same offline, from a CI artifact or a mail attachment. Every text from
 spec or trace is escaped (html_text.py). The question, the answer and the tool calls come
 from `Report.extras` when the command collected them (report/extras.py); report.json's
 schema is unchanged.
+
+Over 600 lines because it is one concept, the page's layout from top to bottom: each section's
+markup (summary, comparison, filters, the table's columns and rows, the static part) is a
+function here, and the panels' content is html_case.py's and html_trace.py's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from ..display import one_line
 from .document import Report
 from .html_assets import CSP, SCRIPT, STYLE
-from .html_case import STATUS_WORD, Context, badge, panel, status_class, status_word
-from .html_text import attr, data_list, fragment, num, opt, pct, sort_value, text
+from .html_case import (
+    STATUS_WORD,
+    Context,
+    badge,
+    failed_checks,
+    panel,
+    status_class,
+    status_word,
+)
+from .html_data import Strings, cell_value, dumps, packed, tree
+from .html_history import marks as history_marks
+from .html_history import section as history_section
+from .html_text import attr, fragment, num, opt, pct, sort_value, text
 from .html_trace import FULL, SHORTER, passing_level
 from .markdown import shown_change
 from .unread import headline as unread_headline
@@ -323,7 +343,7 @@ def _filters(multi_change: bool, total: int, verdicts: bool) -> str:
     return (
         '<h2 id="cases">Cases</h2>\n'
         '<form id="filters" hidden role="search" aria-label="Filter the cases">'
-        '<label>Case id<input type="search" name="q" placeholder="part of a case id"'
+        '<label>Search<input type="search" name="q" placeholder="id, tag, check, message, answer"'
         ' autocomplete="off" spellcheck="false"></label>'
         f'<label>Status<select name="status"><option value="">all</option>{statuses}'
         "</select></label>"
@@ -339,8 +359,11 @@ def _filters(multi_change: bool, total: int, verdicts: bool) -> str:
     )
 
 
-def _table_head(multi: bool, compared: bool, verdicts: bool) -> str:
-    columns = [
+def columns(
+    multi: bool, compared: bool, verdicts: bool, history: bool = False
+) -> list[tuple[str, str]]:
+    """The case table's columns: (sort key, heading)."""
+    return [
         ("case", "Case"),
         ("status", "Status"),
         *([("runs", "Runs")] if multi else []),
@@ -351,9 +374,13 @@ def _table_head(multi: bool, compared: bool, verdicts: bool) -> str:
         ("duration", "Duration (ms)"),
         ("failed", "Failed checks"),
         *([("change", "Baseline")] if compared else []),
+        *([("history", "History")] if history else []),
     ]
+
+
+def _table_head(cols: list[tuple[str, str]]) -> str:
     cells = "".join(
-        f'<th scope="col" data-key="{key}" aria-sort="none">{label}</th>' for key, label in columns
+        f'<th scope="col" data-key="{key}" aria-sort="none">{label}</th>' for key, label in cols
     )
     return f'<div class="scroll"><table id="case-table"><thead><tr>{cells}</tr></thead><tbody>\n'
 
@@ -384,6 +411,7 @@ def _row(
     compared: bool,
     changes: dict[str, tuple[str, str]],
     verdicts: bool,
+    history: dict[str, Any] | None = None,
 ) -> str:
     case_id = row["case_id"]
     status = row["status"]
@@ -411,11 +439,11 @@ def _row(
     ]
     if compared:
         cells.append(f"<td>{text(label)}</td>")
+    if history:
+        cells.append(f'<td class="t">{history_marks(history, case_id)}</td>')
     return (
         f'<tr data-status="{attr(status)}"'
         f' data-verdict="{"—" if row.get("verdict") is None else attr(row["verdict"])}"'
-        + (f" data-tags={data_list(row['tags'])}" if row.get("tags") else "")
-        + (f" data-checks={data_list(failed)}" if failed else "")
         + (f' data-change="{kind}"' if compared else "")
         + f">{''.join(cells)}</tr>\n"
     )
@@ -446,29 +474,136 @@ def failures_first(rows: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: _STATUS_RANK.get(status_class(row["status"]), 4))
 
 
+def _search_text(row: dict[str, Any]) -> str:
+    """What the search box looks in besides the answer: the id, tags, the failed checks'
+    names and messages, and the reason."""
+    parts = [row["case_id"], *(row.get("tags") or [])]
+    for item in [row, *row["runs"].get("items", [])]:
+        for check in item.get("failed_checks") or []:
+            if isinstance(check, dict):
+                parts += [check.get("check"), check.get("message")]
+    if row.get("reason"):
+        parts.append(row["reason"])
+    return "\n".join(dict.fromkeys(one_line(p) for p in parts if p is not None))
+
+
+def _record(
+    row: dict[str, Any], shape: Shape, extra: dict[str, Any] | None, strings: Strings
+) -> list[Any]:
+    """One case as the page's data (see html_data.py)."""
+    change = shape.changes.get(str(row["case_id"]))
+    line = tree(
+        _row(row, shape.multi, shape.compared, shape.changes, shape.verdicts, shape.history)
+    )
+    cells = [c for c in line[1:] if isinstance(c, list)]
+    return [
+        one_line(row["case_id"]),
+        row["status"],
+        None if row.get("verdict") is None else one_line(row["verdict"]),
+        [one_line(t) for t in row.get("tags") or []],
+        [one_line(n) for n in _failed_names(row)],
+        (change[0] if change else "same") if shape.compared else "",
+        _search_text(row),
+        [cell_value(c) for c in cells],
+        strings.intern(line),
+        strings.intern(tree(panel(row, extra, shape.ctx, change[1] if change else None))),
+    ]
+
+
+def _static_failure(row: dict[str, Any]) -> str:
+    """A case that did not pass, for a reader without JavaScript: its reason and every
+    failed check of its runs, with the message."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in [row, *row["runs"].get("items", [])]:
+        for f in item.get("failed_checks") or []:
+            if isinstance(f, dict):
+                seen.setdefault((str(f.get("check")), str(f.get("message"))), f)
+    reason = f"<p>{text(row['reason'])}</p>" if row.get("reason") else ""
+    return (
+        f'<details class="case" open id="case={attr(row["case_id"])}">'
+        f"<summary>{badge(row['status'])} <b>{text(row['case_id'])}</b></summary>"
+        f'<div class="body">{reason}{failed_checks(list(seen.values()))}</div></details>\n'
+    )
+
+
+def _without_script(rows: list[dict[str, Any]], shape: Shape, cols: list[tuple[str, str]]) -> str:
+    """The cases that did not pass as plain HTML, inside <noscript>: a browser that runs the
+    script never parses it (the page's size in nodes stays that of the shown rows)."""
+    failing = [r for r in rows if r["status"] != "pass"]
+    return (
+        "<noscript>\n"
+        '<p class="note">Without JavaScript the page lists the cases that did not pass, with'
+        " their failed checks; report.json has every case.</p>\n"
+        + _table_head(cols)
+        + "".join(
+            _row(r, shape.multi, shape.compared, shape.changes, shape.verdicts, shape.history)
+            for r in failing
+        )
+        + "</tbody></table></div>\n"
+        + "".join(_static_failure(r) for r in failing)
+        + "</noscript>\n"
+    )
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What every row and panel of one page shares."""
+
+    multi: bool
+    compared: bool
+    verdicts: bool
+    changes: dict[str, tuple[str, str]]
+    ctx: Context
+    history: dict[str, Any] | None = None
+
+
+def _data(
+    rows: list[dict[str, Any]],
+    shape: Shape,
+    extras: dict[str, dict[str, Any]] | None,
+    cols: list[tuple[str, str]],
+) -> Iterator[str]:
+    """The page's data as JSON text, in pieces (see html_data.py)."""
+    yield '{"cols":' + dumps([list(c) for c in cols]) + ',"cases":['
+    strings = Strings()
+    for n, row in enumerate(rows):
+        extra = extras.get(row["case_id"]) if extras is not None else None
+        yield ("," if n else "") + dumps(_record(row, shape, extra, strings))
+    yield '],"strings":' + dumps(strings.table()) + "}"
+
+
 def chunks(report: Report) -> Iterator[str]:
     comp = report.head.get("comparison") or None
-    changes = case_changes(comp)
-    multi = any(c["runs"]["total"] > 1 for c in report.rows)
     rows = failures_first(report.cases())
-    verdicts = has_verdicts(rows)
-    yield _head()
-    yield _overview(report, comp, multi, rows)
-    yield _filters(comp is not None, len(rows), verdicts)
-    yield _table_head(multi, comp is not None, verdicts)
-    for row in rows:
-        yield _row(row, multi, comp is not None, changes, verdicts)
-    yield "</tbody></table></div>\n"
-    yield '<h2 id="details">Case details</h2>\n'
     extras = report.extras
-    ctx = Context(extras is not None, _passing_level(extras))
-    if ctx.level in SHORTER:
-        yield f'<p class="note">{SHORTER[ctx.level]}</p>\n'
-    for row in rows:
-        extra = extras.get(row["case_id"]) if extras is not None else None
-        change = changes.get(str(row["case_id"]))
-        yield panel(row, extra, ctx, change[1] if change else None)
+    shape = Shape(
+        multi=any(c["runs"]["total"] > 1 for c in report.rows),
+        compared=comp is not None,
+        verdicts=has_verdicts(rows),
+        changes=case_changes(comp),
+        ctx=Context(extras is not None, _passing_level(extras)),
+        history=getattr(report, "history", None) or None,
+    )
+    cols = columns(shape.multi, shape.compared, shape.verdicts, shape.history is not None)
+    yield _head()
+    yield _overview(report, comp, shape.multi, rows)
+    yield history_section(shape.history)
+    yield _filters(shape.compared, len(rows), shape.verdicts)
+    yield '<p class="skip"><a href="#details">Skip past the case table</a></p>\n'
+    yield '<div class="scroll" id="case-box" hidden></div>\n'
+    yield _without_script(rows, shape, cols)
+    yield '<h2 id="details">Case details</h2>\n'
+    if shape.ctx.level in SHORTER:
+        yield f'<p class="note">{SHORTER[shape.ctx.level]}</p>\n'
+    yield (
+        '<p id="hint" class="note" hidden>Open a case from the table (or press j and k for the'
+        " next and previous failing case) to see its checks, answer and calls here.</p>\n"
+        '<div id="panels"></div>\n'
+    )
     yield _unmatched(report.unmatched)
+    yield '<script type="application/json" id="data">{"deflate":"'
+    yield from packed(_data(rows, shape, extras, cols))
+    yield '"}</script>\n'
     yield (
         '<p class="meta">One self-contained file: it fetches nothing and works offline.'
         " report.json has the same results for machines.</p>\n</main>\n</body>\n</html>\n"

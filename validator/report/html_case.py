@@ -135,7 +135,7 @@ def _compact_checks(rows: list[dict[str, Any]]) -> str:
         missing = details.get("missing") or []
         listed = f'<p class="kw">keywords {_chips(details.get("matched") or [], "hit")}'
         listed += (f" missing {_chips(missing, 'miss')}" if missing else "") + "</p>"
-    return f'<h4>Checks</h4><p class="cks">{names or "none applied"}</p>{listed}'
+    return f'<h3>Checks</h3><p class="cks">{names or "none applied"}</p>{listed}'
 
 
 def checks(rows: list[Any], compact: bool = False) -> str:
@@ -146,7 +146,7 @@ def checks(rows: list[Any], compact: bool = False) -> str:
     if compact:
         return _compact_checks(rows)
     items = "".join(_check(c) for c in rows)
-    return f'<h4>Checks</h4><ul class="checks">{items or "<li>none applied</li>"}</ul>'
+    return f'<h3>Checks</h3><ul class="checks">{items or "<li>none applied</li>"}</ul>'
 
 
 def failed_checks(rows: list[Any]) -> str:
@@ -158,7 +158,7 @@ def failed_checks(rows: list[Any]) -> str:
         for f in rows
         if isinstance(f, dict)
     )
-    return f'<h4>Failed checks</h4><ul class="checks">{items}</ul>' if items else ""
+    return f'<h3>Failed checks</h3><ul class="checks">{items}</ul>' if items else ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,7 +260,7 @@ def _run_section(
         body = failed_checks(item.get("failed_checks") or [])
     return (
         f'<section class="run" id="case={attr(row["case_id"])}&amp;run={n}" data-run="{n}">'
-        f"<h4>Run {n}: {opt(item.get('fixture'))} {badge(item.get('status'))}</h4>"
+        f"<h3>Run {n}: {opt(item.get('fixture'))} {badge(item.get('status'))}</h3>"
         f'<p class="meta">{_run_meta(item)}</p>{reason}{body}'
         f"{trace_parts(found, item.get('status'), ctx.collected, ctx.level)}</section>"
     )
@@ -296,7 +296,7 @@ def _runs(
         else ""
     )
     sections = "".join(_run_section(row, n, items[n - 1], extra, ctx, rep) for n in listed)
-    return f'<h4>Runs</h4><ol class="grid">{cells}</ol>{note}{sections}'
+    return f'<h3>Runs</h3><ol class="grid">{cells}</ol>{note}{sections}'
 
 
 def _summary(row: dict[str, Any]) -> str:

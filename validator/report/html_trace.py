@@ -17,10 +17,12 @@ Clipped text always says how long the whole was.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from .answer_html import render
 from .extras import ANSWER_LIMIT
 from .html_text import block, marked, num, opt, text
 
@@ -72,10 +74,19 @@ def passing_level(passing: Iterable[dict[str, Any]]) -> str:
 # Answer
 
 
+_HEADING = re.compile(r"<(/?)h[1-6](?=[\s>])")
+
+
+def _demoted(html: str) -> str:
+    """The rendered answer's headings as paragraphs (class `h`): the page's outline is its
+    own (a panel's sections are h3), and an answer's `#` must not break it."""
+    return _HEADING.sub(lambda m: "</p" if m.group(1) else '<p class="h"', html)
+
+
 def answer(extra: dict[str, Any], limit: int = ANSWER_LIMIT) -> str:
     full = extra.get("answer")
     if not isinstance(full, str):
-        return '<h4>Answer</h4><p class="none">The trace has no final answer.</p>'
+        return '<h3>Answer</h3><p class="none">The trace has no final answer.</p>'
     shown = full[:limit]
     length = extra.get("answer_length")
     length = length if isinstance(length, int) and length > len(shown) else len(shown)
@@ -84,7 +95,12 @@ def answer(extra: dict[str, Any], limit: int = ANSWER_LIMIT) -> str:
         if length > len(shown)
         else ""
     )
-    return f'<h4>Answer</h4><div class="answer">{marked(shown, extra.get("marks"))}</div>{note}'
+    return (
+        f'<h3>Answer</h3><div class="md" tabindex="0">{_demoted(render(shown))}</div>'
+        '<details class="src"><summary>Markdown source, keywords marked</summary>'
+        f'<div class="answer" tabindex="0">{marked(shown, extra.get("marks"))}</div></details>'
+        f"{note}"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,7 +144,7 @@ def _io(title: str, value: Any, length: Any) -> str:
         return ""
     full = length if isinstance(length, int) and length > len(value) else len(value)
     shown = f", the first {num(len(value))} shown" if full > len(value) else ""
-    return f"<p>{title} ({num(full)} characters{shown})</p><pre>{block(value)}</pre>"
+    return f'<p>{title} ({num(full)} characters{shown})</p><pre tabindex="0">{block(value)}</pre>'
 
 
 def _tool_row(call: dict[str, Any], track: str, level: str) -> str:
@@ -162,11 +178,41 @@ def _tokens(call: dict[str, Any]) -> str:
     return f'<span class="tok">{" · ".join(parts) or "tokens not recorded"}</span>'
 
 
+ROLES = ("system", "user", "assistant", "tool")
+
+
+def _message(message: dict[str, Any]) -> str:
+    role = message.get("role")
+    cls = role if role in ROLES else "other"
+    value = message.get("text")
+    shown = value if isinstance(value, str) else ""
+    length = message.get("length")
+    full = length if isinstance(length, int) and length > len(shown) else len(shown)
+    clip = f", the first {num(len(shown))} shown" if full > len(shown) else ""
+    return (
+        f'<li class="msg {cls}"><b>{opt(role, "(no role)")}</b>'
+        f" <small>{num(full)} characters{clip}</small>"
+        f'<pre tabindex="0">{marked(shown, message.get("marks"))}</pre></li>'
+    )
+
+
+def messages(call: dict[str, Any]) -> str:
+    """The messages of one model call (prompt and completion), collapsed."""
+    listed = [m for m in call.get("messages") or [] if isinstance(m, dict)]
+    if not listed:
+        return ""
+    roles = ", ".join(dict.fromkeys(opt(m.get("role"), "(no role)") for m in listed))
+    return (
+        f'<details class="msgs"><summary>{num(len(listed))} messages ({roles})</summary>'
+        f'<ol class="msgs">{"".join(_message(m) for m in listed)}</ol></details>'
+    )
+
+
 def _llm_row(call: dict[str, Any], track: str, level: str) -> str:
     return (
         f'<li class="llm"><span class="nm">{opt(call.get("model"), "(model not recorded)")}'
         f'</span>{track}<span class="ms">{num(call.get("duration_ms"), " ms")}</span>'
-        f"{_tokens(call)}</li>"
+        f"{_tokens(call)}{messages(call) if level == FULL else ''}</li>"
     )
 
 
@@ -180,7 +226,7 @@ def _lane(
     total = total if isinstance(total, int) and total > len(calls) else len(calls)
     if total > len(calls):
         rows.append(f'<li class="more">and {num(total - len(calls))} more, not drawn</li>')
-    return f'<h5>{title} ({num(total)})</h5><ol class="lane">{"".join(rows)}</ol>'
+    return f'<h4>{title} ({num(total)})</h4><ol class="lane">{"".join(rows)}</ol>'
 
 
 def _calls(extra: dict[str, Any], key: str) -> list[dict[str, Any]]:
@@ -198,7 +244,7 @@ def _summary_line(extra: dict[str, Any]) -> str:
         tokens = sum(c.get("total_tokens") or 0 for c in llms)
         parts.append(f"{num(len(llms))} model calls, {num(tokens)} tokens")
     parts.append(f"{num(_span(extra, tools, llms), ' ms')} in all")
-    return f'<h4>Calls</h4><p class="calls">{"; ".join(parts)}.</p>'
+    return f'<h3>Calls</h3><p class="calls">{"; ".join(parts)}.</p>'
 
 
 def timeline(extra: dict[str, Any], level: str = FULL) -> str:
@@ -206,7 +252,7 @@ def timeline(extra: dict[str, Any], level: str = FULL) -> str:
     at level FULL), or, at level SUMMARY, one line."""
     tools, llms = _calls(extra, "tool_calls"), _calls(extra, "llm_calls")
     if not tools and not llms:
-        return '<h4>Timeline</h4><p class="none">The trace records no tool or model calls.</p>'
+        return '<h3>Timeline</h3><p class="none">The trace records no tool or model calls.</p>'
     if level == SUMMARY:
         return _summary_line(extra)
     span = _span(extra, tools, llms)
@@ -221,7 +267,7 @@ def timeline(extra: dict[str, Any], level: str = FULL) -> str:
         lanes += _lane("Tool calls", tools, extra.get("tool_call_total"), span, False, level)
     if llms:
         lanes += _lane("Model calls", llms, extra.get("llm_call_total"), span, True, level)
-    return f'<h4>Timeline</h4>{SEQUENTIAL}<div class="tl">{axis}{lanes}</div>'
+    return f'<h3>Timeline</h3>{SEQUENTIAL}<div class="tl">{axis}{lanes}</div>'
 
 
 def trace_parts(extra: dict[str, Any] | None, status: Any, collected: bool, level: str) -> str:
@@ -240,5 +286,5 @@ def trace_parts(extra: dict[str, Any] | None, status: Any, collected: bool, leve
         return f'<p class="none">{text(extra["unreadable"])}</p>'
     level = level if status == "pass" else FULL
     errors = "".join(f"<li>{text(e)}</li>" for e in extra.get("errors") or [] if isinstance(e, str))
-    errors = f'<h4>Errors the trace records</h4><ul class="errs">{errors}</ul>' if errors else ""
+    errors = f'<h3>Errors the trace records</h3><ul class="errs">{errors}</ul>' if errors else ""
     return answer(extra, ANSWER_CLIP[level]) + timeline(extra, level) + errors

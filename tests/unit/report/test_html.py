@@ -21,8 +21,12 @@ from conftest import GOOD_CASE, REPO, Workspace, good_trace
 from html_pages import (
     HOSTILE,
     SHOWN,
+    data_case,
+    data_panel,
     hostile_report,
     mixed_suite,
+    page_data,
+    tree_html,
     with_baseline,
     write_hostile_page,
 )
@@ -38,6 +42,7 @@ from validator.report.html_case import MAX_LISTED_RUNS
 from validator.report.html_trace import BARS, FULL, PASSING_BUDGET, SUMMARY, passing_level
 
 Page = lxml_html.HtmlElement
+SKIPS = ("#cases", "#details")  # the skip links
 
 
 def _page(ws: Workspace) -> Page:
@@ -45,7 +50,13 @@ def _page(ws: Workspace) -> Page:
 
 
 def _panel(page: Page, case_id: str) -> Page:
-    found = page.xpath("//details[@id=$id]", id=f"case={case_id}")
+    """A case's panel as the page's script builds it from the page's data."""
+    return data_panel(page, case_id)
+
+
+def _static(page: Page, case_id: str) -> Page:
+    """A case's part of the page without JavaScript (<noscript>)."""
+    found = page.xpath("//noscript//details[@id=$id]", id=f"case={case_id}")
     assert len(found) == 1, case_id
     return found[0]
 
@@ -67,17 +78,29 @@ def mixed(ws: Workspace) -> Workspace:
 
 def test_without_javascript_every_case_and_every_failure_is_on_the_page(mixed: Workspace) -> None:
     page = _page(mixed)
-    rows = page.xpath("//table[@id='case-table']/tbody/tr")
-    shown = [r.xpath("./td[1]")[0].text_content() for r in rows]
     rank = {"error": 0, "fail": 1, "not_run": 2, "pass": 3}
     statuses = {c["case_id"]: c["status"] for c in mixed.report()["cases"]}
     ids = sorted(sorted(statuses), key=lambda i: rank[statuses[i]])  # failures first
-    assert shown == ids and shown[-1] == "passes"
-    panels = page.xpath("//details[contains(@class, 'case')]")
-    assert [p.get("id") for p in panels] == [f"case={i}" for i in ids]
-    opened = [p.get("id")[5:] for p in panels if p.get("open") is not None]
-    assert opened == ids[:-1], "all but passes"
+    # Without JavaScript (<noscript>): every case that did not pass, with its failed checks.
+    rows = page.xpath("//noscript//table[@id='case-table']/tbody/tr")
+    shown = [r.xpath("./td[1]")[0].text_content() for r in rows]
+    assert shown == ids[:-1] and "passes" not in shown
     report = mixed.report()
+    for case in report["cases"]:
+        if case["status"] == "pass":
+            continue
+        text = _static(page, case["case_id"]).text_content()
+        for failed in case["failed_checks"]:
+            assert failed["message"] in text
+        if case["reason"]:
+            assert case["reason"] in text
+    assert "verdict-allowed" in _static(page, "repeated").text_content(), "failed in run 2"
+    # With it, the data has every case, failures first; panels of cases that did not pass
+    # open.
+    data = page_data(page)
+    assert [c[0] for c in data["cases"]] == ids and ids[-1] == "passes"
+    opened = [i for i in ids if _panel(page, i).get("open") is not None]
+    assert opened == ids[:-1], "all but passes"
     for case in report["cases"]:
         text = _panel(page, case["case_id"]).text_content()
         for failed in case["failed_checks"]:
@@ -377,8 +400,11 @@ def test_the_page_script_is_the_body_load_handler_and_the_only_code(mixed: Works
 def test_hostile_text_stays_text_in_every_field(tmp_path: Path) -> None:
     raw = write_hostile_page(tmp_path).read_text("utf-8")  # written at all: no lone surrogate
     page = lxml_html.fromstring(raw)
+    # The one <script> element is the data, never run, and no text can end it early.
+    [data] = page.xpath("//script")
+    assert data.get("type") == "application/json" and "<" not in data.text
+    assert data_case(page, SHOWN)[0] == SHOWN
     for tag in (
-        "script",
         "img",
         "iframe",
         "object",
@@ -391,11 +417,12 @@ def test_hostile_text_stays_text_in_every_field(tmp_path: Path) -> None:
         assert page.xpath(f"//{tag}") == [], tag
     handlers = [(e.tag, a) for e in page.iter() for a in e.attrib if a.lower().startswith("on")]
     assert handlers == [("body", "onload")]
-    for element in page.iter():
+    built = [data_panel(page, SHOWN), data_panel(page, SHOWN + "single")]
+    for element in [e for root in [page, *built] for e in root.iter()]:
         for name in ("href", "src", "action", "formaction", "style"):
             value = element.get(name)
             if value is not None and name == "href":
-                assert value.startswith(("#case=", "#check=")) or value == "#cases", value
+                assert value.startswith(("#case=", "#check=")) or value in SKIPS, value
             elif value is not None and name == "style":
                 assert re.fullmatch(r"left:[\d.]+%;width:[\d.]+%", value), value
             else:
@@ -452,3 +479,141 @@ def test_traces_split_from_one_file_get_their_panels(tmp_path: Path) -> None:
         page.xpath("//select[@name='verdict']") == [] and page.xpath("//h2[@id='verdicts']") == []
     )
     assert page.text_content().count("62.5%") == 1, "the pass rate is shown once"
+
+
+# --------------------------------------------------------------------------------------------
+# The conversation and the rendered answer
+
+
+def _one_case_page(run: dict[str, Any], status: str = "fail") -> Page:
+    row = {
+        "case_id": "talk",
+        "status": status,
+        "reason": None,
+        "checks": [],
+        "failed_checks": [],
+        "fixture": "t.json",
+        "tags": [],
+        "runs": {"total": 1, "passed": 0},
+    }
+    summary = {
+        "total": 1,
+        "passed": 0,
+        "failed": 1,
+        "not_run": 0,
+        "errored": 0,
+        "pass_rate": 0.0,
+        "verdict_distribution": {},
+        "avg_tool_calls": None,
+        "avg_duration_ms": None,
+        "runs": {"evaluated": 1},
+    }
+    report = Report.from_dict({"summary": summary, "cases": [row]})
+    report.extras = {"talk": {"question": "q?", "runs": {"t.json": {"status": status, **run}}}}
+    return lxml_html.fromstring("".join(chunks(report)))
+
+
+def test_model_calls_show_their_messages_collapsed_with_roles_and_marks() -> None:
+    message = "the slow query <b>again</b>"
+    run = {
+        "answer": "# Cause\n\nA **slow query**.",
+        "marks": [[13, 23, "hit"]],
+        "llm_calls": [
+            {
+                "model": "gpt-x",
+                "duration_ms": 5,
+                "messages": [
+                    {"role": "system", "text": "be brief", "length": 8},
+                    {"role": "user", "text": message, "length": 5000, "marks": [[4, 14, "hit"]]},
+                    {"role": "assistant", "text": "done", "length": 4},
+                    {"role": "<i>odd</i>", "text": "x", "length": 1},
+                ],
+            },
+            {"model": "gpt-y", "duration_ms": 5},
+        ],
+    }
+    panel = _panel(_one_case_page(run), "talk")
+    calls = panel.xpath(".//li[contains(@class, 'llm')]")
+    [shown] = calls[0].xpath(".//details[@class='msgs']")
+    assert shown.get("open") is None, "collapsed"
+    assert shown.xpath("./summary")[0].text_content() == (
+        "4 messages (system, user, assistant, <i>odd</i>)"
+    )
+    items = shown.xpath(".//li")
+    assert [i.get("class") for i in items] == [
+        "msg system",
+        "msg user",
+        "msg assistant",
+        "msg other",
+    ]
+    assert [i.xpath("./b")[0].text_content() for i in items][:3] == ["system", "user", "assistant"]
+    user = items[1]
+    assert user.xpath(".//pre")[0].text_content() == message, "text, never markup"
+    assert user.xpath(".//mark[@class='hit']")[0].text_content() == "slow query"
+    assert "5,000 characters, the first 27 shown" in user.text_content()
+    assert not calls[1].xpath(".//details"), "a call without messages has no toggle"
+    # The answer: rendered (answer_html.render), with its marked source a toggle away.
+    rendered = panel.xpath(".//div[@class='md']")[0]
+    assert "A **slow query**." in rendered.text_content() or "slow query" in rendered.text_content()
+    assert not rendered.xpath(".//h1 | .//h2"), "an answer's headings do not enter the outline"
+    source = panel.xpath(".//details[@class='src']")[0]
+    assert source.get("open") is None
+    assert source.xpath(".//div[@class='answer']/mark")[0].text_content() == "slow query"
+
+
+def test_messages_of_passing_runs_are_left_out_when_they_are_shown_shorter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import validator.report.html_trace as trace
+
+    monkeypatch.setattr(trace, "PASSING_BUDGET", 10)
+    run = {
+        "answer": "ok",
+        "llm_calls": [{"model": "m", "messages": [{"role": "user", "text": "hi"}]}],
+    }
+    page = _one_case_page(run, status="pass")
+    assert not _panel(page, "talk").xpath(".//details[@class='msgs']")
+
+
+# --------------------------------------------------------------------------------------------
+# History across reports (Report.history, from `run --history`)
+
+
+def test_history_shows_the_trend_the_changed_and_flaky_cases_and_marks_per_case(
+    mixed: Workspace,
+) -> None:
+    report = Report.from_dict(mixed.report())
+    report.history = {  # type: ignore[attr-defined]
+        "reports": [
+            {"name": "r1/report.json", "pass_rate": 0.5},
+            {"name": "<b>r2</b>", "pass_rate": None},
+            {"name": "this run", "pass_rate": 0.25},
+        ],
+        "cases": {"fails": ["pass", None, "fail"], "passes": ["fail", "pass", "pass"]},
+        "changed": ["fails"],
+        "flaky": ["fails", "passes"],
+    }
+    page = lxml_html.fromstring("".join(chunks(report)))
+    trend = page.xpath("//table[@id='trend']/tbody/tr")
+    assert [[td.text_content() for td in tr.xpath("./td")] for tr in trend] == [
+        ["r1/report.json", "50.0%", "█" * 10],
+        ["<b>r2</b>", "—", ""],
+        ["this run", "25.0%", "█" * 5],
+    ]
+    section = page.xpath("//h2[@id='history']/following-sibling::p")
+    assert section[1].text_content() == "Changed status (1): fails"
+    assert section[2].text_content() == "Flaky across reports (2): fails, passes"
+    assert section[2].xpath(".//a/@href") == ["#case=fails", "#case=passes"]
+    assert page_data(page)["cols"][-1] == ["history", "History"]
+    row = lxml_html.fragment_fromstring(tree_html(data_case(page, "fails")[8]))
+    marks = row.xpath(".//span[contains(@class, 'hm')]")
+    assert [m.text_content() for m in marks] == ["✓", "·", "✗"]
+    assert [m.get("title") for m in marks] == [
+        "r1/report.json: pass",
+        "<b>r2</b>: absent",
+        "this run: fail",
+    ]
+    # Without history: no section, no column.
+    plain = lxml_html.fromstring("".join(chunks(Report.from_dict(mixed.report()))))
+    assert not plain.xpath("//h2[@id='history']")
+    assert ["history", "History"] not in page_data(plain)["cols"]
