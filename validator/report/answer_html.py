@@ -24,10 +24,11 @@ other reporters never do.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable
 from typing import Any
+
+from .html_text import block
 
 HEADING_SHIFT = 2  # `#` becomes <h3>: the page's own headings are h1 and h2
 MARKDOWN_LIMIT = 50_000  # characters parsed as Markdown; longer answers are shown as text
@@ -91,7 +92,9 @@ def _markdown() -> Any:
 
 
 def _escape(text: str) -> str:
-    return html.escape(text, quote=True)
+    # The page's rule for any text from a trace: markup escaped, controls, bidi controls and
+    # lone surrogates shown as visible escapes (newlines and tabs kept).
+    return block(text)
 
 
 def _heading(token: Any) -> str:

@@ -582,7 +582,7 @@ def chunks(report: Report) -> Iterator[str]:
         verdicts=has_verdicts(rows),
         changes=case_changes(comp),
         ctx=Context(extras is not None, _passing_level(extras)),
-        history=getattr(report, "history", None) or None,
+        history=report.history or None,
     )
     cols = columns(shape.multi, shape.compared, shape.verdicts, shape.history is not None)
     yield _head()

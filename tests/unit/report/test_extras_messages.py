@@ -122,7 +122,10 @@ def test_the_run_command_gives_a_failing_run_its_conversation(ws: Workspace) -> 
     extras = collect_extras(suite, cases, plan.jobs(), None, 1 << 20)
     (run,) = extras["db-slow"]["runs"].values()
     assert run["conversation"] is True
-    assert run["llm_calls"][0]["messages"] == [
+    # Each message also carries its keyword marks (the page's highlighting).
+    messages = run["llm_calls"][0]["messages"]
+    assert all(isinstance(m.pop("marks"), list) for m in messages)
+    assert messages == [
         {"role": "system", "text": "You are an SRE.", "length": 15},
         {"role": "user", "text": GOOD_CASE["question"], "length": len(GOOD_CASE["question"])},
         {"role": "assistant", "text": "It is the weather.", "length": 18},
