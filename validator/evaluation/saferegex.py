@@ -30,8 +30,8 @@ meaning to RE2's is one walk over the parse tree, and its refusals are part of i
 
 from __future__ import annotations
 
-import array
 import _sre  # the case tables Python's `re` itself uses
+import array
 import functools
 import re
 import sys
