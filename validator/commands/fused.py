@@ -198,18 +198,7 @@ class Fused:
         """Every run of the real plan's `jobs`: those the workers made for a case whose jobs
         are exactly the plan's, and the others from `rest` (the usual evaluation)."""
         planned = list(jobs)  # file jobs only (no JSON Lines line): a list of names
-        by_case: dict[str, list[Job]] = {}
-        for job in planned:
-            for case_id in (job.case_id, *job.more_cases):
-                if case_id is not None:
-                    by_case.setdefault(case_id, []).append(job)
-        kept: dict[str, list[RunResult]] = {}
-        for read in self.reads:
-            case = read.record.case if read.record is not None else None
-            if case is None or read.runs is None or case.id not in self.suite.cases:
-                continue
-            if tuple(by_case.get(case.id, ())) == read.jobs:
-                kept[case.id] = read.runs
+        kept = self._kept(planned)
         compact = Compactor()
         for runs in kept.values():
             for run in runs:
@@ -217,6 +206,23 @@ class Fused:
         others = (job for job in planned if job.case_id not in kept or job.more_cases)
         for run in rest(others):
             yield compact(run)
+
+    def _kept(self, planned: list[Job]) -> dict[str, list[RunResult]]:
+        """The runs of each case whose jobs in the real plan are the very jobs its worker
+        evaluated (same files, same order, no other case sharing one)."""
+        by_case: dict[str, list[Job]] = {}
+        for job in planned:
+            for case_id in (job.case_id, *job.more_cases):
+                if case_id is not None:
+                    by_case.setdefault(case_id, []).append(job)
+        kept: dict[str, list[RunResult]] = {}
+        for read in self.reads:
+            case = _evaluable(read.record)
+            if case is None or read.runs is None or case.id not in self.suite.cases:
+                continue
+            if tuple(by_case.get(case.id, ())) == read.jobs:
+                kept[case.id] = read.runs
+        return kept
 
 
 def fused_phase(
@@ -230,29 +236,14 @@ def fused_phase(
     """Read the case files and evaluate their traces in one pool; None when this run
     cannot (the usual path then: see the module's docstring). Raises ProblemsFound as
     loading does."""
-    cores = usable_cores()
-    wanted = min(options.jobs or cores, cores)
-    if (options.jobs is not None and options.jobs > cores) or wanted < 2:
+    wanted = _processes(options, len(case_paths))
+    jobs = pre_plan(options) if wanted > 1 else None
+    if jobs is None:
         return None
-    if len(case_paths) < FUSED_UNIT * wanted or not options.fixtures.is_dir():
-        return None
-    jobs = pre_plan(options)
     specs = read_specs(folders)
-    fields = fields_of(specs.specs)
-    if jobs is None or fields is None:
-        return None  # (no usable trace fields: loading says why, the usual way)
-    cfg = config
-    unit = Unit(
-        case_reader(specs, cfg),
-        specs.specs,
-        fields,
-        cfg.checks if cfg is not None else None,
-        options.fail_severity,
-        options.settings,
-        jobs,
-        options.max_bytes,
-        None if options.follow_symlinks else options.fixtures,
-    )
+    unit = _unit_for(options, specs, config, jobs)
+    if unit is None:
+        return None  # no usable trace fields: loading says why, the usual way
     batches = [case_paths[i : i + FUSED_UNIT] for i in range(0, len(case_paths), FUSED_UNIT)]
     spec = Workers(_unit, (unit,), _describe, _given_up, noun="case files", fate=_FATE)
     bar = make_bar(sum(len(found) for found in jobs.values())) if make_bar else None
@@ -265,7 +256,37 @@ def fused_phase(
         done += len(read.runs or ())
         if bar is not None:
             bar(done)
-    return Fused(_suite(reads, specs, cfg), reads, bar)
+    return Fused(_suite(reads, specs, config), reads, bar)
+
+
+def _processes(options: Options, files: int) -> int:
+    """How many processes the phase has: as many as --jobs asks (the usable cores by
+    default), when the cores and the case files allow that many; else 1 (not for this run:
+    the usual path lowers --jobs with its note)."""
+    cores = usable_cores()
+    wanted = min(options.jobs or cores, cores)
+    if (options.jobs is not None and options.jobs > cores) or files < FUSED_UNIT * wanted:
+        return 1
+    return wanted if options.fixtures.is_dir() else 1
+
+
+def _unit_for(
+    options: Options, specs: Specs, config: Config | None, jobs: dict[str, tuple[Job, ...]]
+) -> Unit | None:
+    fields = fields_of(specs.specs)
+    if fields is None:
+        return None
+    return Unit(
+        case_reader(specs, config),
+        specs.specs,
+        fields,
+        config.checks if config is not None else None,
+        options.fail_severity,
+        options.settings,
+        jobs,
+        options.max_bytes,
+        None if options.follow_symlinks else options.fixtures,
+    )
 
 
 _FATE = "they are read here, and their traces evaluated again a chunk at a time"
