@@ -55,6 +55,10 @@ from .progress import ProgressBar
 # chunk of traces (evaluation.runner.DEFAULT_CHUNK) is.
 FUSED_UNIT = 8
 
+# Trace files of one case above which its traces are evaluated after the join, a chunk at a
+# time (evaluation.runner.DEFAULT_CHUNK) like any run's, rather than all in one batch.
+MAX_FUSED_RUNS = 4 * DEFAULT_CHUNK
+
 
 def checked(loaded: LoadResult) -> Suite:
     """The suite of a load; its warnings printed, and any error raised as ProblemsFound."""
@@ -173,7 +177,12 @@ def pre_plan(options: Options) -> dict[str, tuple[Job, ...]] | None:
     for job in plan.jobs():
         if job.case_id is not None and job.unmatched is None:
             jobs.setdefault(job.case_id, []).append(job)
-    return {case_id: tuple(found) for case_id, found in jobs.items()}
+    # A case with more traces than a few chunks is left to the usual path, which spreads
+    # them over the workers a chunk at a time (in one batch they would keep one worker
+    # busy while the others wait at the join).
+    return {
+        case_id: tuple(found) for case_id, found in jobs.items() if len(found) <= MAX_FUSED_RUNS
+    }
 
 
 def _key(entry: os.DirEntry[str]) -> str:
@@ -244,7 +253,7 @@ def fused_phase(
     unit = _unit_for(options, specs, config, jobs)
     if unit is None:
         return None  # no usable trace fields: loading says why, the usual way
-    batches = [case_paths[i : i + FUSED_UNIT] for i in range(0, len(case_paths), FUSED_UNIT)]
+    batches = _batches(case_paths, jobs)
     spec = Workers(_unit, (unit,), _describe, _given_up, noun="case files", fate=_FATE)
     bar = make_bar(sum(len(found) for found in jobs.values())) if make_bar else None
     reads: list[Read] = []
@@ -257,6 +266,24 @@ def fused_phase(
         if bar is not None:
             bar(done)
     return Fused(_suite(reads, specs, config), reads, bar)
+
+
+def _batches(paths: list[Path], jobs: dict[str, tuple[Job, ...]]) -> list[list[Path]]:
+    """The case files in batches of about a chunk of traces each (FUSED_UNIT files at most),
+    each file weighed by the traces named after its file name (a guess: a case's id is
+    known once its file is read; a wrong guess costs balance only)."""
+    out: list[list[Path]] = []
+    batch: list[Path] = []
+    weight = 0
+    for path in paths:
+        batch.append(path)
+        weight += max(1, len(jobs.get(path.stem, ())))
+        if len(batch) >= FUSED_UNIT or weight >= DEFAULT_CHUNK:
+            out.append(batch)
+            batch, weight = [], 0
+    if batch:
+        out.append(batch)
+    return out
 
 
 def _processes(options: Options, files: int) -> int:
