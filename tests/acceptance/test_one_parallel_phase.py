@@ -73,12 +73,15 @@ def _phases(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@pytest.mark.parametrize("max_runs", [fused.MAX_FUSED_RUNS, 2])
 def test_the_fused_phase_writes_the_reports_of_one_process(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, max_runs: int
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     _four_cores(monkeypatch)
     monkeypatch.setattr(fused, "FUSED_UNIT", 3)  # many batches of case files
+    # 2: the cases with 3 trace files are evaluated after the join, a chunk at a time.
+    monkeypatch.setattr(fused, "MAX_FUSED_RUNS", max_runs)
     seen = _phases(monkeypatch)
     _suite(ws)
     one = _run(ws, "1", "out-1")

@@ -258,14 +258,19 @@ def fused_phase(
     bar = make_bar(sum(len(found) for found in jobs.values())) if make_bar else None
     reads: list[Read] = []
     done = 0
-    for read in ordered_map(unit, batches, wanted, spec, None, notify or _stderr):
-        if read.record is None:  # its workers died: read here, its traces the usual way
-            read.record = unit.reader(read.path)
-        reads.append(read)
-        done += len(read.runs or ())
+    try:
+        for read in ordered_map(unit, batches, wanted, spec, None, notify or _stderr):
+            if read.record is None:  # its workers died: read here, its traces the usual way
+                read.record = unit.reader(read.path)
+            reads.append(read)
+            done += len(read.runs or ())
+            if bar is not None:
+                bar(done)
+        return Fused(_suite(reads, specs, config), reads, bar)
+    except BaseException:  # problems in the case files, Ctrl-C: the bar is erased first
         if bar is not None:
-            bar(done)
-    return Fused(_suite(reads, specs, config), reads, bar)
+            bar.close()
+        raise
 
 
 def _batches(paths: list[Path], jobs: dict[str, tuple[Job, ...]]) -> list[list[Path]]:
