@@ -59,6 +59,11 @@ FUSED_UNIT = 8
 # time (evaluation.runner.DEFAULT_CHUNK) like any run's, rather than all in one batch.
 MAX_FUSED_RUNS = 4 * DEFAULT_CHUNK
 
+# Trace files of the whole run above which it has the usual two phases: this process holds
+# the phase's runs until the join (compacted: ~0.3 KB each), where the usual evaluation
+# streams them into each case's compact rows as they come, so memory stays flat.
+MAX_FUSED_TRACES = 20_000
+
 
 def checked(loaded: LoadResult) -> Suite:
     """The suite of a load; its warnings printed, and any error raised as ProblemsFound."""
@@ -180,6 +185,8 @@ def pre_plan(options: Options) -> dict[str, tuple[Job, ...]] | None:
     # A case with more traces than a few chunks is left to the usual path, which spreads
     # them over the workers a chunk at a time (in one batch they would keep one worker
     # busy while the others wait at the join).
+    if sum(len(found) for found in jobs.values()) > MAX_FUSED_TRACES:
+        return None
     return {
         case_id: tuple(found) for case_id, found in jobs.items() if len(found) <= MAX_FUSED_RUNS
     }
