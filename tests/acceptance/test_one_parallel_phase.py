@@ -130,3 +130,16 @@ def test_a_worker_that_dies_reading_case_files_costs_time_only(
     assert "died again (killed by signal 9" in err
     assert "evaluating cases/case-01.yaml .. cases/case-02.yaml: those 2 case files" in err
     assert "they are read here, and their traces evaluated again a chunk at a time" in err
+
+
+def test_a_run_of_many_traces_keeps_the_usual_phases(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    _four_cores(monkeypatch)
+    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    monkeypatch.setattr(fused, "MAX_FUSED_TRACES", 10)  # the runs would be held till the join
+    seen = _phases(monkeypatch)
+    _suite(ws)
+    assert _run(ws, "2", "out-2") == _run(ws, "1", "out-1")
+    assert seen == ["usual"]
