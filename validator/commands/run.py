@@ -1,7 +1,8 @@
 """`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files;
 its flags (`build_parser`) and its entry from the command line (`main`). One concept, just
 over 600 lines: each step reads the same RunOptions, and what each step does lives in its own
-module (live.py prints while it evaluates, summary.py after, sharding.py the shard file)."""
+module (fused.py reads the cases and evaluates their traces in one parallel phase, live.py
+prints while it evaluates, summary.py after, sharding.py the shard file)."""
 
 from __future__ import annotations
 
