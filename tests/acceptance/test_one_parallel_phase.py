@@ -129,7 +129,7 @@ def test_a_worker_that_dies_reading_case_files_costs_time_only(
     assert (code, reports) == (one[0], one[2])
     assert "died again (killed by signal 9" in err
     assert "evaluating cases/case-01.yaml .. cases/case-02.yaml: those 2 case files" in err
-    assert "they are read here, and their traces evaluated again a chunk at a time" in err
+    assert "2 case files are read here, and their traces evaluated again a chunk at a time" in err
 
 
 def test_a_run_of_many_traces_keeps_the_usual_phases(

@@ -328,7 +328,7 @@ def _unit_for(
     )
 
 
-_FATE = "they are read here, and their traces evaluated again a chunk at a time"
+_FATE = "are read here, and their traces evaluated again a chunk at a time"
 
 
 def _suite(reads: list[Read], specs: Specs, config: Config | None) -> Suite:
