@@ -108,6 +108,7 @@ class Workers:
     describe: Callable[[list[Any]], str]
     given_up: Callable[[list[Any], list[str]], list[Any]]
     noun: str = "traces"
+    fate: str = "are reported as errors"  # what becomes of a batch given up, for the note
 
 
 # Batches a worker holds at a time: the one it evaluates and the next, so that it never waits
@@ -475,7 +476,7 @@ class Pool:
         if len(task.deaths) > RETRIES:
             self.notify(
                 f"note: a worker process died again ({cause}) evaluating {what}:"
-                f" those {len(task.items)} {noun} are reported as errors"
+                f" those {len(task.items)} {noun} {self.workers.fate}"
             )
             task.results = self.workers.given_up(task.items, task.deaths)
             task.remote = False

@@ -1,7 +1,8 @@
 """`run`, end to end: inputs -> suite -> traces -> evaluation -> report document -> files;
 its flags (`build_parser`) and its entry from the command line (`main`). One concept, just
 over 600 lines: each step reads the same RunOptions, and what each step does lives in its own
-module (live.py prints while it evaluates, summary.py after, sharding.py the shard file)."""
+module (fused.py reads the cases and evaluates their traces in one parallel phase, live.py
+prints while it evaluates, summary.py after, sharding.py the shard file)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from ..loading.config import Config
 from ..loading.quarantine import Quarantine
 from ..loading.suite import load_suite_and_problems
 from ..model import Suite, TraceSettings
-from ..problems import ERROR, WARNING, ProblemsFound, UsageError
+from ..problems import ProblemsFound, UsageError
 from ..processes import usable_cores
 from ..report import (
     DEFAULT_FORMATS,
@@ -55,6 +56,8 @@ from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import gating, options
 from .extras import collect_extras
+from .fused import Fused, checked, fused_phase, rest_of
+from .fused import Options as FusedOptions
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .live import LiveLog
 from .locate import FileSources
@@ -107,14 +110,7 @@ def load_checked(
     """The suite; warnings are printed, and any error raises ProblemsFound. `processes`:
     how many read the case files (None: the usable cores), as many as will evaluate."""
     count = min(processes or usable_cores(), usable_cores())
-    loaded = load_suite_and_problems(case_paths, folders, config, count)
-    for problem in loaded.problems:
-        if problem.severity == WARNING:
-            print(problem.format(), file=sys.stderr)
-    errors = [p for p in loaded.problems if p.severity == ERROR]
-    if errors or loaded.suite is None:
-        raise ProblemsFound(errors)
-    return loaded.suite
+    return checked(load_suite_and_problems(case_paths, folders, config, count))
 
 
 def read_baseline(path: Path, keep: Selection) -> Baseline:
@@ -321,7 +317,11 @@ def execute_run(options: RunOptions) -> int:
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
-    full = load_checked(find_case_files(options.cases), folders, options.config, options.jobs)
+    case_paths = find_case_files(options.cases)
+    # One parallel phase when it can: the case files read and their traces evaluated by the
+    # same workers (see commands/fused.py); else loading, then evaluation.
+    fused = _fused(options, selection, case_paths, folders)
+    full = fused.suite if fused else load_checked(case_paths, folders, options.config, options.jobs)
     full.fail_severity = gate.fail_severity
     gating.warn_unknown(quarantine, full.cases)
     chosen = select_cases(full, selection)
@@ -329,19 +329,22 @@ def execute_run(options: RunOptions) -> int:
     elsewhere = set(chosen.cases) - set(suite.cases)  # the other shards' cases
     traces = find_traces(options, suite, full, elsewhere)
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
-    bar = make_progress(traces.total, options.terminal.quiet)
+    bar = fused.bar if fused else make_progress(traces.total, options.terminal.quiet)
     live = _live_log(options, suite, traces, quarantine, bar)
     try:
-        runs = evaluate_all(
-            suite,
-            traces.jobs,
-            options.jobs,
-            max_bytes=options.max_trace_bytes,
-            root=traces.root,
-            progress=bar,
-            settings=options.traces,
-            aside=frozenset(left_out.left_out | elsewhere),  # dropped when grouped
-        )
+        if fused is not None:
+            runs = fused.runs(traces.jobs, rest_of(suite, _fused_options(options), traces.root))
+        else:
+            runs = evaluate_all(
+                suite,
+                traces.jobs,
+                options.jobs,
+                max_bytes=options.max_trace_bytes,
+                root=traces.root,
+                progress=bar,
+                settings=options.traces,
+                aside=frozenset(left_out.left_out | elsewhere),  # dropped when grouped
+            )
         cases, unmatched = group_results(
             suite,
             left_out.watch(_watched(runs, options, timing, live)),
@@ -382,6 +385,33 @@ def execute_run(options: RunOptions) -> int:
             suite, cases, again, traces.root, options.max_trace_bytes, options.traces
         )
     return _write_and_judge(report, options, extra, live.printed)
+
+
+def _fused_options(options: RunOptions) -> FusedOptions:
+    return FusedOptions(
+        options.fixtures,
+        options.traces,
+        options.follow_symlinks,
+        options.max_trace_bytes,
+        options.gate.fail_severity,
+        options.jobs,
+    )
+
+
+def _fused(
+    options: RunOptions, selection: Selection, case_paths: list[Path], folders: list[Path]
+) -> Fused | None:
+    """The fused phase's suite and runs, when this run can have one: several processes, the
+    whole suite (no selection, no shard), traces found by their file names."""
+    if options.jobs == 1 or selection or options.shard is not None or options.capture_failures:
+        return None
+    if options.traces.case_id is not None or options.traces.group is not None:
+        return None
+
+    def bar(total: int) -> ProgressBar | None:
+        return make_progress(total, options.terminal.quiet)
+
+    return fused_phase(_fused_options(options), case_paths, folders, options.config, bar)
 
 
 def _write_and_judge(

