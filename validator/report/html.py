@@ -1,9 +1,10 @@
 """report.html: one self-contained page for people reviewing a run.
 
-The page opens with the summary (the pass rate and counts once, as tiles; the failures by
-check; the summary table; the history across reports when there is one; the baseline
-comparison when there is one; the verdict chart and table only when traces record
-verdicts), then the case table and the case panels, then the traces that match no case.
+The first screen holds the pass rate and counts once (tiles), the failures by check and the
+case table (failures first); then the case panel opened from it, then the summary table,
+the baseline comparison when there is one, the verdict chart and table only when traces
+record verdicts, the history across reports when there is one, and the traces that match no
+case.
 
 The case table and the panels are data: one row and one panel per case, as trees, in the
 page's one JSON block (html_data.py), which the page's script (html_script.py) renders when
@@ -278,15 +279,11 @@ def _failures(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def _overview(
-    report: Report, comp: dict[str, Any] | None, multi: bool, rows: list[dict[str, Any]]
-) -> str:
+def _overview(report: Report, comp: dict[str, Any] | None, rows: list[dict[str, Any]]) -> str:
+    """The first screen: the title, the pass rate and counts once (tiles), and the failures by
+    check; the case table follows at once, failures first."""
     inputs = report.head.get("inputs", {})
     tool = report.head.get("tool", {})
-    summary = report.summary
-    metrics = [[label, value] for label, value in _summary_rows(summary, multi)]
-    verdicts = [[text(k), num(v)] for k, v in summary["verdict_distribution"].items()]
-    shown = has_verdicts(rows)
     return (
         f"<h1>{TITLE}</h1>\n"
         f'<p class="meta">Generated {opt(report.head.get("generated_at"))} by'
@@ -297,10 +294,23 @@ def _overview(
             if inputs.get("command")
             else ""
         )
-        + _tiles(summary, comp)
+        + _tiles(report.summary, comp)
         + '<p class="skip"><a href="#cases">Skip to the cases</a></p>\n'
         + _failures(rows)
-        + '<h2 id="summary">Summary</h2>\n'
+    )
+
+
+def _run_summary(
+    report: Report, comp: dict[str, Any] | None, multi: bool, rows: list[dict[str, Any]]
+) -> str:
+    """Below the cases: the summary figures, the baseline comparison, and the verdicts (only
+    when the suite's traces record verdicts)."""
+    summary = report.summary
+    metrics = [[label, value] for label, value in _summary_rows(summary, multi)]
+    verdicts = [[text(k), num(v)] for k, v in summary["verdict_distribution"].items()]
+    shown = has_verdicts(rows)
+    return (
+        '<h2 id="summary">Summary</h2>\n'
         + (chart(report) if shown else "")
         + _table(["Metric", "Value"], metrics)
         + (
@@ -586,8 +596,7 @@ def chunks(report: Report) -> Iterator[str]:
     )
     cols = columns(shape.multi, shape.compared, shape.verdicts, shape.history is not None)
     yield _head()
-    yield _overview(report, comp, shape.multi, rows)
-    yield history_section(shape.history)
+    yield _overview(report, comp, rows)
     yield _filters(shape.compared, len(rows), shape.verdicts)
     yield '<p class="skip"><a href="#details">Skip past the case table</a></p>\n'
     yield '<div class="scroll" id="case-box" hidden></div>\n'
@@ -600,6 +609,8 @@ def chunks(report: Report) -> Iterator[str]:
         " next and previous failing case) to see its checks, answer and calls here.</p>\n"
         '<div id="panels"></div>\n'
     )
+    yield _run_summary(report, comp, shape.multi, rows)
+    yield history_section(shape.history)
     yield _unmatched(report.unmatched)
     yield '<script type="application/json" id="data">{"deflate":"'
     yield from packed(_data(rows, shape, extras, cols))

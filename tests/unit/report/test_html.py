@@ -114,18 +114,20 @@ def test_without_javascript_every_case_and_every_failure_is_on_the_page(mixed: W
     assert page.xpath("//form[@id='filters']")[0].get("hidden") is not None, "shown by the script"
 
 
-def test_the_summary_comes_first_with_the_baseline_comparison(ws: Workspace) -> None:
+def test_the_failures_come_first_and_the_summary_after_the_cases(ws: Workspace) -> None:
     mixed_suite(ws)
     with_baseline(ws)
     assert ws.run("--format", "json,html", "--baseline", str(ws.root / "base")).code == 1
     page = _page(ws)
     headings = _texts(page.xpath("//h2"))
-    assert headings[:5] == [
+    # The first screen: the counts once (tiles), the failures by check, then the cases.
+    assert headings[:6] == [
         "Failures by check",
+        "Cases",
+        "Case details",
         "Summary",
         "Compared with the baseline",
         "Verdicts",
-        "Cases",
     ]
     assert (
         "1 regression(s)"
