@@ -61,6 +61,7 @@ class Evaluator:
         self._plan: list[Planned] = []
         self._set_off: dict[tuple[Spec, str, str, bool], CheckResult] = {}
         self._blocking: dict[str, bool] = {}  # severity -> whether a failure fails the run
+        self._plans: dict[tuple[Spec, ...], list[tuple[Spec, Planned]]] = {}
         # With `keep_context`, the context of the last trace evaluated against a case (None
         # when the last one could not be), for `explain` to look at again (`look`). Off for
         # `run`, so that no trace outlives its evaluation.
@@ -193,25 +194,38 @@ class Evaluator:
 
     def _planned(self, case: Case) -> list[Planned]:
         """The case's checks as its runs apply them (see `_plan`)."""
-        overrides = case.fields.get("severity_overrides") or {}
+        overrides = case.fields.get("severity_overrides")
         plan: list[Planned] = []
-        for spec in self.suite.checks_for(case):
-            severity = overrides.get(spec.id, spec.severity)
-            blocking = self._blocking.get(severity)
-            if blocking is None:
-                blocking = self._blocking[severity] = is_blocking(
-                    severity, self.suite.fail_severity
-                )
+        for spec, entry in self._compiled(self.suite.checks_for(case)):
+            if overrides and spec.id in overrides:
+                severity = overrides[spec.id]
+                entry = (entry[0], entry[1], severity, self._is_blocking(severity))
             if spec.when_input is not None and not case.sets(spec.when_input):
-                off = self._set_off_result(spec, unset_reason(case, spec.when_input), severity)
-                plan.append((None, off, severity, blocking))
-            else:
-                plan.append((compiled_check(spec), spec.id, severity, blocking))
+                off = self._set_off_result(spec, unset_reason(case, spec.when_input), entry[2])
+                entry = (None, off, entry[2], entry[3])
+            plan.append(entry)
         return plan
+
+    def _compiled(self, specs: tuple[Spec, ...]) -> list[tuple[Spec, Planned]]:
+        """Each spec of a plan with its entry at the spec's own severity (cases that name
+        no `checks` share one plan, so this is made once for all of them)."""
+        compiled = self._plans.get(specs)
+        if compiled is None:
+            compiled = self._plans[specs] = [
+                (s, (compiled_check(s), s.id, s.severity, self._is_blocking(s.severity)))
+                for s in specs
+            ]
+        return compiled
+
+    def _is_blocking(self, severity: str) -> bool:
+        blocking = self._blocking.get(severity)
+        if blocking is None:
+            blocking = self._blocking[severity] = is_blocking(severity, self.suite.fail_severity)
+        return blocking
 
     def _set_off_result(self, spec: Spec, reason: str, severity: str) -> CheckResult:
         """The result of a check the case turns off (`when_input` not set)."""
-        blocking = self._blocking[severity]
+        blocking = self._is_blocking(severity)
         key = (spec, reason, severity, blocking)
         result = self._set_off.get(key)
         if result is None:
