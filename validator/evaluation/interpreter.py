@@ -9,6 +9,9 @@ the trace. A template never replaces that JSONPath.
 `compile_condition` is where a condition becomes evaluable (the loader calls it once per
 condition of a spec file): it looks up the predicate, fills in and type-checks the parameters
 whose values are already known, and leaves the rest to be resolved per case or per trace.
+`compiled_check` is where a spec becomes one callable (once per process, since closures do
+not cross into worker processes): its guards, queries, predicates and message suffixes bound
+once, so that per trace only the queries, the predicates and the messages run.
 """
 
 from __future__ import annotations
