@@ -286,14 +286,19 @@ def test_internal_error_in_one_trace_marks_only_that_case(
 ) -> None:
     from validator.evaluation import evaluator
 
-    real = evaluator.evaluate_spec
+    real = evaluator.compiled_check
 
-    def sometimes_broken(spec, fields, ctx):  # type: ignore[no-untyped-def]
-        if ctx.trace.get("caseId") == "db-slow":
-            raise RuntimeError("simulated bug")
-        return real(spec, fields, ctx)
+    def sometimes_broken(spec):  # type: ignore[no-untyped-def]
+        program = real(spec)
 
-    monkeypatch.setattr(evaluator, "evaluate_spec", sometimes_broken)
+        def run(fields, ctx):  # type: ignore[no-untyped-def]
+            if ctx.trace.get("caseId") == "db-slow":
+                raise RuntimeError("simulated bug")
+            return program(fields, ctx)
+
+        return run
+
+    monkeypatch.setattr(evaluator, "compiled_check", sometimes_broken)
     ws.case()
     ws.case(dict(GOOD_CASE, id="other"))
     ws.trace("db-slow", good_trace())

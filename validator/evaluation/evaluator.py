@@ -17,7 +17,7 @@ from ..display import shorten
 from ..model import Case, Condition, Finder, Spec, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, SKIPPED, CheckResult, RunResult, is_blocking
-from .interpreter import CaseArguments, apply_condition, evaluate_spec
+from .interpreter import CaseArguments, apply_condition, compiled_check
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
 from .tracefile import fields_case_id
@@ -54,11 +54,14 @@ class Evaluator:
         self.settings = settings or suite.traces  # the view's adapter and message list
         self._case: Case | None = None
         self._args = CaseArguments({})
-        self._severity: dict[str, tuple[str, bool]] = {}  # spec id -> (severity, blocking)
-        # The case's checks, each with its result when it is decided by the case alone (a
-        # `when_input` the case does not set): that result is made once per case and shared
-        # by all its runs, read-only like the values compacted runs share.
-        self._plan: list[tuple[Spec, CheckResult | None]] = []
+        # The case's checks, each as its compiled program (`compiled_check`) with its id,
+        # severity and blocking, or as its result when the case alone decides it (a
+        # `when_input` the case does not set): such a result is made once and shared by
+        # every run with the same one, read-only like the values compacted runs share.
+        self._plan: list[Planned] = []
+        self._set_off: dict[tuple[Spec, str, str, bool], CheckResult] = {}
+        self._blocking: dict[str, bool] = {}  # severity -> whether a failure fails the run
+        self._plans: dict[tuple[Spec, ...], list[tuple[Spec, Planned]]] = {}
         # With `keep_context`, the context of the last trace evaluated against a case (None
         # when the last one could not be), for `explain` to look at again (`look`). Off for
         # `run`, so that no trace outlives its evaluation.
@@ -152,22 +155,32 @@ class Evaluator:
     def _run(self, case: Case, trace: Any, fixture: str | None, parent: Any = None) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
-            self._severity = severities(self.suite, case)
-            self._plan = [(spec, self._skipped(case, spec)) for spec in self.suite.checks_for(case)]
+            self._plan = self._planned(case)
         settings = self.settings
         ctx = TraceContext(trace, settings.view, settings.messages, parent)
         if self.keep_context:
             self.context = ctx
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
-        run.checks = checks = [skip or self._check(spec, ctx) for spec, skip in self._plan]
-        skipped = unexamined = 0
-        for check in checks:
-            if check.status == SKIPPED:
+        run.checks = checks = []
+        args, skipped, unexamined = self._args, 0, 0
+        for program, check, severity, blocking in self._plan:
+            if program is None:  # set off by the case: `check` is its shared result
+                checks.append(check)
                 skipped += 1
-            elif check.status == FAIL and check.blocking:  # `failed_blocking`
+                continue
+            try:
+                result = program(args, ctx)
+            except RecursionError:
+                result = CheckResult(check, FAIL, "the trace is nested too deeply to examine")
+            result.severity, result.blocking = severity, blocking
+            checks.append(result)
+            status = result.status
+            if status == SKIPPED:
+                skipped += 1
+            elif status == FAIL and blocking:  # `failed_blocking`
                 run.status = FAIL
-            elif check.examined == 0:
+            elif result.examined == 0:
                 unexamined += 1
         run.checks_skipped, run.checks_applied = skipped, len(checks) - skipped
         run.checks_unexamined = unexamined
@@ -179,22 +192,52 @@ class Evaluator:
             note_unread(run, ctx.view_document()["view"].get("unread") or [])
         return run
 
-    def _skipped(self, case: Case, spec: Spec) -> CheckResult | None:
-        """The result of a check the case turns off (`when_input` not set), else None."""
-        if spec.when_input is None or case.sets(spec.when_input):
-            return None
-        result = CheckResult(spec.id, SKIPPED, unset_reason(case, spec.when_input))
-        result.report_as = spec.report_as
-        result.severity, result.blocking = self._severity[spec.id]
+    def _planned(self, case: Case) -> list[Planned]:
+        """The case's checks as its runs apply them (see `_plan`)."""
+        overrides = case.fields.get("severity_overrides")
+        plan: list[Planned] = []
+        for spec, entry in self._compiled(self.suite.checks_for(case)):
+            if overrides and spec.id in overrides:
+                severity = overrides[spec.id]
+                entry = (entry[0], entry[1], severity, self._is_blocking(severity))
+            if spec.when_input is not None and not case.sets(spec.when_input):
+                off = self._set_off_result(spec, unset_reason(case, spec.when_input), entry[2])
+                entry = (None, off, entry[2], entry[3])
+            plan.append(entry)
+        return plan
+
+    def _compiled(self, specs: tuple[Spec, ...]) -> list[tuple[Spec, Planned]]:
+        """Each spec of a plan with its entry at the spec's own severity (cases that name
+        no `checks` share one plan, so this is made once for all of them)."""
+        compiled = self._plans.get(specs)
+        if compiled is None:
+            compiled = self._plans[specs] = [
+                (s, (compiled_check(s), s.id, s.severity, self._is_blocking(s.severity)))
+                for s in specs
+            ]
+        return compiled
+
+    def _is_blocking(self, severity: str) -> bool:
+        blocking = self._blocking.get(severity)
+        if blocking is None:
+            blocking = self._blocking[severity] = is_blocking(severity, self.suite.fail_severity)
+        return blocking
+
+    def _set_off_result(self, spec: Spec, reason: str, severity: str) -> CheckResult:
+        """The result of a check the case turns off (`when_input` not set)."""
+        blocking = self._is_blocking(severity)
+        key = (spec, reason, severity, blocking)
+        result = self._set_off.get(key)
+        if result is None:
+            result = CheckResult(spec.id, SKIPPED, reason, report_as=spec.report_as)
+            result.severity, result.blocking = severity, blocking
+            self._set_off[key] = result
         return result
 
-    def _check(self, spec: Spec, ctx: TraceContext) -> CheckResult:
-        try:
-            result = evaluate_spec(spec, self._args, ctx)
-        except RecursionError:
-            result = CheckResult(spec.id, FAIL, "the trace is nested too deeply to examine")
-        result.severity, result.blocking = self._severity[spec.id]
-        return result
+
+# One check of a case's plan: (its program, its id, severity, blocking), or (None, its
+# result, severity, blocking) when the case sets it off.
+Planned = tuple[Any, Any, str, bool]
 
 
 def note_unread(run: RunResult, unread: list[dict[str, Any]]) -> None:
@@ -220,17 +263,6 @@ def unset_reason(case: Case, name: str) -> str:
     if case.fields.get(name) is False and name not in case.defaulted:
         return f"skipped: the case sets {name} to false"
     return f"skipped: the case does not set {name}"
-
-
-def severities(suite: Suite, case: Case) -> dict[str, tuple[str, bool]]:
-    """Each check's severity for this case (its `severity_overrides`, else the spec's) and
-    whether a failure of it fails the run (its severity is at least --fail-severity)."""
-    overrides = case.severity_overrides
-    out = {}
-    for spec in suite.checks_for(case):
-        severity = overrides.get(spec.id, spec.severity)
-        out[spec.id] = (severity, is_blocking(severity, suite.fail_severity))
-    return out
 
 
 def evaluate_trace(

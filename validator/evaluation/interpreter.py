@@ -9,18 +9,23 @@ the trace. A template never replaces that JSONPath.
 `compile_condition` is where a condition becomes evaluable (the loader calls it once per
 condition of a spec file): it looks up the predicate, fills in and type-checks the parameters
 whose values are already known, and leaves the rest to be resolved per case or per trace.
+`compiled_check` is where a spec becomes one callable (once per process, since closures do
+not cross into worker processes): its guards, queries, predicates and message suffixes bound
+once, so that per trace only the queries, the predicates and the messages run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from ..model import Binding, Clause, Condition, Finder, Spec, Unbound
 from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult
 from .messages import render
 from .params import LIST_TYPES, PARAM_TYPES, type_error
 from .predicates import PREDICATES, Outcome, TraceContext, param_type_error
-from .query import QueryEvaluationError
+from .query import Query, QueryEvaluationError
 
 _ABSENT = object()
 Arguments = dict[str, Any]
@@ -50,24 +55,65 @@ class CaseArguments:
         return args
 
 
+# --------------------------------------------------------------------------------------------
+# Checks, compiled: one callable per spec, made once per process
+#
+# What does not depend on the trace is decided when a spec is compiled: which guards there
+# are, how each query is run, the predicate function, the `(read from ...)` suffix, whether
+# zero matches count as examined. What depends on the case (its resolved arguments) is
+# looked up in its `CaseArguments`; only the queries, the predicate and the messages run
+# per trace. Closures are not picklable, so programs are made in the process that runs them
+# (`compiled_check`, memoized per spec) and a suite crosses into worker processes as data.
+
+CheckProgram = Callable[[CaseArguments, TraceContext], CheckResult]
+_Program = Callable[[CaseArguments, TraceContext], Any]
+
+# Each spec's program, made when a process first evaluates it; a spec dropped with its suite
+# drops its program too.
+_PROGRAMS: WeakKeyDictionary[Spec, CheckProgram] = WeakKeyDictionary()
+
+
+def compiled_check(spec: Spec) -> CheckProgram:
+    """The program evaluating `spec` (guards first, then every clause; all must hold),
+    compiled on first use in this process and kept."""
+    program = _PROGRAMS.get(spec)
+    if program is None:
+        program = _PROGRAMS[spec] = compile_check(spec)
+    return program
+
+
 def evaluate_spec(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckResult:
     """Evaluate one check spec: guards first, then every clause (all must hold)."""
-    if spec.when is not None or spec.unless is not None:
-        guarded = _spec_guard(spec, case, ctx)
-        if guarded is not None:
-            return guarded
-    clauses = spec.clauses
-    empty = spec.allow_empty
-    if len(clauses) == 1:  # the common shape: the clause's result is the check's
-        result = _clause(clauses[0], case, ctx, spec.id, empty)
-        check = CheckResult(spec.id, result.status, result.message, [result], spec.report_as)
-        check.examined = result.examined
-        return check
-    results = [_clause(clause, case, ctx, spec.id, empty) for clause in clauses]
-    check = CheckResult(spec.id, *_combined(results), results, spec.report_as)
-    if check.status == PASS and any(r.examined == 0 for r in results):
-        check.examined = 0
-    return check
+    return compiled_check(spec)(case, ctx)
+
+
+def compile_check(spec: Spec) -> CheckProgram:
+    """`spec` as one callable from a case's arguments and a trace to the check's result."""
+    check, report_as = spec.id, spec.report_as
+    guard = _compile_guards(spec.when, spec.unless, spec.skip_reason)
+    clauses = tuple(_compile_clause(c, check, spec.allow_empty) for c in spec.clauses)
+    only = clauses[0] if len(clauses) == 1 else None
+
+    def run(case: CaseArguments, ctx: TraceContext) -> CheckResult:
+        if guard is not None:
+            try:
+                skip = guard(case, ctx)
+            except _Unevaluated as exc:
+                return CheckResult(check, FAIL, exc.message, report_as=report_as)
+            if skip is not None:
+                return CheckResult(check, SKIPPED, skip, report_as=report_as)
+        if only is not None:  # the common shape: the clause's result is the check's
+            result = only(case, ctx)
+            outcome = CheckResult(check, result.status, result.message, [result], report_as)
+            outcome.examined = result.examined
+            return outcome
+        results = [clause(case, ctx) for clause in clauses]
+        outcome = CheckResult(check, *_combined(results), results, report_as)
+        if outcome.status == PASS and any(r.examined == 0 for r in results):
+            outcome.examined = 0
+        return outcome
+
+    return run
 
 
 def _combined(results: list[ClauseResult]) -> tuple[str, str]:
@@ -81,18 +127,6 @@ def _combined(results: list[ClauseResult]) -> tuple[str, str]:
     return PASS, "; ".join([*(r.message for r in results if r.status == PASS), *notes])
 
 
-def _spec_guard(spec: Spec, case: CaseArguments, ctx: TraceContext) -> CheckResult | None:
-    """The result when the spec's guards decide it (skipped, or failed because a guard
-    cannot be evaluated), else None."""
-    try:
-        skip = _guard_skip(spec.when, spec.unless, spec.skip_reason, case, ctx)
-    except _Unevaluated as exc:
-        return CheckResult(spec.id, FAIL, exc.message, report_as=spec.report_as)
-    if skip is not None:
-        return CheckResult(spec.id, SKIPPED, skip, report_as=spec.report_as)
-    return None
-
-
 def _prefixed(result: ClauseResult) -> str:
     """A clause's message in its check's: the author's sentence as it is, else with the
     clause's name, which says which part of the check it is about."""
@@ -104,30 +138,123 @@ def _prefixed(result: ClauseResult) -> str:
 PRESENCE_PREDICATES = frozenset({"absent"})
 
 
-def _clause(
-    clause: Clause, case: CaseArguments, ctx: TraceContext, check: str, allow_empty: bool = False
-) -> ClauseResult:
+def _compile_clause(
+    clause: Clause, check: str, spec_allows_empty: bool
+) -> Callable[[CaseArguments, TraceContext], ClauseResult]:
     condition = clause.condition
-    try:
-        if clause.when is not None or clause.unless is not None:
-            skip = _guard_skip(clause.when, clause.unless, clause.skip_reason, case, ctx)
-            if skip is not None:
-                return ClauseResult(clause.name, SKIPPED, skip)
-        values = _values(condition, ctx)
-        outcome = apply_condition(condition, values, case, ctx)
-    except _Unevaluated as exc:
-        return ClauseResult(clause.name, FAIL, exc.message)
-    except QueryEvaluationError as exc:
-        # Never "nothing matched": a check that cannot look at the trace does not pass.
-        message = _at(f"cannot be evaluated, so this fails: {_why(condition, exc)}", condition)
-        return ClauseResult(clause.name, FAIL, message)
-    empty = allow_empty or clause.allow_empty or condition.predicate in PRESENCE_PREDICATES
-    if outcome.passed and not values and not empty:
-        return _unexamined(clause, condition)
-    sentence = None if outcome.passed else _worded(clause, outcome, case, check)
-    status = PASS if outcome.passed else FAIL
-    message = _at(sentence or outcome.message, condition)
-    return ClauseResult(clause.name, status, message, outcome.details, sentence is not None)
+    name, read = clause.name, condition.read
+    guard = _compile_guards(clause.when, clause.unless, clause.skip_reason)
+    values_of = _compile_values(condition)
+    apply = _compile_apply(condition)
+    empty = spec_allows_empty or clause.allow_empty or condition.predicate in PRESENCE_PREDICATES
+
+    def run(case: CaseArguments, ctx: TraceContext) -> ClauseResult:
+        try:
+            if guard is not None:
+                skip = guard(case, ctx)
+                if skip is not None:
+                    return ClauseResult(name, SKIPPED, skip)
+            values = values_of(ctx)
+            outcome = apply(values, case, ctx)
+        except _Unevaluated as exc:
+            return ClauseResult(name, FAIL, exc.message)
+        except QueryEvaluationError as exc:
+            # Never "nothing matched": a check that cannot look at the trace does not pass.
+            message = _at(f"cannot be evaluated, so this fails: {_why(condition, exc)}", condition)
+            return ClauseResult(name, FAIL, message)
+        if outcome.passed:
+            if not values and not empty:
+                return _unexamined(clause, condition)
+            message = f"{outcome.message} {read}" if read else outcome.message
+            return ClauseResult(name, PASS, message, outcome.details)
+        sentence = _worded(clause, outcome, case, check)
+        message = _at(sentence or outcome.message, condition)
+        return ClauseResult(name, FAIL, message, outcome.details, sentence is not None)
+
+    return run
+
+
+def _compile_values(condition: Condition) -> Callable[[TraceContext], list[Any]]:
+    """What the condition's queries matched, in order, as a function of the trace."""
+    queries = condition.queries
+    if len(queries) != 1:
+        return lambda ctx: _values(condition, ctx)
+    query = queries[0]
+    if type(query) is not Query:
+        return lambda ctx: ctx.find(query)
+    find = query.find
+    if query.view:
+        return lambda ctx: find(ctx.view_document())
+    return lambda ctx: find(ctx.trace)
+
+
+def _compile_apply(
+    condition: Condition,
+) -> Callable[[list[Any], CaseArguments, TraceContext], Outcome]:
+    """`apply_condition` for this condition, with what it looks up each time looked up once:
+    its arguments when no parameter waits for a case or a trace, its predicate, its `pick`."""
+    fn, pick, fixed = condition.fn, condition.pick, condition.fixed
+    static = not condition.unbound
+
+    def apply(values: list[Any], case: CaseArguments, ctx: TraceContext) -> Outcome:
+        args = fixed if static else case.of(condition, ctx)
+        if isinstance(args, Outcome):
+            return args
+        if pick is not None and values:
+            values = [values[0] if pick == "first" else values[-1]]
+        try:
+            result: Outcome = fn(values, args, ctx)
+        except RecursionError:
+            return Outcome(False, "the value is nested too deeply to examine")
+        return result
+
+    return apply
+
+
+def _compile_guards(
+    when: Condition | None, unless: Condition | None, reason: str | None
+) -> _Program | None:
+    """A function of the case and the trace giving the recorded reason for skipping, or None
+    when the check (or clause) applies; None when there is no guard.
+
+    It raises _Unevaluated when a guard's query cannot be evaluated: skipping would let a
+    check pass unexamined, so the check (or clause) fails instead."""
+    if when is None and unless is None:
+        return None
+    holds_when = _compile_guard(when, "when") if when is not None else None
+    holds_unless = _compile_guard(unless, "unless") if unless is not None else None
+    when_skip = unless_skip = "skipped: "
+    if when is not None:
+        when_skip += reason or f"condition on {when.where} does not hold"
+    if unless is not None:
+        unless_skip += reason or f"exception on {unless.where} holds"
+
+    def skip(case: CaseArguments, ctx: TraceContext) -> str | None:
+        if holds_when is not None and not holds_when(case, ctx):
+            return when_skip
+        if holds_unless is not None and holds_unless(case, ctx):
+            return unless_skip
+        return None
+
+    return skip
+
+
+def _compile_guard(
+    condition: Condition, role: str
+) -> Callable[[CaseArguments, TraceContext], bool]:
+    values_of = _compile_values(condition)
+    apply = _compile_apply(condition)
+
+    def holds(case: CaseArguments, ctx: TraceContext) -> bool:
+        try:
+            return apply(values_of(ctx), case, ctx).passed
+        except QueryEvaluationError as exc:
+            raise _Unevaluated(
+                f"the `{role}` condition on {condition.where} cannot be evaluated, so this"
+                f" fails instead of being skipped: {_why(condition, exc)}"
+            ) from None
+
+    return holds
 
 
 def _unexamined(clause: Clause, condition: Condition) -> ClauseResult:
@@ -164,40 +291,12 @@ def _worded(clause: Clause, outcome: Outcome, case: CaseArguments, check: str) -
     return sentence + "".join(f" ({n})" for n in notes)
 
 
-def _guard_skip(
-    when: Condition | None,
-    unless: Condition | None,
-    reason: str | None,
-    case: CaseArguments,
-    ctx: TraceContext,
-) -> str | None:
-    """The recorded reason for skipping, or None when the check applies.
-
-    Raises _Unevaluated when a guard's query cannot be evaluated: skipping would let a
-    check pass unexamined, so the check (or clause) fails instead."""
-    if when is not None and not _guard_holds(when, "when", case, ctx):
-        return "skipped: " + (reason or f"condition on {when.where} does not hold")
-    if unless is not None and _guard_holds(unless, "unless", case, ctx):
-        return "skipped: " + (reason or f"exception on {unless.where} holds")
-    return None
-
-
 class _Unevaluated(Exception):
     """A guard whose query could not be evaluated; `message` is the failure to report."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-
-
-def _guard_holds(condition: Condition, role: str, case: CaseArguments, ctx: TraceContext) -> bool:
-    try:
-        return _run(condition, case, ctx).passed
-    except QueryEvaluationError as exc:
-        raise _Unevaluated(
-            f"the `{role}` condition on {condition.where} cannot be evaluated, so this fails"
-            f" instead of being skipped: {_why(condition, exc)}"
-        ) from None
 
 
 def _why(condition: Condition, exc: QueryEvaluationError) -> str:
@@ -215,10 +314,6 @@ def run_predicate(name: str, values: list[Any], args: Arguments, ctx: TraceConte
     as for a spec, so a parameter of the wrong type fails with a message rather than raising."""
     condition = compile_condition((), name, args)
     return apply_condition(condition, values, CaseArguments({}), ctx)
-
-
-def _run(condition: Condition, case: CaseArguments, ctx: TraceContext) -> Outcome:
-    return apply_condition(condition, _values(condition, ctx), case, ctx)
 
 
 def _values(condition: Condition, ctx: TraceContext) -> list[Any]:

@@ -24,13 +24,23 @@ def show(value: Any, limit: int = 60) -> str:
 
     JSON (ensure_ascii off) escapes only quotes, backslashes and control characters, and
     `isprintable()` is false for every control character, so such text renders as itself
-    in quotes, exactly as `problems.show` renders it. Messages are built for every check of
-    every trace, so this is on the hot path.
+    in quotes, exactly as `problems.show` renders it; a list of such texts likewise (JSON's
+    separator is ", "). Messages are built for every check of every trace, so this is on
+    the hot path.
     """
-    if type(value) is str and '"' not in value and "\\" not in value and value.isprintable():
+    if type(value) is str and _plain(value):
         text = f'"{value}"'
-        return text if len(text) <= limit else text[: limit - 3] + "..."
-    return _show_any(value, limit)
+    elif type(value) is list and all(type(v) is str and _plain(v) for v in value):
+        # json.dumps of a list of such texts: each quoted as itself, joined by ", "
+        text = "[" + ", ".join(f'"{v}"' for v in value) + "]"
+    else:
+        return _show_any(value, limit)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plain(text: str) -> bool:
+    """Whether JSON writes `text` as itself between quotes (nothing to escape)."""
+    return '"' not in text and "\\" not in text and text.isprintable()
 
 
 @dataclass(slots=True)

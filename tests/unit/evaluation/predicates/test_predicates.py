@@ -274,3 +274,21 @@ def test_fast_show_renders_as_problems_show(value: Any, limit: int) -> None:
     from validator.problems import show
 
     assert fast_show(value, limit) == show(value, limit)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=st.sampled_from('ab"\\\n\t\x7f\u2028中 ')), st.text(), st.integers()
+        ),
+        max_size=6,
+    ),
+    st.sampled_from([5, 60, 200]),
+)
+def test_fast_show_renders_lists_as_problems_show(value: list[Any], limit: int) -> None:
+    """The allowed values a message quotes (`in`, `not-in`) take the same fast path."""
+    from validator.evaluation.predicates import show as fast_show
+    from validator.problems import show
+
+    assert fast_show(value, limit) == show(value, limit)
