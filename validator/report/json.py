@@ -8,19 +8,12 @@ and lets the encoder run at C speed (Python's JSON encoder falls back to pure Py
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..fastjson import dumps as _compact
+from ..fastjson import dumps_indented
 from .document import Report
-
-# json.dumps with options builds an encoder per call; one row per case makes that ~10 %
-# of encoding a report's rows. Its `encode` is exactly what json.dumps returns.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-
-
-def _compact(value: Any) -> str:
-    return _ENCODER.encode(value)
 
 
 def _rows(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
@@ -36,8 +29,7 @@ def chunks(report: Report) -> Iterator[str]:
     yield "{"
     for index, (key, value) in enumerate(report.head.items()):
         yield ("\n" if index == 0 else ",\n") + f"  {_compact(key)}: "
-        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
-        yield text.replace("\n", "\n  ")
+        yield dumps_indented(value).replace("\n", "\n  ")
     yield ',\n  "cases": '
     yield from _rows(report.cases())
     yield ',\n  "unmatched_traces": '
