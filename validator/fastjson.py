@@ -18,11 +18,16 @@ used only when two cheap C-speed signals prove it is the strict reader's value:
 Anything else orjson rejects (invalid JSON, NaN, lone surrogates, nesting past its limits)
 returns UNSURE, and the strict path reads it as before, with the same error or note.
 
-Writing (`dumps`): orjson's compact output is json's with `, ` and `: ` as separators once
-the indentation of OPT_INDENT_2 is taken out, except for floats below 1e-4 (`1e-7`, where
-`repr` writes `1e-07`) and for what orjson refuses (non-text keys, integers beyond 64 bits,
-lone surrogates): those values are encoded by json, so the bytes never depend on which
-encoder ran. Without orjson installed (a platform it has no wheel for), json does all.
+Writing (`dumps_indented`): orjson's OPT_INDENT_2 output is json's `indent=2` (which runs
+json's pure-Python encoder: 14x slower on a report's head) except for floats from 1e-10
+to 1e-4 (`1e-7` and `0.00001`, where `repr` writes `1e-07` and `1e-05`) and what orjson refuses (non-text keys, integers beyond
+64 bits, lone surrogates): those values are encoded by json, so the bytes never depend on
+which encoder ran. One difference is left by design: json refuses NaN and Infinity
+(allow_nan=False) where orjson writes null; the report's values are finite (the trace reader
+drops NaN and Infinity, with a note). A report's rows stay with json's C encoder: orjson
+writes `,` and `:` where they have `, ` and `: `, and widening them outside strings costs
+more than orjson saves (measured 0.85x on 2,000 rows). Without orjson installed (a platform
+with no wheel for it), json does all.
 """
 
 from __future__ import annotations
@@ -70,45 +75,35 @@ def loads(data: bytes | str) -> Any:
         return UNSURE  # a duplicate key (or an escaped colon): the strict path says which
     if _ESCAPED_COLON in data and (b"\\u003a" in data or b"\\u003A" in data):
         return UNSURE
-    if b"e+" in again and _HUGE.search(again):
+    if b"+" in again and _HUGE.search(again):  # one byte: found at memchr's speed
         return UNSURE
     return value
 
 
-# json.dumps with options builds an encoder per call; one row per case makes that ~10 %
-# of encoding a report's rows. Its `encode` is exactly what json.dumps returns.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-_INDENT = re.compile(rb"\n *")
-_SHORT_EXPONENT = re.compile(rb"[0-9]e-[1-9](?![0-9])")  # repr writes e-07, orjson e-7
+_SHORT_EXPONENT = re.compile(rb"e-[1-9](?![0-9])")  # repr writes 1e-07, orjson 1e-7
+
+
+def _float_written_otherwise(out: bytes) -> bool:
+    """Whether orjson's text may hold a float `repr` writes otherwise: those from 1e-10 to
+    1e-4 (`1e-7` for `1e-07`, `0.00001` for `1e-05`). Every other float was checked equal
+    (tests/unit/core/test_fastjson.py); a string holding such text only costs json's time."""
+    return b"0.0000" in out or (b"e-" in out and _SHORT_EXPONENT.search(out) is not None)
+
+
 _OPTIONS = 0
 if _orjson is not None:
     # What json refuses must fail here too, to be refused by json (never written another way).
     _OPTIONS = _orjson.OPT_PASSTHROUGH_DATACLASS | _orjson.OPT_PASSTHROUGH_DATETIME
-
-
-def _orjson_text(value: Any) -> bytes | None:
-    """orjson's indented encoding of `value`, when json would write the same (None: not)."""
-    if _orjson is None:
-        return None
-    try:
-        out = _orjson.dumps(value, option=_OPTIONS | _orjson.OPT_INDENT_2)
-    except _orjson.JSONEncodeError:
-        return None  # a non-text key, an integer beyond 64 bits, a lone surrogate...
-    return None if b"e-" in out and _SHORT_EXPONENT.search(out) else out
-
-
-def dumps(value: Any) -> str:
-    """`json.dumps(value, ensure_ascii=False, allow_nan=False)`, byte for byte, on one line
-    (no newline is left in orjson's output but the indentation's: a string's is escaped)."""
-    out = _orjson_text(value)
-    if out is None:
-        return _ENCODER.encode(value)
-    return _INDENT.sub(b"", out.replace(b",\n", b", \n")).decode("utf-8")
+    _OPTIONS |= _orjson.OPT_INDENT_2
 
 
 def dumps_indented(value: Any) -> str:
     """`json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)`, byte for byte."""
-    out = _orjson_text(value)
-    if out is None:
-        return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
-    return out.decode("utf-8")
+    if _orjson is not None:
+        try:
+            out = _orjson.dumps(value, option=_OPTIONS)
+        except _orjson.JSONEncodeError:  # a non-text key, an integer beyond 64 bits...
+            out = None
+        if out is not None and not _float_written_otherwise(out):
+            return out.decode("utf-8")
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)

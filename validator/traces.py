@@ -447,7 +447,11 @@ def parse_document(data: bytes | str, where: str = "") -> Document:
     if reader.duplicates:
         raise TraceError(prefix + _duplicates_reason(value, reader.duplicates))
     if replaced or _lone_surrogate_escape(text):
-        replaced += _replace_surrogates(value, prefix)
+        if isinstance(value, str):  # a document that is one string (not a trace: refused later)
+            value, count = _SURROGATE.subn("\ufffd", value)
+            replaced += count
+        else:
+            replaced += _replace_surrogates(value, prefix)
     notes = []
     if replaced:
         notes.append(
