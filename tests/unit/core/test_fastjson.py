@@ -156,10 +156,10 @@ def _texts(draw: st.DrawFn) -> bytes:
 @example(b'{"a\\u003a": 1, "a": 2, "a": 3}')  # an escaped colon hides a dropped key's colon
 @example(b'{"n": 18446744073709551616}')
 @example(b'{"n": -9223372036854775809}')
-@example(b'[123456789012345678901234567890]')
+@example(b"[123456789012345678901234567890]")
 @example(b'{"x": "\\ud800"}')
 @example(b'{"\\ud800": 1, "\\udc00": 2}')
-@example(b'[NaN, Infinity, -Infinity, 1e400]')
+@example(b"[NaN, Infinity, -Infinity, 1e400]")
 @example(b"\xef\xbb\xbf{}")
 @example(b'{"a": 1e19}')
 @example(b"[" * 300 + b"]" * 300)
