@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import make_cases, make_trace  # noqa: E402
+from corpus import case_yaml, make_cases, make_trace  # noqa: E402
 
 from validator import fastjson  # noqa: E402
 from validator.cli import main as cli  # noqa: E402
@@ -62,8 +62,6 @@ def main() -> int:
     if not fastjson.available():
         raise SystemExit("orjson is not installed: nothing to compare")
     import orjson
-
-    from corpus import case_yaml
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
