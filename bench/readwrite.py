@@ -1,7 +1,7 @@
 """Per-call cost of reading a trace and of writing report.json's parts: the orjson fast path
 against the strict reader and json, in one process, alternating, CPU time, medians.
 
-    python bench/parse.py [--n 50] [--rounds 9]
+    python bench/readwrite.py [--n 50] [--rounds 9]
 
 Traces: bench/corpus.py's (~20 KB each). Rows: the case rows of a run over them, repeated to
 2,000. The strict path is timed with orjson switched off (`fastjson._orjson = None`), so both
