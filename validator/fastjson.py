@@ -19,15 +19,14 @@ Anything else orjson rejects (invalid JSON, NaN, lone surrogates, nesting past i
 returns UNSURE, and the strict path reads it as before, with the same error or note.
 
 Writing (`dumps_indented`): orjson's OPT_INDENT_2 output is json's `indent=2` (which runs
-json's pure-Python encoder: 14x slower on a report's head) except for floats from 1e-10
-to 1e-4 (`1e-7` and `0.00001`, where `repr` writes `1e-07` and `1e-05`) and what orjson refuses (non-text keys, integers beyond
-64 bits, lone surrogates): those values are encoded by json, so the bytes never depend on
-which encoder ran. One difference is left by design: json refuses NaN and Infinity
-(allow_nan=False) where orjson writes null; the report's values are finite (the trace reader
-drops NaN and Infinity, with a note). A report's rows stay with json's C encoder: orjson
-writes `,` and `:` where they have `, ` and `: `, and widening them outside strings costs
-more than orjson saves (measured 0.85x on 2,000 rows). Without orjson installed (a platform
-with no wheel for it), json does all.
+json's pure-Python encoder, several times slower) except for floats from 1e-10 to
+1e-4 (`1e-7` and `0.00001`, where `repr` writes `1e-07` and `1e-05`), a `null` (orjson
+writes NaN and Infinity as null where json refuses them, allow_nan=False) and what orjson
+refuses (non-text keys, integers beyond 64 bits, lone surrogates): those values are encoded
+by json, so the bytes never depend on which encoder ran. A report's rows stay with json's C
+encoder: orjson writes `,` and `:` where they have `, ` and `: `, and widening them outside
+strings costs more than orjson saves (measured 0.85x on 2,000 rows). Without orjson
+installed (a platform with no wheel for it), json does all.
 """
 
 from __future__ import annotations
@@ -104,6 +103,7 @@ def dumps_indented(value: Any) -> str:
             out = _orjson.dumps(value, option=_OPTIONS)
         except _orjson.JSONEncodeError:  # a non-text key, an integer beyond 64 bits...
             out = None
-        if out is not None and not _float_written_otherwise(out):
+        # null may be a NaN or an infinity orjson wrote as null (json refuses them): json.
+        if out is not None and b"null" not in out and not _float_written_otherwise(out):
             return out.decode("utf-8")
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)

@@ -277,6 +277,13 @@ def test_the_package_imports_and_reads_traces_when_orjson_cannot_be_imported(
     assert done.stdout.strip() == "False {'a': [1, 2.5]}"
 
 
+def test_nan_and_infinity_are_refused_as_json_refuses_them() -> None:
+    for value in ({"a": float("nan")}, [float("inf")], {"b": None, "c": -float("inf")}):
+        with pytest.raises(ValueError, match="Out of range float values"):
+            fastjson.dumps_indented(value)
+    assert fastjson.dumps_indented({"a": None}) == '{\n  "a": null\n}'
+
+
 def test_every_float_magnitude_is_written_as_repr_writes_it() -> None:
     for exponent in range(-323, 308):
         for mantissa in ("1", "9.99", "4.5583318678", "2.2250738585072014"):
