@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import fastjson
 from .otlp import otlp_pairs
 from .problems import kind_of
 
@@ -418,7 +419,11 @@ def parse_document(data: bytes | str, where: str = "") -> Document:
 
     NaN, Infinity, numbers no float holds (1e4000) and integers over Python's digit limit
     are marked (see `drop_invalid`); a duplicate key is an error (a reader would keep one of
-    its two values silently); lone surrogates become U+FFFD, with a note."""
+    its two values silently); lone surrogates become U+FFFD, with a note. orjson reads it
+    first (`fastjson.loads`); this reader only what orjson cannot prove it reads the same."""
+    fast = fastjson.loads(data)
+    if fast is not fastjson.UNSURE:
+        return Document(fast, False)
     prefix = f"{where}: " if where else ""
     text, replaced = _text_of(decode(data, where), isinstance(data, str))
     try:
@@ -443,7 +448,11 @@ def parse_document(data: bytes | str, where: str = "") -> Document:
     if reader.duplicates:
         raise TraceError(prefix + _duplicates_reason(value, reader.duplicates))
     if replaced or _lone_surrogate_escape(text):
-        replaced += _replace_surrogates(value, prefix)
+        if isinstance(value, str):  # a document that is one string (not a trace: refused later)
+            value, count = _SURROGATE.subn("\ufffd", value)
+            replaced += count
+        else:
+            replaced += _replace_surrogates(value, prefix)
     notes = []
     if replaced:
         notes.append(

@@ -120,6 +120,18 @@ def test_keys_that_become_equal_after_replacement_are_an_error() -> None:
         raise AssertionError("two keys turned into one must not be read silently")
 
 
+def test_a_json_lines_line_that_is_one_string_with_a_lone_surrogate_is_refused_not_a_crash(
+    ws: Workspace,
+) -> None:
+    # It used to end the run with a TypeError (the repair walked the string as a list).
+    ws.case()
+    result = ws.run("--fixtures", str(_jsonl(ws, '"\\ud800"', json.dumps(good_trace()))))
+    assert "Traceback" not in result.err
+    assert ws.case_result()["status"] == "pass"
+    (item,) = ws.report()["unmatched_traces"]
+    assert "the top level must be a JSON object {...} or a list [...], found" in item["reason"]
+
+
 def test_a_string_with_a_raw_lone_surrogate_is_repaired_too() -> None:
     parsed = parse_trace('{"a": "x\ud800y"}')  # the library API takes text
     assert parsed.document == {"a": "x\ufffdy"}

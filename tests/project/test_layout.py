@@ -25,6 +25,8 @@ LAYERS = {
     "validator.dependencies": (),
     # units: values written with a unit (20s, 80%, 4 MiB), in case files as on the command line
     "validator.units": (),
+    # fastjson: orjson where its bytes and values are the standard library's (traces, reports)
+    "validator.fastjson": (),
     # processes: every process the tool starts (loading, evaluation and report writing use it)
     "validator.processes": ("validator.signals",),
     # The git work tree's top, found from the working folder: config search, SARIF paths.
@@ -35,7 +37,12 @@ LAYERS = {
     "validator.inputs": ("validator.problems", "validator.codes", "validator.traces"),
     # otlp: OpenTelemetry AnyValues as plain values, for the otlp-json reader and the view
     "validator.otlp": (),
-    "validator.traces": ("validator.problems", "validator.codes", "validator.otlp"),
+    "validator.traces": (
+        "validator.problems",
+        "validator.codes",
+        "validator.otlp",
+        "validator.fastjson",
+    ),
     "validator.evaluation": (
         "validator.files",
         "validator.evaluation",
@@ -91,6 +98,7 @@ LAYERS = {
         "validator.signals",
         "validator.processes",
         "validator.shares",
+        "validator.fastjson",
     ),
 }
 
