@@ -311,9 +311,7 @@ def execute_run(options: RunOptions) -> int:
     selection = Selection(tuple(options.case_patterns), tuple(options.tags))
     quarantine = gating.read_quarantine(Path(gate.quarantine)) if gate.quarantine else None
     baseline = _baseline(options, selection, quarantine)
-    history = (
-        read_history(options.history, options.history_depth, selection) if options.history else None
-    )
+    history = _history(options, selection)
     folders = spec_folders(options.specs, options.packs)
     # Keep the suite only: the YAML documents (positions of every node) are not needed once
     # the files are known to be valid, and would otherwise live for the whole run.
@@ -332,19 +330,7 @@ def execute_run(options: RunOptions) -> int:
     bar = fused.bar if fused else make_progress(traces.total, options.terminal.quiet)
     live = _live_log(options, suite, traces, quarantine, bar)
     try:
-        if fused is not None:
-            runs = fused.runs(traces.jobs, rest_of(suite, _fused_options(options), traces.root))
-        else:
-            runs = evaluate_all(
-                suite,
-                traces.jobs,
-                options.jobs,
-                max_bytes=options.max_trace_bytes,
-                root=traces.root,
-                progress=bar,
-                settings=options.traces,
-                aside=frozenset(left_out.left_out | elsewhere),  # dropped when grouped
-            )
+        runs = _evaluations(options, suite, traces, fused, left_out.left_out | elsewhere, bar)
         cases, unmatched = group_results(
             suite,
             left_out.watch(_watched(runs, options, timing, live)),
@@ -385,6 +371,36 @@ def execute_run(options: RunOptions) -> int:
             suite, cases, again, traces.root, options.max_trace_bytes, options.traces
         )
     return _write_and_judge(report, options, extra, live.printed)
+
+
+def _history(options: RunOptions, selection: Selection) -> History | None:
+    """The earlier reports of `--history DIR`, read before anything is evaluated."""
+    if not options.history:
+        return None
+    return read_history(options.history, options.history_depth, selection)
+
+
+def _evaluations(
+    options: RunOptions,
+    suite: Suite,
+    traces: Traces,
+    fused: Fused | None,
+    aside: set[str],
+    bar: Any,
+) -> Iterable[RunResult]:
+    """The runs: from the one parallel phase when it ran, else evaluated now."""
+    if fused is not None:
+        return fused.runs(traces.jobs, rest_of(suite, _fused_options(options), traces.root))
+    return evaluate_all(
+        suite,
+        traces.jobs,
+        options.jobs,
+        max_bytes=options.max_trace_bytes,
+        root=traces.root,
+        progress=bar,
+        settings=options.traces,
+        aside=frozenset(aside),  # dropped when grouped
+    )
 
 
 def _fused_options(options: RunOptions) -> FusedOptions:
