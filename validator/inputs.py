@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
+from .globs import Globs, glob_regex
 from .problems import UsageError, did_you_mean
 from .traces import DEFAULT_MAX_TRACE_BYTES
 
@@ -620,51 +621,6 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-class Globs:
-    """Glob patterns as `traces.pattern` reads them: `*` and `?` stay within one folder
-    name, `**` crosses folders, `[abc]` is a set; a file matches when its path under the
-    fixtures folder, or its name, matches."""
-
-    def __init__(self, patterns: Collection[str]) -> None:
-        self.regexes = [glob_regex(p) for p in patterns]
-
-    def matches(self, rel: str) -> bool:
-        name = rel.rsplit("/", 1)[-1]
-        return any(r.fullmatch(rel) or r.fullmatch(name) for r in self.regexes)
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A compiled regular expression for one glob pattern (see `Globs`)."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        else:
-            piece, i = _glob_piece(pattern, i)
-            out.append(piece)
-    return re.compile("".join(out), re.DOTALL)
-
-
-def _glob_piece(pattern: str, i: int) -> tuple[str, int]:
-    char = pattern[i]
-    if char == "*":
-        return "[^/]*", i + 1
-    if char == "?":
-        return "[^/]", i + 1
-    end = pattern.find("]", i + 2) if char == "[" else -1
-    if end < 0:
-        return re.escape(char), i + 1
-    inner = pattern[i + 1 : end]
-    negate = inner.startswith("!")
-    body = re.escape(inner[1:] if negate else inner).replace("\\-", "-")
-    return f"[{'^/' if negate else ''}{body}]", end + 1
 
 
 class _Picks:

@@ -40,7 +40,8 @@ from ..capture.transport import (
     utc_now,
 )
 from ..display import one_line
-from ..inputs import Globs, display_path, find_case_files, spec_folders
+from ..globs import Globs
+from ..inputs import display_path, find_case_files, spec_folders
 from ..loading.config import Config
 from ..loading.suite import load_suite_and_problems
 from ..loading.target import Target

@@ -9,7 +9,8 @@ report its case as an error; one that cannot be read or split into traces otherw
 `unreadable-trace`. Lint reports cases without a trace (`no-fixture`), traces without a case
 (`orphan-fixture`), strays whose case id field names a case (`misnamed-trace`), and traces
 whose case id cannot be read (`no-case-id`). A JSON Lines entry of an export whose only
-fault is not being an object is left to run, which reports it.
+fault is not being an object is left to run, which reports it. Just over 600 lines, one
+concept: every finding needs the same plan and the same reading as run's.
 
 Without a `tools:` declaration, the tool names the readable traces call are what is known
 of the agent's tools: a tool name a case writes that none of them calls is

@@ -21,7 +21,8 @@ from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import GROUP_WORDS, TemplateError, compile_case_id
 from ..evaluation.view import ADAPTERS
 from ..files import read_file
-from ..inputs import available_packs, display_path, glob_regex
+from ..globs import glob_regex
+from ..inputs import available_packs, display_path
 from ..model import TraceSettings
 from ..problems import ERROR, Problem, ProblemsFound, UsageError, did_you_mean, show
 from ..repository import folders_up_to_root
