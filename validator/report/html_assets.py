@@ -142,6 +142,7 @@ li.msg > small { color: var(--muted); }
 .md { overflow-wrap: anywhere; background: #fffdf5; border: 1px solid var(--line);
   border-radius: 6px; padding: 4px 12px; max-height: 30em; overflow: auto; }
 .md p.h { font-weight: 600; margin: 8px 0 2px; }
+.md pre { white-space: pre-wrap; overflow: visible; } /* the answer box scrolls, not its parts */
 .io { margin: 2px 0 6px 1.2em; } .io p { margin: 4px 0 0; font-size: 12px; color: var(--muted); }
 ol.grid { list-style: none; padding: 0; margin: 4px 0;
   display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: 6px; }
