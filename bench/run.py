@@ -213,7 +213,7 @@ def verdict(ratio: float) -> str:
         return f"met, <= {TARGET:.1f}"
     if ratio <= FLOOR_RATIO:
         return f"within the {FLOOR_RATIO:.1f} floor"
-    return f"MISSED, > {FLOOR_RATIO:.1f}"
+    return f"not met, > {FLOOR_RATIO:.1f}"
 
 
 def bench_shape(
@@ -280,7 +280,7 @@ def bench_shape(
         f" {cores_b2:.2f}, validator --jobs 1 {lines[3].median_cores:.2f}; a CPU-bound loop"
         f" {loop:.2f} (samples {', '.join(f'{x:.2f}' for x in spin)})"
         + (
-            f": target >= {MIN_CORES} {'met' if cores_d >= MIN_CORES else 'MISSED'}"
+            f": target >= {MIN_CORES} {'met' if cores_d >= MIN_CORES else 'not met'}"
             if judged
             else f": the loop got < {SPIN_CORES}, machine too busy to judge the >= {MIN_CORES} target"
         )
@@ -343,7 +343,7 @@ def scale(work: Path, seed: int, cases: int, runs: int, small_runs: int) -> dict
         f"{n1:>7} traces ({size1 / 2**20:6.0f} MB): {t1.seconds:7.2f} s, {n1 / t1.seconds:5.0f}"
         f" traces/s, {t1.cpu / t1.seconds:.2f} cores, peak RSS {t1.rss_mb:6.1f} MB\n"
         f"peak RSS at {n1} traces = x{ratio:.2f} the figure at {n0}"
-        f" ({'met' if ratio <= 1.2 else 'MISSED'}: target <= 1.2)"
+        f" ({'met' if ratio <= 1.2 else 'not met'}: target <= 1.2)"
     )
     return {"shape": "scale", "rss_ratio": ratio}
 
@@ -381,7 +381,7 @@ def shard_scale(work: Path, seed: int, cases: int, runs: int) -> dict:
         )
         + f"merge          {merge.seconds:7.2f} s, CPU {merge.cpu:7.2f} s\n"
         f"each shard's CPU <= x{worst:.2f} the unsharded run's"
-        f" ({'met' if worst <= 0.6 else 'MISSED'}: target <= 0.6); merged reports (json, md)"
+        f" ({'met' if worst <= 0.6 else 'not met'}: target <= 0.6); merged reports (json, md)"
         f" byte-identical to the unsharded run's: {same}"
     )
     return {"shape": "shard-scale", "shard_cpu_ratio": worst, "shard_same": same}
