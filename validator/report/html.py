@@ -28,10 +28,11 @@ function here, and the panels' content is html_case.py's and html_trace.py's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..display import one_line
 from .document import Report
@@ -240,11 +241,37 @@ def has_verdicts(rows: list[dict[str, Any]]) -> bool:
     return any(row.get("verdict") is not None for row in rows)
 
 
-def failures_by_check(rows: list[dict[str, Any]]) -> list[tuple[str, int, str, int]]:
-    """(check, failing cases, its most common message, how many cases have it), most
-    failing cases first (ties: by check name; the message's ties: by text)."""
+# What varies between two failures of one kind: quoted values and numbers ("found "REVISE"",
+# "25,000 ms"). Messages equal once these are blanked are one category.
+_VARYING = re.compile(r'"[^"]*"|\d+(?:[.,]\d+)*')
+
+
+def message_kind(message: str) -> str:
+    """A failure message with its quoted values and numbers blanked: its category."""
+    return _VARYING.sub("…", message)
+
+
+def _most(counted: dict[str, int]) -> tuple[str, int]:
+    return min(counted.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+class CheckFailures(NamedTuple):
+    """One row of the failures by check."""
+
+    check: str
+    cases: int  # failing cases
+    message: str  # the most common text of the most common kind (ties: by text)
+    alike: int  # cases whose message is of that kind
+    texts: int  # distinct texts of that kind
+    kinds: int  # kinds of message the check gave
+
+
+def failures_by_check(rows: list[dict[str, Any]]) -> list[CheckFailures]:
+    """Each failing check's row, most failing cases first (ties: by check name). A kind is
+    a message with its quoted values and numbers blanked (`message_kind`)."""
     cases: dict[str, int] = {}
-    messages: dict[str, dict[str, int]] = {}
+    kinds: dict[str, dict[str, int]] = {}
+    texts: dict[tuple[str, str], dict[str, int]] = {}
     for row in rows:
         seen: dict[str, str] = {}
         for item in [row, *row["runs"].get("items", [])]:
@@ -252,13 +279,26 @@ def failures_by_check(rows: list[dict[str, Any]]) -> list[tuple[str, int, str, i
                 seen.setdefault(str(failed.get("check")), str(failed.get("message") or ""))
         for check, message in seen.items():
             cases[check] = cases.get(check, 0) + 1
-            counted = messages.setdefault(check, {})
-            counted[message] = counted.get(message, 0) + 1
+            kind = message_kind(message)
+            counted = kinds.setdefault(check, {})
+            counted[kind] = counted.get(kind, 0) + 1
+            alike = texts.setdefault((check, kind), {})
+            alike[message] = alike.get(message, 0) + 1
     out = []
     for check, count in cases.items():
-        message, times = min(messages[check].items(), key=lambda kv: (-kv[1], kv[0]))
-        out.append((check, count, message, times))
-    return sorted(out, key=lambda t: (-t[1], t[0]))
+        kind, times = _most(kinds[check])
+        message, _ = _most(texts[(check, kind)])
+        distinct = len(texts[(check, kind)])
+        out.append(CheckFailures(check, count, message, times, distinct, len(kinds[check])))
+    return sorted(out, key=lambda t: (-t.cases, t.check))
+
+
+def _count_words(row: CheckFailures) -> str:
+    """How many failing cases have the shown message (or one like it, other values in its
+    quotes and numbers), and how many kinds of message the check gave."""
+    out = f" ({num(row.alike)} of {num(row.cases)}"
+    out += " alike" if row.texts > 1 else ""
+    return out + (f"; {num(row.kinds)} kinds of message)" if row.kinds > 1 else ")")
 
 
 def _failures(rows: list[dict[str, Any]]) -> str:
@@ -266,11 +306,11 @@ def _failures(rows: list[dict[str, Any]]) -> str:
     if not found:
         return ""
     body = "".join(
-        f'<tr><td><a href="#check={fragment(check)}">{text(check)}</a></td>'
-        f"<td>{num(count)}</td><td>{text(message) or '—'}"
-        + (f" ({num(times)} of {num(count)})" if count > 1 else "")
+        f'<tr><td><a href="#check={fragment(row.check)}">{text(row.check)}</a></td>'
+        f"<td>{num(row.cases)}</td><td>{text(row.message) or '—'}"
+        + (_count_words(row) if row.cases > 1 else "")
         + "</td></tr>"
-        for check, count, message, times in found
+        for row in found
     )
     return (
         '<h2 id="failures">Failures by check</h2>\n<div class="scroll"><table id="by-check">'

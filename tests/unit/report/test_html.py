@@ -619,3 +619,30 @@ def test_history_shows_the_trend_the_changed_and_flaky_cases_and_marks_per_case(
     plain = lxml_html.fromstring("".join(chunks(Report.from_dict(mixed.report()))))
     assert not plain.xpath("//h2[@id='history']")
     assert ["history", "History"] not in page_data(plain)["cols"]
+
+
+def test_failures_by_check_count_messages_of_one_kind_together() -> None:
+    from validator.report.html import failures_by_check, message_kind
+
+    def row(check: str, message: str) -> dict[str, Any]:
+        return {"failed_checks": [{"check": check, "message": message}], "runs": {}}
+
+    rows = [
+        row("max-duration-ms", "the value 25,000 ms is over 20,000 ms"),
+        row("max-duration-ms", "the value 31,500 ms is over 20,000 ms"),
+        row("max-duration-ms", "the value 25,000 ms is over 20,000 ms"),
+        row("max-duration-ms", "no duration recorded"),
+        row("verdict-allowed", 'found "REVISE", allowed: PASS'),
+    ]
+    assert message_kind('found "REVISE", allowed: PASS') == "found …, allowed: PASS"
+    first, second = failures_by_check(rows)
+    # Three of the four failures are one kind (other numbers); its most common text is shown.
+    assert (first.check, first.cases, first.alike, first.texts, first.kinds) == (
+        "max-duration-ms",
+        4,
+        3,
+        2,
+        2,
+    )
+    assert first.message == "the value 25,000 ms is over 20,000 ms"
+    assert (second.check, second.cases, second.kinds) == ("verdict-allowed", 1, 1)
