@@ -157,8 +157,26 @@ def _job_traces(
         yield job.fixture, labels.pop(job.fixture), None, reason
 
 
-# complexity: one walk over the planned files that reads again only the runs the page
-# shows, for every way a file holds traces (whole, split, grouped, JSON Lines).
+def _wanted(
+    suite: Suite, cases: list[CaseResult]
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, tuple[str, str]]]]:
+    """Each case's extras with no run read yet, and the runs the page shows: source (the file
+    as the plan lists it) -> run label (`file`, `file#N`) -> (case id, status)."""
+    extras: dict[str, dict[str, Any]] = {}
+    wanted: dict[str, dict[str, tuple[str, str]]] = {}
+    for case in cases:
+        fields = suite.cases[case.case_id].fields if case.case_id in suite.cases else {}
+        extras[case.case_id] = {
+            "question": fields.get("question"),
+            "description": fields.get("description"),
+            "runs": {},
+        }
+        for run in _shown_runs(case):
+            label = str(run.fixture)
+            wanted.setdefault(str(run.source or label), {})[label] = (case.case_id, run.status)
+    return extras, wanted
+
+
 def collect_extras(
     suite: Suite,
     cases: list[CaseResult],
@@ -171,19 +189,7 @@ def collect_extras(
     read only for the runs the page shows), read with `settings` (the run's `traces:`
     section, options applied; default the suite's). Never raises for a trace: what cannot be read
     again is an `unreadable` reason."""
-    extras: dict[str, dict[str, Any]] = {}
-    # source (the file as the plan lists it) -> run label (`file`, `file#N`) -> (case, status)
-    wanted: dict[str, dict[str, tuple[str, str]]] = {}
-    for case in cases:
-        fields = suite.cases[case.case_id].fields if case.case_id in suite.cases else {}
-        extras[case.case_id] = {
-            "question": fields.get("question"),
-            "description": fields.get("description"),
-            "runs": {},
-        }
-        for run in _shown_runs(case):
-            label = str(run.fixture)
-            wanted.setdefault(str(run.source or label), {})[label] = (case.case_id, run.status)
+    extras, wanted = _wanted(suite, cases)
     keywords = {
         c: case_keywords(suite.cases[c].fields)
         for labels in wanted.values()

@@ -66,8 +66,32 @@ def _records_of(path: Path) -> tuple[str, Any]:
     return "json", read_trace_file(str(path), None).document
 
 
-# complexity: one decision list over the shapes a file can have (object, list, split key,
-# JSON Lines session or lines); each branch is one shape. A table of shape probes would do.
+def _lines_shape(records: list[Any]) -> Shape | None:
+    """The shape of a JSON Lines file from its first records: one session, or one run a line."""
+    if not records:
+        return None
+    whole, first = detect(records), detect(records[0])
+    if whole is not None and (first is None or whole in SESSION_ADAPTERS):
+        why = "each line is one event of a session the adapter reads as a whole"
+        return Shape("session", whole, why=why)
+    if first is not None:
+        return Shape("lines", first, records=records, why="each line is a whole run")
+    return None
+
+
+def _split_shape(document: Any) -> Shape | None:
+    """The shape of a JSON file whose top-level key holds a list of runs (`traces.split`)."""
+    if not isinstance(document, dict):
+        return None
+    for key, items in document.items():
+        if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
+            inner = detect(items[0])
+            if inner is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                why = f"the file's {key!r} list holds one run per entry"
+                return Shape("split", inner, f"$.{key}[*]", items, why)
+    return None
+
+
 def shape_of(path: Path) -> Shape | None:
     """The shape of one file's traces, or None when no adapter reads them."""
     try:
@@ -75,26 +99,11 @@ def shape_of(path: Path) -> Shape | None:
     except (TraceError, OSError, ValueError, AttributeError):
         return None
     if fmt == "jsonl":
-        if not value:
-            return None
-        whole, first = detect(value), detect(value[0])
-        if whole is not None and (first is None or whole in SESSION_ADAPTERS):
-            why = "each line is one event of a session the adapter reads as a whole"
-            return Shape("session", whole, why=why)
-        if first is not None:
-            return Shape("lines", first, records=value, why="each line is a whole run")
-        return None
+        return _lines_shape(value)
     adapter = detect(value)
     if adapter is not None:
         return Shape("doc", adapter, why="the file is one run")
-    if isinstance(value, dict):
-        for key, items in value.items():
-            if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
-                inner = detect(items[0])
-                if inner is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-                    why = f"the file's {key!r} list holds one run per entry"
-                    return Shape("split", inner, f"$.{key}[*]", items, why)
-    return None
+    return _split_shape(value)
 
 
 def _files(root: Path) -> list[Path]:
@@ -147,28 +156,35 @@ def _case_id(shape: Shape, shapes: list[Shape]) -> tuple[str, str]:
     return "{file_stem}-{index}", "the records name no distinct id: file name and position"
 
 
-# complexity: the rules for how several traces of one case id combine (tools every run
-# called, largest counts and duration); to be split with build.
+def _common_calls(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The most calls any run made, those of a tool every run called kept as they are, the
+    others as `{}` (they count toward the budget, name no required tool)."""
+    calls = [[c for c in v.get("tool_calls") or [] if isinstance(c, dict)] for v in views]
+    common = set.intersection(*({str(c.get("name")) for c in run} for run in calls))
+    most = max(calls, key=len)
+    return [c for c in most if str(c.get("name")) in common] + [
+        {} for c in most if str(c.get("name")) not in common
+    ]
+
+
+def _longest(views: list[dict[str, Any]]) -> float | None:
+    """The longest duration of the runs, None when a run has none."""
+    durations = [
+        d for d in (v.get("duration_ms") for v in views)
+        if isinstance(d, (int, float)) and not isinstance(d, bool)
+    ]  # fmt: skip
+    return max(durations) if len(durations) == len(views) else None
+
+
 def _joined(views: list[dict[str, Any]]) -> dict[str, Any]:
     """One view whose case holds for every run of a case: the tools every run called, the
     most calls, the longest duration (none when a run has none), the first run's answer."""
     if len(views) == 1:
         return views[0]
-    calls = [[c for c in v.get("tool_calls") or [] if isinstance(c, dict)] for v in views]
-    common = set.intersection(*({str(c.get("name")) for c in run} for run in calls))
-    most = max(calls, key=len)
-    kept = [c for c in most if str(c.get("name")) in common] + [
-        {} for c in most if str(c.get("name")) not in common
-    ]
-    durations = [
-        d for d in (v.get("duration_ms") for v in views)
-        if isinstance(d, (int, float)) and not isinstance(d, bool)
-    ]  # fmt: skip
-    numbers = len(durations) == len(views)
     return {
-        "tool_calls": kept,
+        "tool_calls": _common_calls(views),
         "llm_calls": max((v.get("llm_calls") or [] for v in views), key=len),
-        "duration_ms": max(durations) if numbers else None,
+        "duration_ms": _longest(views),
         "final_answer": views[0].get("final_answer"),
     }
 
@@ -243,16 +259,35 @@ def _yaml_text(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-# complexity: too branchy; it chooses the shape, writes validator.yaml and walks the
-# traces in one pass. To split: choose_shape, config_text, cases_from_traces (tested by
-# tests/acceptance/test_init_from.py).
-def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
-    """The files to write (name -> text) and the guesses, one line each."""
-    root = source if source.is_dir() else source.parent
-    paths = _files(source)
+@dataclass
+class Choice:
+    """The one shape init makes a suite for (the most common one) and what it decided."""
+
+    root: Path  # the folder patterns and fixtures are relative to
+    paths: list[Path]  # every trace-like file under the source
+    shaped: list[tuple[Path, Shape | None]]  # each file or event folder and its shape
+    chosen: list[tuple[Path, Shape]]  # those of the chosen shape, in run order
+    rels: list[str]  # their `traces.pattern` entries
+    case_id: str  # the `traces.case_id` setting ("" for none)
+    id_why: str
+
+    @property
+    def shape(self) -> Shape:
+        return self.chosen[0][1]
+
+
+def _shaped(source: Path, paths: list[Path]) -> list[tuple[Path, Shape | None]]:
+    """Each file's shape, an event folder (`group: folder`) standing for its files."""
     folders = _event_folders(source, paths) if source.is_dir() else {}
     inside = {m for shape in folders.values() for m in shape.members}
-    shaped = [(f, shape_of(f)) for f in paths if f not in inside] + list(folders.items())
+    return [(f, shape_of(f)) for f in paths if f not in inside] + list(folders.items())
+
+
+def choose_shape(source: Path) -> Choice:
+    """The files under `source` of the shape most of them have, and their case id setting."""
+    root = source if source.is_dir() else source.parent
+    paths = _files(source)
+    shaped = _shaped(source, paths)
     kept = [(f, s) for f, s in shaped if s is not None]
     if not kept:
         raise UsageError(
@@ -260,113 +295,161 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
             "give a .json or .jsonl trace file, or a folder of them",
         )
     kinds = Counter((s.kind, s.adapter, s.split) for _, s in kept)
-    (kind, adapter, split), _ = kinds.most_common(1)[0]
-    chosen = [(f, s) for f, s in kept if (s.kind, s.adapter, s.split) == (kind, adapter, split)]
-    shape = chosen[0][1]
-    case_id, id_why = _case_id(shape, [s for _, s in chosen])
+    top, _ = kinds.most_common(1)[0]
+    chosen = [(f, s) for f, s in kept if (s.kind, s.adapter, s.split) == top]
+    case_id, id_why = _case_id(chosen[0][1], [s for _, s in chosen])
     rels = [f.relative_to(root).as_posix() for f, _ in chosen]
-    if kind == "folder":
+    if top[0] == "folder":
         rels = [f"{rel}/*.json" for rel in rels]
+    return Choice(root, paths, shaped, chosen, rels, case_id, id_why)
+
+
+def _shape_guesses(choice: Choice) -> list[str]:
+    """The guesses about the chosen shape, and what is left out, one line each."""
+    shape = choice.shape
     guesses = [
-        f"traces: {len(chosen)} of {len(shaped)} files, read by the {adapter} adapter: {shape.why}",
-        f"case_id: {case_id or 'none, by name'} ({id_why})",
+        f"traces: {len(choice.chosen)} of {len(choice.shaped)} files, read by the"
+        f" {shape.adapter} adapter: {shape.why}",
+        f"case_id: {choice.case_id or 'none, by name'} ({choice.id_why})",
     ]
-    guesses += _left_out([(f, s) for f, s in shaped if (f, s) not in chosen], root)
-    settings = TraceSettings(
-        pattern=tuple(rels),
-        split=split,
-        group={"session": "file", "folder": "folder"}.get(kind),
-        case_id=case_id or None,
-        view=adapter,
-        allow_unmatched=True,
+    guesses += _left_out(
+        [(f, s) for f, s in choice.shaped if (f, s) not in choice.chosen], choice.root
     )
-    fixtures = os.path.relpath(root.resolve(), dest.resolve())
+    if shape.split:
+        guesses.append(f"split: {shape.split}")
+    if shape.kind == "session":
+        guesses.append("group: file")
+    if shape.kind == "folder":
+        guesses.append("group: folder")
+    return guesses
+
+
+def config_text(choice: Choice, dest: Path, pattern: list[str], more: bool) -> str:
+    """`validator.yaml` for the chosen shape; `more`: traces beyond the cases written."""
+    shape = choice.shape
+    fixtures = os.path.relpath(choice.root.resolve(), dest.resolve())
     config = [
         "# Made by `init --from`: edit the cases under cases/ to say what a run must do.",
         "cases: cases",
         f"fixtures: {_yaml_text(Path(fixtures).as_posix())}",
         "packs: [agent]",
         "traces:",
+        f"  pattern: {json.dumps(pattern)}",
     ]
-    if split:
-        config.append(f"  split: {_yaml_text(split)}  # {shape.why}")
-        guesses.append(f"split: {split}")
-    if kind == "session":
+    if shape.split:
+        config.append(f"  split: {_yaml_text(shape.split)}  # {shape.why}")
+    if shape.kind == "session":
         config.append("  group: file  # every line of a file is one event of one run")
-        guesses.append("group: file")
-    if kind == "folder":
+    if shape.kind == "folder":
         config.append("  group: folder  # the numbered files of a folder are one run")
-        guesses.append("group: folder")
-    if case_id:
-        config.append(f"  case_id: {_yaml_text(case_id)}")
-    config.append(f"  view: {adapter}")
-    files: dict[str, str] = {}
+    if choice.case_id:
+        config.append(f"  case_id: {_yaml_text(choice.case_id)}")
+    config.append(f"  view: {shape.adapter}")
+    config.append(
+        f"  allow_unmatched: {'true' if more else 'false'}"
+        + ("  # only the first cases were written" if more else "")
+    )
+    return "\n".join(config) + "\n"
+
+
+@dataclass
+class Walk:
+    """What reading the chosen traces found: the runs of each case id (the first MAX_CASES
+    ids), the traces read, the runs sharing an earlier id, the files left out as unread."""
+
+    runs: dict[str, tuple[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    total: int = 0
+    shared: int = 0
+    unread: dict[str, str] = field(default_factory=dict)  # file -> what its view could not read
+
+
+def _job(shape: Shape, path: Path, rel: str, root: Path) -> Job:
+    """The job that reads one chosen file (or event folder) as `run` would."""
+    if shape.kind == "folder":
+        members = tuple((str(m), m.relative_to(root).as_posix()) for m in shape.members)
+        return Job(None, rel, str(path), members=members, group=rel.rsplit("/", 1)[0])
+    return Job(None, rel, str(path), group=rel if shape.kind == "session" else None)
+
+
+def _take(walk: Walk, shape: Shape, trace: Any, rel: str, rule: CaseIdRule) -> None:
+    """Count one trace of file `rel` into `walk`."""
+    if trace.error is not None:
+        return
+    walk.total += 1
+    if len(walk.runs) >= MAX_CASES:
+        return
+    found, _ = rule.case_id(trace.document, rel, trace.place)
+    if shape.kind == "folder":
+        found = rel.split("/", 1)[0].lower()
+    if found is None:
+        return
+    view = TraceContext(trace.document, shape.adapter, None, trace.parent).view_document()
+    if shape.kind != "lines" and shape.kind != "split" and _unread(view["view"]):
+        walk.unread[rel] = _unread(view["view"])  # its file holds one trace: left out
+        return
+    if found in walk.runs:
+        walk.shared += 1  # the same id as an earlier trace: another run of that case
+        walk.runs[found][1].append(view["view"])
+        return
+    walk.runs[found] = (trace.label, [view["view"]])
+
+
+def cases_from_traces(choice: Choice) -> Walk:
+    """Read the chosen files' traces as `run` will (their settings) and gather their views."""
+    shape = choice.shape
+    settings = TraceSettings(
+        pattern=tuple(choice.rels),
+        split=shape.split,
+        group={"session": "file", "folder": "folder"}.get(shape.kind),
+        case_id=choice.case_id or None,
+        view=shape.adapter,
+        allow_unmatched=True,
+    )
     reader = TraceReader(settings, lambda p: read_trace_file(p, None))
-    rule = CaseIdRule(case_id or "{file_stem}")
-    count = total = shared = 0
-    runs: dict[str, tuple[str, list[dict[str, Any]]]] = {}
-    unread: dict[str, str] = {}  # file -> what its trace's view could not read
-    for path, rel in zip((f for f, _ in chosen), rels, strict=True):
-        job = Job(None, rel, str(path), group=rel if kind == "session" else None)
-        if kind == "folder":
-            members = tuple((str(m), m.relative_to(root).as_posix()) for m in folders[path].members)
-            job = Job(None, rel, str(path), members=members, group=rel.rsplit("/", 1)[0])
+    rule = CaseIdRule(choice.case_id or "{file_stem}")
+    walk = Walk()
+    for (path, one), rel in zip(choice.chosen, choice.rels, strict=True):
         try:
-            traces = list(reader.traces(job))
+            traces = list(reader.traces(_job(one, path, rel, choice.root)))
         except TraceError:
             continue
         for trace in traces:
-            if trace.error is not None:
-                continue
-            total += 1
-            if count >= MAX_CASES:
-                continue
-            found, _ = rule.case_id(trace.document, rel, trace.place)
-            if kind == "folder":
-                found = rel.split("/", 1)[0].lower()
-            if found is None:
-                continue
-            view = TraceContext(trace.document, adapter, None, trace.parent).view_document()
-            if kind != "lines" and kind != "split" and _unread(view["view"]):
-                unread[rel] = _unread(view["view"])  # its file holds one trace: left out
-                continue
-            if found in runs:
-                shared += 1  # the same id as an earlier trace: another run of that case
-                runs[found][1].append(view["view"])
-                continue
-            runs[found] = (trace.label, [view["view"]])
-            count += 1
-    for found, (label, views) in runs.items():
-        files[f"cases/{found}.yaml"] = _case_text(found, _joined(views), label)
-    for rel, what in unread.items():
+            _take(walk, one, trace, rel, rule)
+    return walk
+
+
+def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
+    """The files to write (name -> text) and the guesses, one line each."""
+    choice = choose_shape(source)
+    guesses = _shape_guesses(choice)
+    walk = cases_from_traces(choice)
+    cases = {
+        f"cases/{found}.yaml": _case_text(found, _joined(views), label)
+        for found, (label, views) in walk.runs.items()
+    }
+    for rel, what in walk.unread.items():
         guesses.append(
             f"left out (its view could not read {what}: a check on it could pass without"
             f" seeing that, and lint warns view-unread): {rel}; add it to traces.pattern to"
             " check it anyway"
         )
-        total -= 1
-    rels = [r for r in rels if r not in unread]
+    rels = [r for r in choice.rels if r not in walk.unread]
     if not rels:
         raise UsageError(
             f"no trace under {display_path(source)} is one its view reads whole",
-            f"see what each leaves unread: {program()} query --view {adapter} '$.view.unread'"
-            f" {display_path(source)}",
+            f"see what each leaves unread: {program()} query --view {choice.shape.adapter}"
+            f" '$.view.unread' {display_path(source)}",
         )
-    pattern = _globbed(rels, paths, root) if source.is_dir() else rels
-    config.insert(5, f"  pattern: {json.dumps(pattern)}")
-    more = total > count + shared
-    config.append(
-        f"  allow_unmatched: {'true' if more else 'false'}"
-        + ("  # only the first cases were written" if more else "")
-    )
+    pattern = _globbed(rels, choice.paths, choice.root) if source.is_dir() else rels
+    count, total = len(walk.runs), walk.total - len(walk.unread)
+    more = total > count + walk.shared
     guesses.append(f"cases: {count} of {total} traces" + (" (the rest: unmatched)" if more else ""))
-    if shared:
+    if walk.shared:
         guesses.append(
-            f"{shared} trace(s) have the case id of an earlier one: they are runs of that case,"
-            " whose tools and budgets hold for every run"
+            f"{walk.shared} trace(s) have the case id of an earlier one: they are runs of that"
+            " case, whose tools and budgets hold for every run"
         )
-    files = {"validator.yaml": "\n".join(config) + "\n", **files}
-    return files, guesses
+    return {"validator.yaml": config_text(choice, dest, pattern, more), **cases}, guesses
 
 
 def write(source_text: str, dest: Path) -> int:
