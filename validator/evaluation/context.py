@@ -38,6 +38,9 @@ class TraceContext:
         self.parent = parent
         self._view_document: dict[str, Any] | None = None
         self.view_adapter: str | None = None  # the adapter that made the view, once made
+        # What each plain query matched, by its text: specs often read the same path (the
+        # verdict, the answer) several times per trace. Callers get a copy.
+        self._found: dict[str, list[Any]] = {}
 
     def document(self, query: Finder) -> Any:
         """The document `query` reads: the view's for `$.view...`, else the trace."""
@@ -47,7 +50,11 @@ class TraceContext:
 
     def find(self, query: Finder) -> list[Any]:
         if type(query) is Query:  # the common case, kept cheap
-            return query.find(self.view_document() if query.view else self.trace)
+            found = self._found.get(query.expression)
+            if found is None:
+                found = query.find(self.view_document() if query.view else self.trace)
+                self._found[query.expression] = found
+            return list(found)
         if type(query) is FirstOf:  # the trace-fields spec's list of paths
             for alternative in query.alternatives:
                 found = alternative.find(self.document(alternative))

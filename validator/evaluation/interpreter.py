@@ -25,7 +25,7 @@ from ..results import FAIL, PASS, SKIPPED, CheckResult, ClauseResult
 from .messages import render
 from .params import LIST_TYPES, PARAM_TYPES, type_error
 from .predicates import PREDICATES, Outcome, TraceContext, param_type_error
-from .query import Query, QueryEvaluationError
+from .query import QueryEvaluationError
 
 _ABSENT = object()
 Arguments = dict[str, Any]
@@ -180,12 +180,7 @@ def _compile_values(condition: Condition) -> Callable[[TraceContext], list[Any]]
     if len(queries) != 1:
         return lambda ctx: _values(condition, ctx)
     query = queries[0]
-    if type(query) is not Query:
-        return lambda ctx: ctx.find(query)
-    find = query.find
-    if query.view:
-        return lambda ctx: find(ctx.view_document())
-    return lambda ctx: find(ctx.trace)
+    return lambda ctx: ctx.find(query)
 
 
 def _compile_apply(
