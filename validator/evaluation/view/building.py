@@ -263,6 +263,12 @@ def elapsed_ms(start_ns: int | None, end_ns: int | None) -> float | None:
     return (end_ns - start_ns) / 1_000_000
 
 
+def span_ms(starts: list[int], ends: list[int]) -> float | None:
+    """First start to last end, in milliseconds; None when either list is empty (or the
+    span runs backwards)."""
+    return elapsed_ms(min(starts), max(ends)) if starts and ends else None
+
+
 def json_text(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)

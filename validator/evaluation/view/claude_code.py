@@ -53,6 +53,7 @@ from .building import (
     one_of,
     order_key,
     path_at,
+    span_ms,
     summary,
     time_ns,
 )
@@ -294,7 +295,7 @@ def build(trace: Any, options: ViewOptions) -> View:
                 reader.user(holder, at)
     reader.finish()
     builder.unread("record", _UNANSWERED, sum(1 for key in results if key not in reader.asked))
-    builder.duration_ms = elapsed_ms(min(times), max(times)) if times else None
+    builder.duration_ms = span_ms(times, times)
     return builder.finish()
 
 

@@ -54,6 +54,7 @@ from .building import (
     not_an_object,
     order_key,
     path_at,
+    span_ms,
     summary,
     time_ns,
 )
@@ -377,7 +378,7 @@ def build(trace: Any, options: ViewOptions) -> View:
     elif error not in (None, "", False):
         builder.error(json_text(error), "$.error")
     builder.final_answer = reader.answer()
-    builder.duration_ms = elapsed_ms(min(times), max(times)) if times else None
+    builder.duration_ms = span_ms(times, times)
     return builder.finish()
 
 

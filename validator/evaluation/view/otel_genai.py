@@ -38,6 +38,7 @@ from .building import (
     one_of,
     order_key,
     parse_json,
+    span_ms,
     summary,
     wrappers,
 )
@@ -295,7 +296,7 @@ def _run_duration(spans: list[Span], agents: list[Span]) -> float | None:
         return max(durations)
     starts = [s.start for s in spans if s.start is not None]
     ends = [s.end for s in spans if s.end is not None]
-    return elapsed_ms(min(starts), max(ends)) if starts and ends else None
+    return span_ms(starts, ends)
 
 
 _SPAN_KEYS = ("attributes", "spanId", "spanID", "context")

@@ -44,6 +44,7 @@ not parse, tool responses that answer no call and are not errors, mixed-clock ti
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ...problems import kind_of
@@ -161,17 +162,21 @@ class _Reader:
             reason = "tool call texts that are not a Python list of calls"
             self.builder.cannot_read("tool-call", reason, message, where)
             return
+        for within, raw in self._call_entries(calls, where):
+            call = _Call(order_key(None, index, within), *openai_call(raw))
+            self.calls.append(call)
+            self.pending.append(call)
+
+    def _call_entries(self, calls: list[Any], where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(position, entry) of each tool call entry that is an object; the others noted."""
         for within, raw in enumerate(calls):
-            if not isinstance(raw, dict):
+            if isinstance(raw, dict):
+                yield within, raw
+            else:
                 reason = "tool call entries that are not objects"
                 self.builder.cannot_read(
                     "tool-call", reason, f"cannot read tool call: {kind_of(raw)}", where
                 )
-                continue
-            name, arguments, call_id = openai_call(raw)
-            call = _Call(order_key(None, index, within), name, arguments, call_id)
-            self.calls.append(call)
-            self.pending.append(call)
 
     def _answered(self, text: str) -> _Call | None:
         named = _CALL_ID.match(text)
@@ -231,15 +236,8 @@ class _Reader:
         failed = self._step_error(step.get("error"), where if in_text else path_at(where, "error"))
         calls = as_list(step.get("tool_calls"))
         duration = as_number(step.get("duration", timing.get("duration")))
-        for within, raw in enumerate(calls):
-            if not isinstance(raw, dict):
-                reason = "tool call entries that are not objects"
-                self.builder.cannot_read(
-                    "tool-call", reason, f"cannot read tool call: {kind_of(raw)}", where
-                )
-                continue
-            name, arguments, call_id = openai_call(raw)
-            call = _Call(order_key(start, index, within), name, arguments, call_id)
+        for within, raw in self._call_entries(calls, where):
+            call = _Call(order_key(start, index, within), *openai_call(raw))
             call.failed = failed
             call.result = step.get("observations")
             if len(calls) == 1 and duration is not None:
