@@ -1,5 +1,6 @@
-"""Glob patterns as `traces.pattern` and the config read them: `*` and `?` stay within one
-folder name, `**` crosses folders, `[abc]` is a set, `[!abc]` its complement."""
+"""File names as the tool reads them: glob patterns as `traces.pattern` and the config read
+them (`*` and `?` stay within one folder name, `**` crosses folders, `[abc]` is a set,
+`[!abc]` its complement), and natural name order (`run2` before `run10`)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,16 @@ def _glob_piece(pattern: str, i: int) -> tuple[str, int]:
     negate = inner.startswith("!")
     body = re.escape(inner[1:] if negate else inner).replace("\\-", "-")
     return f"[{'^/' if negate else ''}{body}]", end + 1
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def run_order(name: str) -> tuple[tuple[int | str, ...], str]:
+    """Sort key for a case's run files: numbers in names compare as numbers, so `run2.json`
+    comes before `run10.json`; names equal as numbers (`run01`, `run1`) keep plain order.
+
+    Splitting on digit runs puts text at even positions and numbers at odd ones, so two keys
+    never compare a number with text."""
+    parts = tuple(int(piece) if i % 2 else piece for i, piece in enumerate(_DIGITS.split(name)))
+    return parts, name

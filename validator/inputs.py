@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from .globs import Globs, glob_regex
+from .globs import Globs, glob_regex, run_order
 from .problems import UsageError, did_you_mean
 from .traces import DEFAULT_MAX_TRACE_BYTES
 
@@ -681,19 +681,6 @@ class _Picks:
 
 def _inside(folder: Path, root: Path) -> bool:
     return not folder.is_symlink() or folder.resolve().is_relative_to(root)
-
-
-_DIGITS = re.compile(r"(\d+)")
-
-
-def run_order(name: str) -> tuple[tuple[int | str, ...], str]:
-    """Sort key for a case's run files: numbers in names compare as numbers, so `run2.json`
-    comes before `run10.json`; names equal as numbers (`run01`, `run1`) keep plain order.
-
-    Splitting on digit runs puts text at even positions and numbers at odd ones, so two keys
-    never compare a number with text."""
-    parts = tuple(int(piece) if i % 2 else piece for i, piece in enumerate(_DIGITS.split(name)))
-    return parts, name
 
 
 def not_a_file(path: Path) -> str:

@@ -107,6 +107,7 @@ LAYERS = {
         "validator.processes",
         "validator.shares",
         "validator.fastjson",
+        "validator.globs",
     ),
 }
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import FileRefused, read_file
+from ..globs import run_order
 from ..problems import UsageError
 from ..results import ERROR, FAIL, PASS
 from .baseline import MAX_BASELINE_BYTES, baseline_problem
@@ -40,7 +41,6 @@ CURRENT = "this run"  # the current run's name in `reports`
 REPORT_FILE = "report.json"
 
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # generated_at as every version writes it
-_DIGITS = re.compile(r"(\d+)")
 _AGAIN = "it is left out of the history (history reads reports of this version)"
 
 
@@ -99,12 +99,6 @@ def _pass_rate(statuses: Iterable[str]) -> float | None:
     return round(listed.count(PASS) / len(listed), 4) if listed else None
 
 
-def natural(name: str) -> tuple[tuple[int | str, ...], str]:
-    """Numbers in names compare as numbers: `run-9` before `run-10`."""
-    parts = _DIGITS.split(name)
-    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), name
-
-
 # --------------------------------------------------------------------------------------------
 # Reading
 
@@ -126,7 +120,7 @@ def candidates(folder: Path) -> list[tuple[str, Path]]:
     """(name, path) of every file history reads in `folder`, in natural name order."""
     found: list[tuple[str, Path]] = []
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: natural(e.name))
+        entries = sorted(os.scandir(folder), key=lambda e: run_order(e.name))
     except OSError as exc:
         raise UsageError(
             f"cannot list the history folder {folder}: {exc.strerror or exc}"
@@ -169,9 +163,9 @@ def load_history(
             f"the history report {untimed[0]!r} in {shown} has no recorded time"
             " (generated_at): the reports are ordered by name"
         )
-        read.sort(key=lambda e: natural(e.name))
+        read.sort(key=lambda e: run_order(e.name))
     else:
-        read.sort(key=lambda e: (e.time, natural(e.name)))
+        read.sort(key=lambda e: (e.time, run_order(e.name)))
     history.earlier = read[-depth:]
     if not read:
         why = (
