@@ -185,3 +185,26 @@ def test_a_profiled_command_still_writes_its_profile(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["title"]
     assert out.stat().st_size > 0
+
+
+def test_the_objects_of_a_run_are_left_to_the_end_of_the_process(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `python -m validator` ends with os._exit: the run's objects are left to it rather than
+    # freed one by one as the command returns; anywhere else (the library, these tests)
+    # nothing is held once the command is done.
+    from validator import commands
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    ws.case(dict(GOOD_CASE, id="alpha"))
+    ws.trace("alpha", good_trace("alpha"))
+    assert commands.KEPT_TO_EXIT is None
+    assert run_cli("run", "--out", "out-a", cwd=ws.root).code == 0
+    assert commands.KEPT_TO_EXIT is None
+    monkeypatch.setattr(commands, "KEPT_TO_EXIT", [])
+    assert run_cli("run", "--out", "out-b", cwd=ws.root).code == 0
+    kept = commands.KEPT_TO_EXIT
+    assert any(isinstance(o, Report) for o in kept), kept
+    assert (ws.root / "out-a" / "report.json").read_bytes() == (
+        ws.root / "out-b" / "report.json"
+    ).read_bytes()

@@ -54,7 +54,7 @@ from ..report.timing import Timing, reproducible
 from ..results import ERROR as RUN_ERROR
 from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
-from . import gating, options
+from . import gating, keep_to_exit, options
 from .extras import collect_extras
 from .fused import Fused, checked, fused_phase, rest_of
 from .fused import Options as FusedOptions
@@ -370,7 +370,9 @@ def execute_run(options: RunOptions) -> int:
         report.extras = collect_extras(
             suite, cases, again, traces.root, options.max_trace_bytes, options.traces
         )
-    return _write_and_judge(report, options, extra, live.printed)
+    code = _write_and_judge(report, options, extra, live.printed)
+    keep_to_exit(report, cases, fused, full, traces, live)  # freed by the process's end
+    return code
 
 
 def _history(options: RunOptions, selection: Selection) -> History | None:
