@@ -12,6 +12,11 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 KEPT_TO_EXIT: list[object] | None = None
 
 
+def ends_after_command() -> bool:
+    """Whether the process ends right after the command (then KEPT_TO_EXIT is a list)."""
+    return KEPT_TO_EXIT is not None
+
+
 def keep_to_exit(*objects: object) -> None:
     """Leave `objects` to the end of the process when it ends right after the command."""
     if KEPT_TO_EXIT is not None:
