@@ -1,6 +1,8 @@
 """The commands: `run` and `lint` orchestrate loading, evaluation and reporting.
 
-Each returns its exit code; `cli.py` maps errors to exit codes and prints them.
+Each returns its exit code; `cli.py` maps errors to exit codes and prints them. When the
+process ends right after the command (`python -m validator`, with os._exit), a command leaves
+its objects to that end (`keep_to_exit`) rather than freeing or collecting them itself.
 """
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
