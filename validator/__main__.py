@@ -6,6 +6,7 @@ import sys
 from contextlib import suppress
 from typing import Any
 
+from . import commands
 from .cli import main
 
 
@@ -49,6 +50,9 @@ def _write_failure(failure: OSError) -> str:
 
 
 stdout = sys.stdout = _Stdout(sys.stdout)
+# The process ends with os._exit below: a command leaves its objects to it (see commands).
+if sys.getprofile() is None and sys.gettrace() is None:
+    commands.KEPT_TO_EXIT = []
 code = main()
 with suppress(OSError, ValueError):
     stdout.flush()

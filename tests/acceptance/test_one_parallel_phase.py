@@ -143,3 +143,27 @@ def test_a_run_of_many_traces_keeps_the_usual_phases(
     _suite(ws)
     assert _run(ws, "2", "out-2") == _run(ws, "1", "out-1")
     assert seen == ["usual"]
+
+
+def test_what_comes_back_is_frozen_only_when_the_process_ends_after_the_command(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `python -m validator` ends with os._exit: the case files and runs the workers send
+    # back live until then, so they are frozen as they come (no collection walks them); a
+    # process that goes on (the library, these tests) keeps collecting them as usual, and
+    # the reports are the same either way.
+    from validator import commands
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    _four_cores(monkeypatch)
+    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    seen = _phases(monkeypatch)
+    _suite(ws)
+    freezes: list[int] = []
+    monkeypatch.setattr(fused.gc, "freeze", lambda: freezes.append(1))
+    usual = _run(ws, "2", "out-a")
+    assert freezes == []
+    monkeypatch.setattr(commands, "KEPT_TO_EXIT", [])
+    assert _run(ws, "2", "out-b") == usual
+    assert seen == ["fused", "fused"]
+    assert len(freezes) >= 40  # once per case file read (and once more after writing)

@@ -185,3 +185,77 @@ def test_a_profiled_command_still_writes_its_profile(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["title"]
     assert out.stat().st_size > 0
+
+
+def test_the_objects_of_a_run_are_left_to_the_end_of_the_process(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `python -m validator` ends with os._exit: the run's objects are left to it rather than
+    # freed one by one as the command returns; anywhere else (the library, these tests)
+    # nothing is held once the command is done.
+    import gc
+
+    from validator import commands
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    ws.case(dict(GOOD_CASE, id="alpha"))
+    ws.trace("alpha", good_trace("alpha"))
+    assert commands.KEPT_TO_EXIT is None
+    assert run_cli("run", "--out", "out-a", cwd=ws.root).code == 0
+    assert commands.KEPT_TO_EXIT is None
+    monkeypatch.setattr(commands, "KEPT_TO_EXIT", [])
+    assert run_cli("run", "--out", "out-b", cwd=ws.root).code == 0
+    gc.unfreeze()  # what the run left frozen for the end of the process (see below)
+    kept = commands.KEPT_TO_EXIT
+    assert any(isinstance(o, Report) for o in kept), kept
+    assert (ws.root / "out-a" / "report.json").read_bytes() == (
+        ws.root / "out-b" / "report.json"
+    ).read_bytes()
+
+
+def test_no_collection_walks_the_report_while_it_is_made_and_written(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The report's rows hold no cycles: the cyclic collector waits while they are made and
+    # written (it would walk every row), and when the process ends right after the command
+    # (`python -m validator`) they are left to it, frozen, so no later collection walks them.
+    import gc
+
+    from validator import cli, commands
+    from validator.commands import run as run_module
+
+    for i in range(3):
+        ws.case(dict(GOOD_CASE, id=f"case-{i}"))
+        ws.trace(f"case-{i}", good_trace(f"case-{i}"))
+    monkeypatch.setattr(cli, "_BATCH_GC_THRESHOLD", (1, 1, 1))  # a collection per object
+    where: list[str] = []
+    collected: list[str] = []
+    for name in ("build_report", "_write_and_judge", "group_results"):
+        real = getattr(run_module, name)
+
+        def spy(*args: object, _real: object = real, _name: str = name, **kw: object) -> object:
+            where.append(_name)
+            try:
+                return _real(*args, **kw)  # type: ignore[operator]
+            finally:
+                where.pop()
+
+        monkeypatch.setattr(run_module, name, spy)
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collected.append(where[-1] if where else "")
+
+    gc.callbacks.append(seen)
+    gc.unfreeze()
+    try:
+        assert run_cli("run", "--out", "out-a", cwd=ws.root).code == 0
+        assert "group_results" in collected  # the collector does run around the report
+        assert "build_report" not in collected and "_write_and_judge" not in collected
+        assert gc.get_freeze_count() == 0  # the process goes on: nothing left frozen
+        monkeypatch.setattr(commands, "KEPT_TO_EXIT", [])
+        assert run_cli("run", "--out", "out-b", cwd=ws.root).code == 0
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.callbacks.remove(seen)
+        gc.unfreeze()

@@ -23,6 +23,7 @@ made meanwhile are dropped.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -49,6 +50,7 @@ from ..model import Case, Spec, Suite, TraceFields, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound
 from ..processes import Workers, ordered_map, usable_cores
 from ..results import RunResult
+from . import ends_after_command
 from .progress import ProgressBar
 
 # Case files per batch sent to a worker: with a trace or two each, ~30 ms of work, as a
@@ -265,11 +267,18 @@ def fused_phase(
     bar = make_bar(sum(len(found) for found in jobs.values())) if make_bar else None
     reads: list[Read] = []
     done = 0
+    lasting = ends_after_command()
     try:
         for read in ordered_map(unit, batches, wanted, spec, None, notify or _stderr):
             if read.record is None:  # its workers died: read here, its traces the usual way
                 read.record = unit.reader(read.path)
             reads.append(read)
+            if lasting:
+                # What came back lives until the process ends right after the command: frozen
+                # as it comes (a constant-time move), no collection of the young objects
+                # walks it (three of ~48,000 objects each, in this process, for 2,000 cases).
+                # A batch's evaluator, a cycle of ~50 objects, is then left to that end too.
+                gc.freeze()
             done += len(read.runs or ())
             if bar is not None:
                 bar(done)

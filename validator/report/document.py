@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..display import one_line
-from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
+from ..results import FAIL, PASS, SKIPPED, CaseResult, CheckResult, RunResult
 from ..version import __version__
 from .columns import COLUMNS
 from .metrics import summarize
@@ -70,21 +70,22 @@ def generated_at() -> str:
 # Rows
 
 
-def check_row(check: CheckResult) -> dict[str, Any]:
+def _check_row(check: CheckResult, details: dict[str, Any] | None) -> dict[str, Any]:
+    """A check's entry in its case row's `checks`; `details`: check.details."""
     out: dict[str, Any] = {
         "check": check.check,
         "status": check.status,
         "message": check.message,
         "severity": check.severity,
     }
-    if len(check.clauses) > 1:
+    clauses = check.clauses
+    if len(clauses) > 1:
         out["clauses"] = [
-            {"name": c.name, "status": c.status, "message": c.message} for c in check.clauses
+            {"name": c.name, "status": c.status, "message": c.message} for c in clauses
         ]
-    details = check.details
     if details:
         out["details"] = details
-    if check.unexamined:
+    if check.examined == 0 and check.status == PASS:  # check.unexamined, without the call
         out["examined"] = 0
     return out
 
@@ -135,14 +136,16 @@ def _run_fields(run: RunResult) -> dict[str, Any]:
     checks, failed, warned = [], [], []
     coverage: dict[str, dict[str, Any]] = {}  # report_as -> the first applied check's details
     for check in run.checks:
-        checks.append(check_row(check))
-        if check.status == FAIL:
+        details = check.details  # found once, for the row and the columns
+        checks.append(_check_row(check, details))
+        status = check.status
+        if status == FAIL:
             if check.blocking:
                 failed.append({"check": check.check, "message": check.message})
             else:
                 warned.append(_warned(check))
-        if check.report_as is not None and check.status != SKIPPED:
-            coverage.setdefault(check.report_as, check.details)
+        if check.report_as is not None and status != SKIPPED:
+            coverage.setdefault(check.report_as, details)
     return {
         "verdict": run.verdict,
         "failed_checks": failed,
