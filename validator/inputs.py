@@ -91,11 +91,14 @@ def yaml_files(folder: Path) -> list[Path]:
     Hidden files and folders (`.git/`, editor swap and lock files such as `.#case.yaml`) are
     left out. Symbolic links to files are taken, those to folders not followed (as
     `Path.rglob`). Walked with os.scandir, whose entries know their type without a stat:
-    a fifth of the time of rglob and a stat per file for 2,000 case files."""
-    found: list[Path] = []
-    pending = [folder]
+    a fifth of the time of rglob and a stat per file for 2,000 case files. Sorted as Paths
+    sort, by the names under `folder` (os.path.normcase'd), compared as tuples of strings:
+    a third of the time of sorting the Paths."""
+    found: list[tuple[tuple[str, ...], Path, str]] = []
+    pending: list[tuple[tuple[str, ...], Path]] = [((), folder)]
+    normcase = os.path.normcase
     while pending:
-        here = pending.pop()
+        parts, here = pending.pop()
         try:
             with os.scandir(here) as entries:
                 for entry in entries:
@@ -103,12 +106,13 @@ def yaml_files(folder: Path) -> list[Path]:
                     if name.startswith("."):
                         continue
                     if entry.is_dir(follow_symlinks=False):
-                        pending.append(here / name)
+                        pending.append(((*parts, normcase(name)), here / name))
                     elif name.endswith(CASE_SUFFIXES) and entry.is_file():
-                        found.append(here / name)
+                        found.append(((*parts, normcase(name)), here, name))
         except OSError:  # unreadable folder: skipped, as rglob does
             continue
-    return sorted(found)
+    found.sort(key=lambda item: item[0])
+    return [here / name for _, here, name in found]
 
 
 def spec_files(folder: Path) -> list[Path]:
