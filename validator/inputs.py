@@ -260,6 +260,16 @@ class Plan:
         assert self.fixtures is not None
         return self.fixtures if self.single else self.fixtures / rel
 
+    def path_text(self, rel: str) -> str:
+        """`str(self.path(rel))`, without a Path for each file (a run makes its jobs twice,
+        before the workers start and after). `rel` comes from the walk: names joined by '/',
+        none of them empty, `.` or `..`."""
+        assert self.fixtures is not None
+        base = str(self.fixtures)
+        if self.single or os.sep != "/" or base == "." or base.endswith("/"):
+            return str(self.path(rel))
+        return f"{base}/{rel}"
+
     @property
     def job_count(self) -> int:
         """How many jobs `jobs()` makes (reads a JSON Lines export to count its lines)."""
@@ -316,10 +326,10 @@ class Plan:
                       names_cases=how == PICKED_CONTENT)  # fmt: skip
 
     def _jobs_of(self, src: Source) -> Iterator[Job]:
-        path, label = self.path(src.rel), self.label(src.rel)
+        path, label = self.path_text(src.rel), self.label(src.rel)
         case = src.cases[0] if src.cases else None
         if src.how == ORPHAN:
-            yield Job(case, label, str(path), unmatched=src.reason)
+            yield Job(case, label, path, unmatched=src.reason)
             return
         fmt = format_of(src.rel or self.shown, self.format)
         more, picked = src.cases[1:], src.how in (PICKED, PICKED_CONTENT)
@@ -327,12 +337,12 @@ class Plan:
         if fmt == "jsonl" and self._per_line():
             # An export given as --fixtures: one job per line, so its lines spread over
             # the workers (and a progress bar counts them).
-            for line in iter_jsonl(path, label, self.max_bytes):
+            for line in iter_jsonl(self.path(src.rel), label, self.max_bytes):
                 yield Job(case, line.fixture, text=line.text, more_cases=more, picked=picked,
                           source=label, problem=line.problem, names_cases=own)  # fmt: skip
         else:
             group = src.rel or self.shown if self.group in ("file", "folder") else None
-            yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked,
+            yield Job(case, label, path, format=fmt, more_cases=more, picked=picked,
                       group=group, names_cases=own)  # fmt: skip
 
     def missing_reason(self, case_id: str) -> str:
