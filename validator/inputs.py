@@ -91,11 +91,14 @@ def yaml_files(folder: Path) -> list[Path]:
     Hidden files and folders (`.git/`, editor swap and lock files such as `.#case.yaml`) are
     left out. Symbolic links to files are taken, those to folders not followed (as
     `Path.rglob`). Walked with os.scandir, whose entries know their type without a stat:
-    a fifth of the time of rglob and a stat per file for 2,000 case files."""
-    found: list[Path] = []
-    pending = [folder]
+    a fifth of the time of rglob and a stat per file for 2,000 case files. Sorted as Paths
+    sort, by the names under `folder` (os.path.normcase'd), compared as tuples of strings:
+    a third of the time of sorting the Paths."""
+    found: list[tuple[tuple[str, ...], Path, str]] = []
+    pending: list[tuple[tuple[str, ...], Path]] = [((), folder)]
+    normcase = os.path.normcase
     while pending:
-        here = pending.pop()
+        parts, here = pending.pop()
         try:
             with os.scandir(here) as entries:
                 for entry in entries:
@@ -103,12 +106,13 @@ def yaml_files(folder: Path) -> list[Path]:
                     if name.startswith("."):
                         continue
                     if entry.is_dir(follow_symlinks=False):
-                        pending.append(here / name)
+                        pending.append(((*parts, normcase(name)), here / name))
                     elif name.endswith(CASE_SUFFIXES) and entry.is_file():
-                        found.append(here / name)
+                        found.append(((*parts, normcase(name)), here, name))
         except OSError:  # unreadable folder: skipped, as rglob does
             continue
-    return sorted(found)
+    found.sort(key=lambda item: item[0])
+    return [here / name for _, here, name in found]
 
 
 def spec_files(folder: Path) -> list[Path]:
@@ -256,6 +260,16 @@ class Plan:
         assert self.fixtures is not None
         return self.fixtures if self.single else self.fixtures / rel
 
+    def path_text(self, rel: str) -> str:
+        """`str(self.path(rel))`, without a Path for each file (a run makes its jobs twice,
+        before the workers start and after). `rel` comes from the walk: names joined by '/',
+        none of them empty, `.` or `..`."""
+        assert self.fixtures is not None
+        base = str(self.fixtures)
+        if self.single or os.sep != "/" or base == "." or base.endswith("/"):
+            return str(self.path(rel))
+        return f"{base}/{rel}"
+
     @property
     def job_count(self) -> int:
         """How many jobs `jobs()` makes (reads a JSON Lines export to count its lines)."""
@@ -312,10 +326,10 @@ class Plan:
                       names_cases=how == PICKED_CONTENT)  # fmt: skip
 
     def _jobs_of(self, src: Source) -> Iterator[Job]:
-        path, label = self.path(src.rel), self.label(src.rel)
+        path, label = self.path_text(src.rel), self.label(src.rel)
         case = src.cases[0] if src.cases else None
         if src.how == ORPHAN:
-            yield Job(case, label, str(path), unmatched=src.reason)
+            yield Job(case, label, path, unmatched=src.reason)
             return
         fmt = format_of(src.rel or self.shown, self.format)
         more, picked = src.cases[1:], src.how in (PICKED, PICKED_CONTENT)
@@ -323,12 +337,12 @@ class Plan:
         if fmt == "jsonl" and self._per_line():
             # An export given as --fixtures: one job per line, so its lines spread over
             # the workers (and a progress bar counts them).
-            for line in iter_jsonl(path, label, self.max_bytes):
+            for line in iter_jsonl(self.path(src.rel), label, self.max_bytes):
                 yield Job(case, line.fixture, text=line.text, more_cases=more, picked=picked,
                           source=label, problem=line.problem, names_cases=own)  # fmt: skip
         else:
             group = src.rel or self.shown if self.group in ("file", "folder") else None
-            yield Job(case, label, str(path), format=fmt, more_cases=more, picked=picked,
+            yield Job(case, label, path, format=fmt, more_cases=more, picked=picked,
                       group=group, names_cases=own)  # fmt: skip
 
     def missing_reason(self, case_id: str) -> str:

@@ -7,7 +7,6 @@ users' tooling rely on them) and each is documented in docs/lint-codes.md.
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -119,6 +118,8 @@ def closest(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to `name` when one is close enough to be a misspelling: one that
     differs only in case or width (`ＷＡＲＮＩＮＧ`, `Warning` for `warning`) first, else the
     closest spelling, compared as written and then folded."""
+    import difflib  # here: only a name not found needs it (~1 ms of every start-up)
+
     names = sorted(set(candidates))
     text = str(name)
     folded = _fold(text)

@@ -24,7 +24,6 @@ from typing import Any
 
 from ..evaluation.text import normalize_plain
 from ..evaluation.tracefile import TraceReader
-from ..evaluation.view import ViewOptions, make_view
 from ..inputs import Job
 from ..model import Suite, TraceSettings
 from ..problems import UsageError
@@ -117,6 +116,8 @@ def _reader(settings: TraceSettings, root: Path | None, max_bytes: int) -> Trace
 def _run_extra(
     document: Any, settings: TraceSettings, keywords: list[tuple[str, str]], status: str
 ) -> dict[str, Any]:
+    from ..evaluation.view import ViewOptions, make_view  # here: only formats that show runs
+
     try:
         view, _ = make_view(document, settings.view, ViewOptions(messages=settings.messages))
     except ValueError as exc:  # an unknown adapter name: the run has said so already

@@ -13,7 +13,6 @@ from typing import Any
 from ..model import Finder
 from .query import FirstOf, Query, reads_view
 from .text import normalize_markdown_ex, normalize_plain
-from .view import ViewOptions, make_view
 
 # Short plain texts (keywords, markers) normalized once per process and shared by every
 # trace: a case's keywords are the same for each of its traces. Bounded, so a stream of
@@ -65,6 +64,9 @@ class TraceContext:
 
     def view_document(self) -> dict[str, Any]:
         if self._view_document is None:
+            # The view (every adapter) is imported by the first trace a check reads it of.
+            from .view import ViewOptions, make_view
+
             adapter, messages = self._view_settings
             options = ViewOptions(messages=messages, parent=self.parent)
             view, self.view_adapter = make_view(self.trace, adapter, options)

@@ -21,7 +21,6 @@ from .interpreter import CaseArguments, apply_condition, compiled_check
 from .predicates import Outcome, TraceContext
 from .query import QueryEvaluationError
 from .tracefile import fields_case_id
-from .view import read_by_checks, unread_text
 
 MISSING = "MISSING"
 INVALID = "INVALID"
@@ -246,6 +245,8 @@ def note_unread(run: RunResult, unread: list[dict[str, Any]]) -> None:
     made: a check (or a figure of the report) read `$.view`."""
     if not unread:
         return
+    from .view import read_by_checks, unread_text  # here: the view is imported once one is made
+
     run.unread = [{**entry, "gated": read_by_checks(entry)} for entry in unread]
     gated = [e for e in run.unread if e["gated"]]
     other = [e for e in run.unread if not e["gated"]]

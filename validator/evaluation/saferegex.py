@@ -13,7 +13,9 @@ literal). So a pattern is never handed to RE2 as written. It is parsed by Python
 
 * every character, character class, `.` and `\d`/`\w`/`\s` becomes an explicit set of code
   point ranges computed with Python's own definitions (case-insensitive sets included), so
-  RE2's reading of classes and flags never matters;
+  RE2's reading of classes and flags never matters (what `\d`, `\w`, `\s` match and which
+  characters fold, learnt by scanning every code point with `re`, are read from the table
+  of `unicodeclasses` when it was made for this Python's Unicode version);
 * structure (sequence, alternation, groups, greedy and lazy repeats, `^`, `\A`, `\Z`) maps to
   the RE2 construct with the same meaning;
 * whatever has no exact RE2 equivalent is refused with the column it starts at: backreferences,
@@ -40,6 +42,8 @@ from collections.abc import Callable, Iterable, Iterator
 from re import _constants as _c  # type: ignore[attr-defined]  # Python's own regex parser
 from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any
+
+from . import unicodeclasses
 
 __all__ = ["RegexError", "SafeRegex", "compile_safe"]
 
@@ -121,8 +125,8 @@ def _all_text() -> str:
     codes = array.array("I", range(0xD800))
     if codes.itemsize != 4:  # pragma: no cover - every platform CPython runs on has 4
         return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, _MAX_CODE + 1)))
-    # Decoded from UTF-32 in one C loop: 4x quicker than a chr() a code point, and this is
-    # done by every run that validates a spec pattern with \w, \d or \s, before any fork.
+    # Decoded from UTF-32 in one C loop: 4x quicker than a chr() a code point (needed only
+    # where the table of unicodeclasses is not for this Python's Unicode version).
     codes.extend(range(0xE000, _MAX_CODE + 1))
     return codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
 
@@ -131,12 +135,31 @@ def _code_at(index: int) -> int:
     return index if index < 0xD800 else index + 0x800
 
 
-@functools.cache
-def _python_set(single_char_pattern: str, flags: str = "") -> Ranges:
+def _scanned_set(single_char_pattern: str, flags: str = "") -> Ranges:
     """The code points Python's `re` matches with a one-character pattern (exact by
     construction: it is Python's answer, not a re-implementation of it)."""
     runs = re.finditer(f"{flags}(?:{single_char_pattern})+", _all_text())
     return _normalize((_code_at(m.start()), _code_at(m.end() - 1)) for m in runs)
+
+
+# A negated category and the one it is the complement of (unicodeclasses stores the latter).
+_NEGATED = {r"\D": r"\d", r"\S": r"\s", r"\W": r"\w"}
+
+
+@functools.cache
+def _python_set(single_char_pattern: str, flags: str = "") -> Ranges:
+    """`_scanned_set`, from the table of unicodeclasses when it is for this Python's Unicode
+    version (the scan takes ~30 ms a class)."""
+    positive = _NEGATED.get(single_char_pattern, single_char_pattern)
+    stored = unicodeclasses.stored(flags + positive)
+    if stored is None:
+        return _scanned_set(single_char_pattern, flags)
+    return stored if positive == single_char_pattern else _complement(stored)
+
+
+def _scanned_cased() -> str:
+    iscased = _sre.unicode_iscased
+    return "".join(chr(c) for c in range(_MAX_CODE + 1) if iscased(c) and not 0xD800 <= c <= 0xDFFF)
 
 
 @functools.cache
@@ -144,13 +167,27 @@ def _cased_text() -> str:
     """Every character whose case Python's `re` can fold. A case-insensitive atom matches a
     character outside this set exactly when the case-sensitive atom does (re's fold maps an
     uncased character to itself and cased ones to cased ones), so only these are tried."""
-    iscased = _sre.unicode_iscased
-    return "".join(chr(c) for c in range(_MAX_CODE + 1) if iscased(c) and not 0xD800 <= c <= 0xDFFF)
+    stored = unicodeclasses.stored("cased")
+    if stored is None:
+        return _scanned_cased()
+    return "".join(chr(c) for lo, hi in stored for c in range(lo, hi + 1))
 
 
 @functools.cache
 def _cased_ranges() -> Ranges:
     return _from_codes(map(ord, _cased_text()))
+
+
+def _scanned_table() -> dict[str, Ranges]:
+    """What the table of unicodeclasses holds, scanned on this Python (the test that keeps
+    the two equal; the table is regenerated from it)."""
+    table = {
+        flags + pattern: _scanned_set(pattern, flags)
+        for flags in ("", "(?a)")
+        for pattern in (r"\d", r"\s", r"\w")
+    }
+    table["cased"] = _from_codes(map(ord, _scanned_cased()))
+    return table
 
 
 _CATEGORY_TEXT = {

@@ -11,7 +11,7 @@ on checking the rest of the suite while `run` refuses to start.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from .. import codes
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import GROUP_WORDS, TemplateError, compile_case_id
-from ..evaluation.view import ADAPTERS
 from ..files import read_file
 from ..globs import glob_regex
 from ..inputs import available_packs, display_path
@@ -226,8 +225,8 @@ class _Reader:
         settings.update(self._records(traces))
         if isinstance(traces.get("allow_unmatched"), bool):
             settings["allow_unmatched"] = traces["allow_unmatched"]
-        if traces.get("view") in ADAPTERS:  # `auto` (the default): detected per trace
-            settings["view"] = traces["view"]
+        if traces.get("view") is not None and traces["view"] in _adapters():
+            settings["view"] = traces["view"]  # `auto` (the default): detected per trace
         if isinstance(traces.get("messages"), str) and self._jsonpath(
             ("traces", "messages"), traces["messages"]
         ):
@@ -354,3 +353,11 @@ def _get(data: Any, path: PathKey) -> Any:
 
 def _texts(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+def _adapters() -> Collection[str]:
+    """The view's adapter names; the view (all its adapters) is imported only for a config
+    that names one (a run whose checks do not read `$.view` never needs it)."""
+    from ..evaluation.view import ADAPTERS
+
+    return ADAPTERS

@@ -22,7 +22,7 @@ from ..evaluation.params import PARAM_TYPES, defaults_problems, value_problems
 from ..evaluation.predicates import PREDICATES, Param, Predicate, param_type_error, reads_view
 from ..evaluation.query import FirstOf, QueryError, compile_query
 from ..evaluation.userschema import rule_problems as schema_rule_problems
-from ..evaluation.view import view_field_problem
+from ..evaluation.viewfields import view_field_problem
 from ..model import (
     FIELDS_SPEC_ID,
     TRACE_FIELDS,

@@ -15,7 +15,6 @@ import codecs
 import errno
 import importlib
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
@@ -304,6 +303,8 @@ def _backup(target: Path) -> str:
     try:
         os.link(target, backup, follow_symlinks=False)
     except (OSError, NotImplementedError):  # no hard links here (FAT, some network shares)
+        import shutil  # here: rarely needed, and it imports bz2 and lzma (~2 ms of a start-up)
+
         shutil.copy2(target, backup, follow_symlinks=False)
     return backup
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import unicodedata
 from collections.abc import Callable
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scaling import growth
 
+from validator.evaluation import saferegex, unicodeclasses
 from validator.evaluation.saferegex import RegexError, SafeRegex, compile_safe
 
 # ------------------------------------------------------------------ differential
@@ -284,3 +286,31 @@ def test_re2_case_pair_merging_does_not_fold_unicode(pattern: str) -> None:
     safe = compile_safe(pattern)
     for text in ["ſ", "\u212a", "s", "K"]:
         assert safe.search(text) == bool(re.search(pattern, text)), (pattern, text)
+
+
+# ------------------------------------------------------------------ the class table
+
+
+def test_class_table_is_what_scanning_every_code_point_gives() -> None:
+    if unicodedata.unidata_version != unicodeclasses.UNICODE_VERSION:
+        pytest.skip(
+            f"table made for Unicode {unicodeclasses.UNICODE_VERSION}, this Python has"
+            f" {unicodedata.unidata_version}: regenerate it from saferegex._scanned_table()"
+        )
+    scanned = saferegex._scanned_table()
+    assert {key: unicodeclasses.stored(key) for key in scanned} == scanned
+    # What the classes and case folding read from it, negated classes included.
+    for flags in ("", "(?a)"):
+        for pattern in (r"\d", r"\D", r"\s", r"\S", r"\w", r"\W"):
+            got = saferegex._python_set(pattern, flags)
+            assert got == saferegex._scanned_set(pattern, flags), (flags, pattern)
+    assert saferegex._cased_text() == saferegex._scanned_cased()
+
+
+def test_another_unicode_version_scans(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(unicodeclasses, "UNICODE_VERSION", "0.0.0")
+    unicodeclasses.stored.cache_clear()
+    try:
+        assert unicodeclasses.stored(r"\d") is None
+    finally:
+        unicodeclasses.stored.cache_clear()

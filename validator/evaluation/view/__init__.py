@@ -9,7 +9,7 @@ documents it field by field; docs/VIEW.md says which raw field feeds which view 
 The layout: `building` (the adapter record, the small readers, the Builder every adapter
 fills), `answer` (the answer text of any message shape), `messages` (a model call's
 conversation, from any message shape), `otlp` (OpenTelemetry spans in
-every encoding), `fields` (the view's field names, from its schema), and one module per
+every encoding), and one module per
 adapter, each exporting `ADAPTER` with its docstring as user documentation. Adding an
 adapter = one module + its entry in ADAPTERS below; the schemas' adapter enums and
 docs/VIEW.md's adapter table are made from ADAPTERS (scripts/update_docs.py writes them,
@@ -20,7 +20,10 @@ becomes an `errors` entry or an `unread` entry. Building is linear in the size o
 and detection looks at top-level keys only, because a run evaluates thousands of traces.
 
 This package is a leaf of `validator.evaluation`: it imports nothing of the package except
-`validator.problems`, so other parts can use it without import cycles.
+`validator.problems` and the view's field names, so other parts can use it without import
+cycles. The field names are beside it (`evaluation.viewfields`, a leaf too, re-exported here):
+checking a spec's `$.view` paths needs them, not every adapter; a run imports this package
+when a check first reads a trace's view.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import copy
 from typing import Any
 
 from ...problems import did_you_mean, kind_of
+from ..viewfields import VIEW_FIELDS, VIEW_SCHEMA, view_field_problem
 from . import (
     autogen,
     claude_code,
@@ -52,7 +56,6 @@ from .building import (
     read_by_checks,
     unread_text,
 )
-from .fields import VIEW_FIELDS, VIEW_SCHEMA, view_field_problem
 from .messages import ROLES
 
 # Detection tries the adapters in this order: the specific formats first, the generic

@@ -1,6 +1,10 @@
 """The view's fields, read from validator/schemas/view.schema.json (the one place a view field
 is declared): `VIEW_SCHEMA`, the dotted names a spec may query (`VIEW_FIELDS`), and the
-did-you-mean for a query path below `$.view` that names no field."""
+did-you-mean for a query path below `$.view` that names no field.
+
+Beside the view package, not in it: checking a spec's `$.view` paths (the standard trace
+fields have some) needs these names only, and importing the package imports every adapter,
+which a run whose traces no check reads the view of never uses."""
 
 from __future__ import annotations
 
@@ -9,9 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...problems import did_you_mean
+from ..problems import did_you_mean
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "view.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "view.schema.json"
 
 
 def _load_schema() -> dict[str, Any]:
