@@ -54,18 +54,6 @@ class CaseArguments:
             args = self._args[condition] = _arguments(condition, self.fields, ctx)
         return args
 
-    def compiled(
-        self, condition: Condition, resolve: _Resolver, ctx: TraceContext
-    ) -> Arguments | Outcome:
-        """`of`, with the condition's arguments resolved by its compiled `resolve`
-        (`_compile_arguments`): what a check program asks."""
-        if not condition.per_case:
-            return resolve(self.fields, ctx)
-        args = self._args.get(condition)
-        if args is None:
-            args = self._args[condition] = resolve(self.fields, ctx)
-        return args
-
 
 # --------------------------------------------------------------------------------------------
 # Checks, compiled: one callable per spec, made once per process
@@ -202,10 +190,9 @@ def _compile_apply(
     its arguments when no parameter waits for a case or a trace, its predicate, its `pick`."""
     fn, pick, fixed = condition.fn, condition.pick, condition.fixed
     static = not condition.unbound
-    resolve = None if static else _compile_arguments(condition)
 
     def apply(values: list[Any], case: CaseArguments, ctx: TraceContext) -> Outcome:
-        args = fixed if resolve is None else case.compiled(condition, resolve, ctx)
+        args = fixed if static else case.of(condition, ctx)
         if isinstance(args, Outcome):
             return args
         if pick is not None and values:
@@ -376,66 +363,6 @@ def _arguments(
             return Outcome(False, f"parameter '{param.name}' {problem}")
         args[param.name] = value if kind.convert is None else kind.convert(value)
     return args
-
-
-# A condition's arguments as a function of the case's fields and the trace (see
-# `_compile_arguments`); a `_Setter` puts one parameter's value in the arguments, or says
-# why it has none.
-_Resolver = Callable[[dict[str, Any], TraceContext], "Arguments | Outcome"]
-_Setter = Callable[[dict[str, Any], TraceContext, Arguments], "Outcome | None"]
-
-
-def _compile_arguments(condition: Condition) -> _Resolver:
-    """`_arguments` for one condition, with what is the same for every case looked up once
-    (each parameter's type check, conversion, default and where its value comes from): the
-    same arguments, and the same failed Outcome for the first parameter that is wrong."""
-    fixed = condition.fixed
-    setters = tuple(_compile_param(param) for param in condition.unbound)
-
-    def resolve(fields: dict[str, Any], ctx: TraceContext) -> Arguments | Outcome:
-        args = dict(fixed)
-        for setter in setters:
-            problem = setter(fields, ctx, args)
-            if problem is not None:
-                return problem
-        return args
-
-    return resolve
-
-
-def _compile_param(param: Unbound) -> _Setter:
-    """One parameter of `_arguments`: its value resolved, defaulted, checked and converted."""
-    name, default, required, choices = param.name, param.default, param.required, param.choices
-    kind = PARAM_TYPES[param.type]
-    check, convert = kind.check, kind.convert
-    raw = param.raw
-    from_case = isinstance(raw, Binding) and raw.trace is None
-    key = raw.case if from_case else None
-    fallback = raw.default if from_case else None
-
-    def setter(fields: dict[str, Any], ctx: TraceContext, args: Arguments) -> Outcome | None:
-        if from_case:  # the common binding, `{case: KEY}`: as `_resolve` reads it
-            value = fields.get(key) if key else None
-            if value is None:
-                value = fallback
-        else:
-            value = _resolve(param, fields, ctx)
-            if isinstance(value, Outcome):
-                return value
-        if value is None and default is not None:
-            value = _ABSENT  # null (e.g. an empty case field) means "not set"
-        if value is _ABSENT:
-            if required:
-                return Outcome(False, f"parameter '{name}' has no value")
-            value = default
-        unset = value is None and default is None
-        if not check(value) or (choices and value not in choices and not unset):
-            problem = type_error(param.type, value) or f"must be one of {', '.join(choices)}"
-            return Outcome(False, f"parameter '{name}' {problem}")
-        args[name] = value if convert is None else convert(value)
-        return None
-
-    return setter
 
 
 def _one_match(name: str, raw: Binding, ctx: TraceContext) -> Any:
