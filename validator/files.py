@@ -61,9 +61,12 @@ def read_file(
         if info.st_size > limit:
             raise refused(_too_large(info.st_size, limit))
         os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb", closefd=True) as handle:
-            fd = -1
-            data = handle.read(limit + 1)
+        # Ask for the size fstat() saw plus one byte: asking for `limit + 1` at once would
+        # allocate the whole limit (megabytes) for every small case file. A file that grew
+        # since is read on, up to one byte over the limit, as one read of `limit + 1` would.
+        data = read_upto(fd, min(info.st_size, limit) + 1)
+        if len(data) > info.st_size:
+            data += read_upto(fd, limit + 1 - len(data))
     except OSError as exc:
         raise refused(exc.strerror or str(exc)) from None
     finally:
@@ -72,6 +75,20 @@ def read_file(
     if len(data) > limit:
         raise refused(_too_large(len(data), limit))
     return data
+
+
+def read_upto(fd: int, count: int) -> bytes:
+    """Up to `count` bytes from an open file, fewer only at its end: what a buffered file's
+    `read(count)` gives (a read may return less than asked, so it asks again until the end),
+    without the file and buffer objects, which cost more than reading a small file."""
+    chunks = []
+    while count > 0:
+        chunk = os.read(fd, count)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        count -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _too_large(size: int, limit: int) -> str:

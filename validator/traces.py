@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fastjson
+from .files import read_upto
 from .otlp import otlp_pairs
 from .problems import kind_of
 
@@ -576,12 +577,17 @@ def read_trace_bytes(
                 f"the file is {info.st_size} bytes, over the limit of {max_bytes} bytes;"
                 " raise --max-trace-bytes to evaluate it"
             )
-        with open(path, "rb") as handle:
+        # The os calls, not open(): no file and buffer objects to make and close for each
+        # of thousands of traces (a third of the time of reading a 20 KB trace).
+        handle = os.open(path, os.O_RDONLY | _BINARY)
+        try:
             # Ask for the size stat() saw plus one byte (asking for max_bytes would allocate
             # 64 MiB for every trace); a file that grew since is caught below.
-            data = handle.read(min(info.st_size, max_bytes) + 1)
+            data = read_upto(handle, min(info.st_size, max_bytes) + 1)
             if len(data) > info.st_size:
-                data += handle.read(max_bytes + 1 - len(data))
+                data += read_upto(handle, max_bytes + 1 - len(data))
+        finally:
+            os.close(handle)
     except TraceError:
         raise
     except OSError as exc:
@@ -591,6 +597,9 @@ def read_trace_bytes(
             f"the file is over the limit of {max_bytes} bytes; raise --max-trace-bytes"
         )
     return data
+
+
+_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
 
 def read_trace_file(

@@ -49,6 +49,7 @@ LAYERS = {
         "validator.codes",
         "validator.otlp",
         "validator.fastjson",
+        "validator.files",
     ),
     "validator.evaluation": (
         "validator.files",

@@ -58,7 +58,7 @@ class Evaluator:
         # `when_input` the case does not set): such a result is made once and shared by
         # every run with the same one, read-only like the values compacted runs share.
         self._plan: list[Planned] = []
-        self._set_off: dict[tuple[Spec, str, str, bool], CheckResult] = {}
+        self._set_off: dict[tuple[Spec, bool, str, bool], CheckResult] = {}
         self._blocking: dict[str, bool] = {}  # severity -> whether a failure fails the run
         self._plans: dict[tuple[Spec, ...], list[tuple[Spec, Planned]]] = {}
         # With `keep_context`, the context of the last trace evaluated against a case (None
@@ -200,7 +200,7 @@ class Evaluator:
                 severity = overrides[spec.id]
                 entry = (entry[0], entry[1], severity, self._is_blocking(severity))
             if spec.when_input is not None and not case.sets(spec.when_input):
-                off = self._set_off_result(spec, unset_reason(case, spec.when_input), entry[2])
+                off = self._set_off_result(spec, case, spec.when_input, entry[2])
                 entry = (None, off, entry[2], entry[3])
             plan.append(entry)
         return plan
@@ -222,12 +222,16 @@ class Evaluator:
             blocking = self._blocking[severity] = is_blocking(severity, self.suite.fail_severity)
         return blocking
 
-    def _set_off_result(self, spec: Spec, reason: str, severity: str) -> CheckResult:
-        """The result of a check the case turns off (`when_input` not set)."""
+    def _set_off_result(self, spec: Spec, case: Case, name: str, severity: str) -> CheckResult:
+        """The result of a check the case turns off (`when_input: name` not set). Its reason
+        (`unset_reason`) depends only on whether the case sets `name` to false: that is the
+        key, so the reason is written once, not once per case."""
         blocking = self._is_blocking(severity)
-        key = (spec, reason, severity, blocking)
+        false = case.fields.get(name) is False and name not in case.defaulted
+        key = (spec, false, severity, blocking)
         result = self._set_off.get(key)
         if result is None:
+            reason = unset_reason(case, name)
             result = CheckResult(spec.id, SKIPPED, reason, report_as=spec.report_as)
             result.severity, result.blocking = severity, blocking
             self._set_off[key] = result

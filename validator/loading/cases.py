@@ -45,7 +45,7 @@ def case_problems(
     which keys it may and must write). `verdicts`: the verdicts the verifier gives (the
     trace-fields spec's list): a case verdict outside it is an error; None: no such check."""
     data = doc.data
-    bound = {key for spec in plan for key in spec.reads}
+    bound = _bound_keys(plan)
     problems = bound_cuts(doc, lambda path: path[0] in bound, "a check reads this value")
     found = schema_problems(doc, fmt.schema(plan))
     percents = _percent_problems(doc) + _unit_problems(doc, fmt)
@@ -77,6 +77,12 @@ def case_problems(
             )
         )
     return sorted(_said_once(problems))
+
+
+@lru_cache(maxsize=256)
+def _bound_keys(plan: tuple[Spec, ...]) -> frozenset[str]:
+    """The case keys a plan's checks read (once per plan: cases without `checks` share one)."""
+    return frozenset(key for spec in plan for key in spec.reads)
 
 
 def _said_once(problems: list[Problem]) -> list[Problem]:
@@ -123,17 +129,31 @@ def build_case(doc: YamlDocument, plan: tuple[Spec, ...] = ()) -> Case:
     if rate is not None:  # `80%`, as run --min-run-pass-rate takes it
         fields["min_pass_rate"] = rate
     defaulted = set()
+    for name, kind, default in _plan_inputs(plan):
+        if kind is not None and isinstance(fields.get(name), str):  # `20s`: units.py
+            read = read_value(kind, fields[name])
+            if read is not None:
+                fields[name] = read
+        if default is not None and name not in fields:
+            fields[name] = default
+            defaulted.add(name)
+    return Case(id=doc.data["id"], file=doc.file, fields=fields, defaulted=frozenset(defaulted))
+
+
+@lru_cache(maxsize=256)
+def _plan_inputs(plan: tuple[Spec, ...]) -> tuple[tuple[str, str | None, Any], ...]:
+    """The inputs of a plan's specs that `build_case` acts on, in the plan's order: (name,
+    its unit kind or None, its default or None). Read once per plan, not once per case
+    (cases that name no `checks` share one plan)."""
+    out = []
     for spec in plan:
         for name, schema in spec.inputs.items():
             kind = schema.get(UNIT_MARK)
-            if isinstance(fields.get(name), str) and kind in UNIT_KINDS:  # `20s`: units.py
-                read = read_value(kind, fields[name])
-                if read is not None:
-                    fields[name] = read
-            if name not in fields and schema.get("default") is not None:
-                fields[name] = schema["default"]
-                defaulted.add(name)
-    return Case(id=doc.data["id"], file=doc.file, fields=fields, defaulted=frozenset(defaulted))
+            unit = kind if isinstance(kind, str) and kind in UNIT_KINDS else None
+            default = schema.get("default")
+            if unit is not None or default is not None:
+                out.append((name, unit, default))
+    return tuple(out)
 
 
 def _named(problem: Problem, fmt: CaseFormat, plan: tuple[Spec, ...]) -> Problem:
@@ -513,6 +533,17 @@ def _entry_key(key: str, value: Any) -> str:
     return "r:" + repr(value)
 
 
+def _distinct_texts(key: str, values: list[Any]) -> bool:
+    """Whether `values` is all text and no two entries have the same `_entry_key` (blank
+    ones aside): the common list, known to hold no repeat without the per-entry keys."""
+    if not all(type(v) is str for v in values):
+        return False
+    if key in _TEXT_LISTS:
+        norms = [n for n in map(_norm, values) if n]
+        return len(set(norms)) == len(norms)
+    return len(set(values)) == len(values)
+
+
 def _quoted(value: Any) -> str:
     return f"'{value}'" if isinstance(value, str) else show(value)
 
@@ -521,7 +552,7 @@ def _duplicates(doc: YamlDocument) -> list[Problem]:
     out = []
     for key in (*_LIST_FIELDS, "root_cause_keywords", "checks", "degraded_markers"):
         values = doc.data.get(key)
-        if not isinstance(values, list):
+        if not isinstance(values, list) or _distinct_texts(key, values):
             continue
         first: dict[str, int] = {}
         for i, value in enumerate(values):

@@ -324,7 +324,6 @@ def reference_problems(
     second mistake.
     """
     problems = []
-    check_ids = [s.id for s in specs.values() if s.is_check]
     for doc in docs:
         checks = doc.data.get("checks")
         if not isinstance(checks, list):
@@ -338,6 +337,7 @@ def reference_problems(
             if spec is not None:
                 msg = f"'{name}' describes trace fields, it is not a check: remove it from checks"
             else:
+                check_ids = [s.id for s in specs.values() if s.is_check]
                 hint = did_you_mean(name, check_ids)
                 known = "" if hint else f"; known specs: {', '.join(sorted(check_ids))}"
                 msg = (

@@ -51,6 +51,10 @@ EMPTY_FILE = (
 )
 
 _STD = "tag:yaml.org,2002:"
+# The standard tags the builder compares every node's tag with, made once.
+_MAP, _SEQ, _MERGE = _STD + "map", _STD + "seq", _STD + "merge"
+_STR, _INT, _FLOAT = _STD + "str", _STD + "int", _STD + "float"
+_BOOL, _NULL, _TIMESTAMP = _STD + "bool", _STD + "null", _STD + "timestamp"
 PathKey = tuple[str | int, ...]
 
 
@@ -215,7 +219,7 @@ class YamlDocument:
         if self._top is None:
             self._top = {}
             for key_node, value_node in self.root.value:
-                if key_node.id == "scalar" and key_node.tag != _STD + "merge":
+                if key_node.id == "scalar" and key_node.tag != _MERGE:
                     self._top.setdefault(str(key_node.value), (value_node, key_node))
         return self._top
 
@@ -230,7 +234,7 @@ def _entries(node: Any) -> Iterator[tuple[str, Any, Any]]:
     plain key's first occurrence (a duplicate, a merge key or a non-text key is not data)."""
     seen: set[str] = set()
     for key_node, value_node in node.value:
-        if key_node.id != "scalar" or key_node.tag == _STD + "merge":
+        if key_node.id != "scalar" or key_node.tag == _MERGE:
             continue
         key = str(key_node.value)
         if key not in seen:
@@ -246,7 +250,7 @@ def _child(node: Any, step: str | int) -> tuple[Any, Any] | None:
                 if (
                     key_node.id == "scalar"
                     and str(key_node.value) == step
-                    and key_node.tag != _STD + "merge"
+                    and key_node.tag != _MERGE
                 ):
                     return value_node, key_node
         return None
@@ -588,11 +592,11 @@ class _Builder:
         tag = self._tag_of(node)
         kind = node.id
         if kind == "mapping":
-            if tag != _STD + "map":
+            if tag != _MAP:
                 return self._bad_tag(node)
             return self._mapping(node, depth)
         if kind == "sequence":
-            if tag != _STD + "seq":
+            if tag != _SEQ:
                 return self._bad_tag(node)
             items = [self.build(item, depth + 1) for item in node.value]
             if self._lines is not None and None in items:
@@ -633,7 +637,7 @@ class _Builder:
                     "a key must be plain text, not a list or a set of 'key: value' entries",
                 )
                 continue
-            if self._tag_of(key_node) == _STD + "merge":
+            if self._tag_of(key_node) == _MERGE:
                 self._add(
                     key_node,
                     codes.YAML_UNSUPPORTED,
@@ -665,19 +669,19 @@ class _Builder:
     def _scalar(self, node: Any, tag: str) -> Any:
         c = self._scalars
         try:
-            if tag == _STD + "str":
+            if tag == _STR:
                 return self._text(node)
-            if tag == _STD + "int":
+            if tag == _INT:
                 return c.construct_yaml_int(node)
-            if tag == _STD + "float":
+            if tag == _FLOAT:
                 value = c.construct_yaml_float(node)
                 # .nan and .inf are not JSON numbers: keep the text, so schemas reject it.
                 return value if math.isfinite(value) else str(node.value)
-            if tag == _STD + "bool":
+            if tag == _BOOL:
                 return c.construct_yaml_bool(node)
-            if tag == _STD + "null":
+            if tag == _NULL:
                 return None
-            if tag == _STD + "timestamp":
+            if tag == _TIMESTAMP:
                 return str(node.value)
         except (ValueError, TypeError, ArithmeticError):
             self._add(
@@ -688,7 +692,7 @@ class _Builder:
 
     def _text(self, node: Any) -> str | None:
         value = str(node.value)
-        if not _SURROGATE.search(value):
+        if value.isascii() or not _SURROGATE.search(value):  # isascii: a flag, no scan
             return value
         self._add(
             node,

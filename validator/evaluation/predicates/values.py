@@ -92,8 +92,9 @@ def exists(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
 
     Zero matches, or only nulls, fail. `0`, `""`, `false` and `[]` are values: they pass.
     """
-    if non_null(values):
-        return Outcome(True, f"found {show(non_null(values)[0])}")
+    present = non_null(values)
+    if present:
+        return Outcome(True, f"found {show(present[0])}")
     if values:
         return Outcome(False, "the value is null, but a value is required", facts={})
     return Outcome(False, "nothing found, but a value is required", facts={})
