@@ -25,6 +25,14 @@ def _four_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
 
 
+def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reports pinned in time, four cores, and case files sent three at a time (many
+    batches, so the phase's order and balance are exercised)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    _four_cores(monkeypatch)
+    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+
+
 def _suite(ws: Workspace, cases: int = 40) -> None:
     """Cases of every kind the plan knows, spread over many batches of case files."""
     for c in range(cases):
@@ -77,9 +85,7 @@ def _phases(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_the_fused_phase_writes_the_reports_of_one_process(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch, max_runs: int
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
-    _four_cores(monkeypatch)
-    monkeypatch.setattr(fused, "FUSED_UNIT", 3)  # many batches of case files
+    _small_batches(monkeypatch)
     # 2: the cases with 3 trace files are evaluated after the join, a chunk at a time.
     monkeypatch.setattr(fused, "MAX_FUSED_RUNS", max_runs)
     seen = _phases(monkeypatch)
@@ -110,9 +116,7 @@ def test_an_error_across_case_files_stops_the_run_as_with_one_process(
 def test_a_worker_that_dies_reading_case_files_costs_time_only(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
-    _four_cores(monkeypatch)
-    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    _small_batches(monkeypatch)
     _suite(ws)
     one = _run(ws, "1", "out-1")
     parent, real = os.getpid(), fused.Unit.__call__
@@ -135,9 +139,7 @@ def test_a_worker_that_dies_reading_case_files_costs_time_only(
 def test_a_run_of_many_traces_keeps_the_usual_phases(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
-    _four_cores(monkeypatch)
-    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    _small_batches(monkeypatch)
     monkeypatch.setattr(fused, "MAX_FUSED_TRACES", 10)  # the runs would be held till the join
     seen = _phases(monkeypatch)
     _suite(ws)
@@ -154,9 +156,7 @@ def test_what_comes_back_is_frozen_only_when_the_process_ends_after_the_command(
     # the reports are the same either way.
     from validator import commands
 
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
-    _four_cores(monkeypatch)
-    monkeypatch.setattr(fused, "FUSED_UNIT", 3)
+    _small_batches(monkeypatch)
     seen = _phases(monkeypatch)
     _suite(ws)
     freezes: list[int] = []
