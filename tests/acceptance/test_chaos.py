@@ -45,6 +45,7 @@ SLOW_CASE = "case-1"
 BUSY_CPU_SECONDS = 0.1  # a worker that used this much is evaluating, not starting
 SLOW_TRACE_SECONDS = 0.06  # CPU time for one trace of the slow case: ~2 s for its chunk
 WAIT = 20.0  # seconds: the most any step may take (they take well under one)
+ATTEMPTS = 3  # runs started to find a worker evaluating (see EndedFirst)
 
 
 def _slow_answer(cases: Path) -> str:
@@ -150,6 +151,12 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
+class EndedFirst(AssertionError):
+    """The run ended before a worker was found evaluating: the parent, which evaluates a
+    batch a worker holds but has not begun when it would otherwise wait, took the slow case
+    itself (a worker slow to start on a loaded machine)."""
+
+
 @dataclass
 class Run:
     process: subprocess.Popen[bytes]
@@ -161,7 +168,8 @@ class Run:
         """A worker (not in `exclude`) that is evaluating; every child seen is recorded."""
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.stderr()
+            if self.process.poll() is not None:
+                raise EndedFirst(self.stderr())
             for pid in _children(self.process.pid) - exclude:
                 self.seen.add(pid)
                 if _alive(pid) and _cpu_seconds(pid) >= BUSY_CPU_SECONDS:
@@ -193,6 +201,25 @@ def start(corpus: Corpus, tmp_path: Path) -> Iterator[Any]:
         runs.append(Run(process, out, logs, set()))
         return runs[-1]
 
+    def start_busy(out: Path, *extra: str, prelude: str | None = None) -> tuple[Run, int]:
+        """A run with a worker found evaluating; tried again (with `out` as it was) when the
+        run ends first, ATTEMPTS times at most."""
+        before = _files(out) if out.is_dir() else None
+        for attempt in range(ATTEMPTS):
+            run = start(out, *extra, prelude=prelude)
+            try:
+                return run, run.busy_worker()
+            except EndedFirst:
+                if attempt == ATTEMPTS - 1:
+                    raise
+            shutil.rmtree(out, ignore_errors=True)
+            if before is not None:
+                out.mkdir()
+                for name, data in before.items():
+                    (out / name).write_bytes(data)
+        raise AssertionError("unreachable")
+
+    start.busy = start_busy  # type: ignore[attr-defined]
     yield start
     for run in runs:  # whatever the test found, leave no process behind
         for pid in [run.process.pid, *run.seen]:
@@ -215,8 +242,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 def test_a_chunk_whose_worker_is_killed_twice_becomes_errors_and_the_run_completes(
     corpus: Corpus, start: Any, tmp_path: Path
 ) -> None:
-    run = start(tmp_path / "out")
-    first = run.busy_worker()
+    run, first = start.busy(tmp_path / "out")
     os.kill(first, signal.SIGKILL)
     second = run.busy_worker(
         exclude=frozenset({first})
@@ -263,8 +289,7 @@ def test_a_signal_to_the_run_ends_every_process_and_keeps_the_old_reports(
         (out / name).write_bytes(data)
     (out / "report.json").write_bytes(b'{"an": "older report"}\n')  # any change would show
     before = _files(out)
-    run = start(out)
-    run.busy_worker()
+    run, _ = start.busy(out)
     run.process.send_signal(signum)
     took = run.wait()
     assert run.process.returncode == code, run.stderr()
@@ -297,8 +322,7 @@ def test_workers_die_with_a_main_process_that_is_killed(
 ) -> None:
     """SIGKILL allows no cleanup: the workers must notice on their own (PR_SET_PDEATHSIG on
     Linux; elsewhere their parent's pid changes, which they check four times a second)."""
-    run = start(tmp_path / "out", prelude=prelude)
-    run.busy_worker()
+    run, _ = start.busy(tmp_path / "out", prelude=prelude)
     run.process.kill()
     run.wait()
     deadline = time.monotonic() + 10
