@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
 import re
+import subprocess
+import sys
 import unicodedata
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from conftest import REPO
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scaling import growth
@@ -292,10 +298,10 @@ def test_re2_case_pair_merging_does_not_fold_unicode(pattern: str) -> None:
 
 
 def test_class_table_is_what_scanning_every_code_point_gives() -> None:
-    if unicodedata.unidata_version != unicodeclasses.UNICODE_VERSION:
+    if unicodedata.unidata_version not in unicodeclasses.UNICODE_VERSIONS:
         pytest.skip(
-            f"table made for Unicode {unicodeclasses.UNICODE_VERSION}, this Python has"
-            f" {unicodedata.unidata_version}: regenerate it from saferegex._scanned_table()"
+            f"tables made for Unicode {', '.join(unicodeclasses.UNICODE_VERSIONS)}, this Python"
+            f" has {unicodedata.unidata_version}: add one from saferegex._scanned_table()"
         )
     scanned = saferegex._scanned_table()
     assert {key: unicodeclasses.stored(key) for key in scanned} == scanned
@@ -308,9 +314,51 @@ def test_class_table_is_what_scanning_every_code_point_gives() -> None:
 
 
 def test_another_unicode_version_scans(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(unicodeclasses, "UNICODE_VERSION", "0.0.0")
+    monkeypatch.setattr(unicodeclasses, "_TABLES", {})  # none for this Python's version
     unicodeclasses.stored.cache_clear()
     try:
         assert unicodeclasses.stored(r"\d") is None
     finally:
         unicodeclasses.stored.cache_clear()
+
+
+# A program printing what the stored table of its Python's Unicode version holds, and what
+# scanning every code point there gives (run by each other Python found here).
+_COMPARE = """
+import json, unicodedata
+from validator.evaluation import saferegex, unicodeclasses
+scanned = saferegex._scanned_table()
+stored = {key: unicodeclasses.stored(key) for key in scanned}
+print(json.dumps([unicodedata.unidata_version, stored == scanned]))
+"""
+
+
+def _other_pythons() -> list[Path]:
+    """Interpreters of other Python versions on this machine (pyenv's), if any."""
+    root = Path.home() / ".pyenv" / "versions"
+    here = f"{sys.version_info.major}.{sys.version_info.minor}."
+    found = sorted(root.glob("3.1[2-9]*/bin/python")) if root.is_dir() else []
+    return [python for python in found if not python.parent.parent.name.startswith(here)]
+
+
+def test_every_stored_table_is_what_its_python_scans() -> None:
+    """The tables of the Unicode versions other Pythons have (3.12: 15.0.0, 3.13: 15.1.0),
+    checked on those Pythons: the package's own code, no dependency needed."""
+    checked = set()
+    for python in _other_pythons():
+        done = subprocess.run(
+            [str(python), "-c", _COMPARE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+        if done.returncode != 0:
+            continue  # a Python that cannot import the package's leaf modules
+        version, same = json.loads(done.stdout)
+        if version in unicodeclasses.UNICODE_VERSIONS:
+            assert same, f"the stored Unicode {version} table differs from {python}'s scan"
+            checked.add(version)
+    others = set(unicodeclasses.UNICODE_VERSIONS) - {unicodedata.unidata_version}
+    if not checked:
+        pytest.skip(f"no other Python here to check the Unicode {sorted(others)} tables on")
