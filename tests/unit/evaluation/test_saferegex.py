@@ -314,7 +314,7 @@ def test_class_table_is_what_scanning_every_code_point_gives() -> None:
 
 
 def test_another_unicode_version_scans(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(unicodeclasses, "_TABLES", {})  # none for this Python's version
+    monkeypatch.setattr(unicodeclasses, "UNICODE_VERSIONS", ())  # none for this Python
     unicodeclasses.stored.cache_clear()
     try:
         assert unicodeclasses.stored(r"\d") is None
