@@ -315,13 +315,20 @@ def _shape_guesses(choice: Choice) -> list[str]:
     guesses += _left_out(
         [(f, s) for f, s in choice.shaped if (f, s) not in choice.chosen], choice.root
     )
-    if shape.split:
-        guesses.append(f"split: {shape.split}")
-    if shape.kind == "session":
-        guesses.append("group: file")
-    if shape.kind == "folder":
-        guesses.append("group: folder")
+    guesses += [f"{key}: {value}" for key, value, _ in _grouping(shape)]
     return guesses
+
+
+def _grouping(shape: Shape) -> list[tuple[str, str, str]]:
+    """The `traces` settings that say how the shape's files make runs: (key, value, why)."""
+    settings = []
+    if shape.split:
+        settings.append(("split", shape.split, shape.why))
+    if shape.kind == "session":
+        settings.append(("group", "file", "every line of a file is one event of one run"))
+    if shape.kind == "folder":
+        settings.append(("group", "folder", "the numbered files of a folder are one run"))
+    return settings
 
 
 def config_text(choice: Choice, dest: Path, pattern: list[str], more: bool) -> str:
@@ -336,12 +343,8 @@ def config_text(choice: Choice, dest: Path, pattern: list[str], more: bool) -> s
         "traces:",
         f"  pattern: {json.dumps(pattern)}",
     ]
-    if shape.split:
-        config.append(f"  split: {_yaml_text(shape.split)}  # {shape.why}")
-    if shape.kind == "session":
-        config.append("  group: file  # every line of a file is one event of one run")
-    if shape.kind == "folder":
-        config.append("  group: folder  # the numbered files of a folder are one run")
+    for key, value, why in _grouping(shape):  # a split is a JSONPath: quoted
+        config.append(f"  {key}: {_yaml_text(value) if key == 'split' else value}  # {why}")
     if choice.case_id:
         config.append(f"  case_id: {_yaml_text(choice.case_id)}")
     config.append(f"  view: {shape.adapter}")
