@@ -61,12 +61,7 @@ def read_file(
         if info.st_size > limit:
             raise refused(_too_large(info.st_size, limit))
         os.set_blocking(fd, True)
-        # Ask for the size fstat() saw plus one byte: asking for `limit + 1` at once would
-        # allocate the whole limit (megabytes) for every small case file. A file that grew
-        # since is read on, up to one byte over the limit, as one read of `limit + 1` would.
-        data = read_upto(fd, min(info.st_size, limit) + 1)
-        if len(data) > info.st_size:
-            data += read_upto(fd, limit + 1 - len(data))
+        data = read_within(fd, info.st_size, limit)
     except OSError as exc:
         raise refused(exc.strerror or str(exc)) from None
     finally:
@@ -77,7 +72,19 @@ def read_file(
     return data
 
 
-def read_upto(fd: int, count: int) -> bytes:
+def read_within(fd: int, size: int, limit: int) -> bytes:
+    """An open file's bytes, up to one byte over `limit` (so a caller can tell it is over).
+
+    It asks for the `size` fstat() saw plus one byte: asking for `limit + 1` at once would
+    allocate the whole limit (megabytes) for every small file. A file that grew since is
+    read on, up to one byte over the limit, as one read of `limit + 1` would."""
+    data = _read_upto(fd, min(size, limit) + 1)
+    if len(data) > size:
+        data += _read_upto(fd, limit + 1 - len(data))
+    return data
+
+
+def _read_upto(fd: int, count: int) -> bytes:
     """Up to `count` bytes from an open file, fewer only at its end: what a buffered file's
     `read(count)` gives (a read may return less than asked, so it asks again until the end),
     without the file and buffer objects, which cost more than reading a small file."""
