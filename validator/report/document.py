@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..display import one_line
-from ..results import FAIL, PASS, SKIPPED, CaseResult, CheckResult, RunResult
+from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
 from ..version import __version__
 from .columns import COLUMNS
 from .metrics import summarize
@@ -85,7 +85,7 @@ def _check_row(check: CheckResult, details: dict[str, Any] | None) -> dict[str, 
         ]
     if details:
         out["details"] = details
-    if check.examined == 0 and check.status == PASS:  # check.unexamined, without the call
+    if check.unexamined:
         out["examined"] = 0
     return out
 
