@@ -139,6 +139,19 @@ def test_a_store_pickles_to_equal_runs() -> None:
     assert isinstance(again, Runs) and [_fields(r) for r in again] == [_fields(r) for r in store]
 
 
+def test_records_pickle_field_for_field() -> None:
+    # A worker's runs come back pickled (as their class called with every field in order).
+    clause = ClauseResult("allowed", PASS, "found", {"ratio": 1.0}, worded=True, examined=0)
+    check = CheckResult("c1", PASS, "ok", [clause], "shown", "warning", False, 0)
+    run = _run(1, checks=[check, _failed()], notes=["n"], unread=[{"kind": "x", "gated": True}])
+    run.checks_unexamined, run.error_reason, run.check_seconds = 1, "why", 0.25
+    again = pickle.loads(pickle.dumps(run))
+    assert _fields(again) == _fields(run)
+    assert [_fields(c) for c in again.checks] == [_fields(c) for c in run.checks]
+    assert _fields(again.checks[0].clauses[0]) == _fields(clause)
+    assert again.check_seconds == 0.25  # not compared by ==, still carried
+
+
 _TEXT = st.text(st.characters(codec="utf-8"), max_size=6)
 _RUN = st.builds(
     RunResult,
