@@ -8,9 +8,9 @@
 generated corpus (bench/corpus.py), with a small bootstrap that times the functions each
 phase is made of (wall clock, summed over calls) and prints the sums when the process
 ends. A phase is one function's time, or a difference ("checks and results": the
-evaluation less the Markdown and the trace reading inside it); "start-up" is the process's
-whole time less what the bootstrap saw, and "the rest" what no phase names, so each column
-adds up to its process's time.
+evaluation less the Markdown and the trace reading inside it); "start-up" is everything
+before the command's function is entered (the interpreter, the imports, the command line),
+and "the rest" what no phase names, so each column adds up to its process's time.
 The timers cost each process about 1 %; compare the two columns of one run.
 
 It names the validator's internal functions (`load_checked`, `group_results`, ...): a
@@ -49,6 +49,7 @@ def wrap(module, name, key):
     original = getattr(mod, name)  # AttributeError: the function was renamed
     def timed(*args, **kwargs):
         start = time.perf_counter()
+        SUMS.setdefault(key + " entered", start - T0)
         try:
             return original(*args, **kwargs)
         finally:
@@ -67,7 +68,6 @@ def leave(code):
 os._exit = leave
 for module, name, key in json.loads(sys.argv.pop(1)):
     wrap(module, name, key)
-SUMS["imports"] = time.perf_counter() - T0
 command = sys.argv.pop(1)
 if command == "-m":
     import runpy
@@ -87,6 +87,7 @@ else:  # a script of bench/: its module, the one wrapped, runs its main()
 # (module, function, key) timed in each process; with `from x import f`, the name is
 # wrapped where the caller looks it up.
 TOOL_WRAPS = [
+    ("validator.commands.run", "execute_run", "command"),
     ("validator.commands.run", "load_checked", "cases"),
     ("validator.commands.run", "find_traces", "plan"),
     ("validator.commands.run", "group_results", "evaluation"),
@@ -96,6 +97,7 @@ TOOL_WRAPS = [
     ("validator.traces", "parse_document", "reading"),
 ]
 REFERENCE_WRAPS = [
+    ("reference", "run", "command"),
     ("reference", "load_cases", "cases"),
     ("reference", "_evaluate_cases", "evaluation"),
     ("reference", "normalize_markdown", "markdown"),
@@ -104,7 +106,7 @@ REFERENCE_WRAPS = [
 
 # The rows of the table: (label, how it is computed from the sums).
 ROWS = [
-    ("start-up (interpreter, imports)", lambda s: s["wall"] - s["seen"] + s["imports"]),
+    ("start-up: until the command begins", lambda s: s["wall"] - s["seen"] + s["command entered"]),
     ("case files: read, checked, built", lambda s: s["cases"]),
     ("traces: parsed", lambda s: s["reading"]),
     ("Markdown and text normalization", lambda s: s["markdown"]),
