@@ -74,15 +74,18 @@ def test_the_reference_gives_the_same_statuses_with_a_pool(tmp_path: Path) -> No
         assert reference.run(cases, fixtures, jobs=2) == reference.run(cases, fixtures)
 
 
-def test_the_benchmark_judges_ratios_against_the_target_and_the_floor() -> None:
-    met = {"shape": "cases", "c/b": 0.97, "d/b2": 1.0, "rss_ratio": 1.1, "cores": 1.8}
+def test_the_benchmark_judges_each_ratio_against_its_own_target() -> None:
+    met = {"shape": "cases", "c/b": 0.97, "d/b2": 1.1, "rss_ratio": 1.1, "cores": 1.8}
     assert bench_run.summary([met]) == "targets met"
-    floor = dict(met, **{"d/b2": 1.06})
-    assert bench_run.summary([floor]) == "targets met within the 1.1x floor: cases: d/b2 = 1.06"
-    missed = dict(met, **{"c/b": 1.25, "cores": 1.5})
-    assert bench_run.summary([missed]).startswith("targets missed: cases: c/b = 1.25")
-    assert "effective cores 1.50" in bench_run.summary([missed])
+    # --jobs 1 must be no slower than the reference; --jobs 2 may be up to 1.1x.
+    slow = dict(met, **{"c/b": 1.06})
+    assert bench_run.summary([slow]) == "targets missed: cases: c/b = 1.06 (target <= 1.0)"
+    missed = dict(met, **{"d/b2": 1.25, "cores": 1.75})
+    assert bench_run.summary([missed]).startswith("targets missed: cases: d/b2 = 1.25")
+    assert "effective cores 1.75" in bench_run.summary([missed])
     assert "scale" in bench_run.summary([{"shape": "scale", "rss_ratio": 1.3}])
+    assert bench_run.verdict("d/b2", 1.1) == "met, <= 1.1"
+    assert bench_run.verdict("c/b", 1.01) == "not met, > 1.0"
 
 
 EXPECTED_FAILURES = {
@@ -185,3 +188,33 @@ def test_the_standard_specs_fail_exactly_what_the_reference_fails(case: dict, tr
     run = evaluate_trace(suite, copy.deepcopy(trace), "oracle")
     ours = sorted(c.check for c in run.checks if c.status == "fail")
     assert ours == sorted(reference.evaluate(case, trace)), [c.message for c in run.checks]
+
+
+def test_the_phase_table_names_functions_that_exist() -> None:
+    # bench/phases.py times the validator's own functions by name: a rename would leave a
+    # phase unmeasured, so every name it wraps must still be there.
+    phases = _module("phases")
+    for module, name, _ in [*phases.TOOL_WRAPS, *phases.REFERENCE_WRAPS]:
+        where = reference if module == "reference" else importlib.import_module(module)
+        assert callable(getattr(where, name)), f"{module}.{name}"
+
+
+def test_the_phase_table_adds_up_to_the_whole_process(tmp_path: Path) -> None:
+    phases = _module("phases")
+    cases, fixtures, _ = corpus.write_corpus(tmp_path / "corpus", "cases", 12, seed=3)
+    suite = ["--cases", str(cases), "--fixtures", str(fixtures)]
+    ours = phases.measure(
+        ["-m", "validator", "run", *suite, "--out", str(tmp_path / "out"), "--jobs", "1", "-q"],
+        phases.TOOL_WRAPS,
+        tmp_path,
+    )
+    theirs = phases.measure(
+        [str(BENCH / "reference.py"), *suite, "--out", str(tmp_path / "statuses.json")],
+        phases.REFERENCE_WRAPS,
+        tmp_path,
+    )
+    for sums in (ours, theirs):
+        parts = [value(sums) for _, value in phases.ROWS]
+        assert all(part >= 0 for part in parts), parts
+        assert sum(parts) <= sums["wall"]
+    assert ours["markdown"] > 0 and theirs["markdown"] > 0  # both normalized answers
