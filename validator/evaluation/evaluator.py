@@ -227,8 +227,7 @@ class Evaluator:
         (`unset_reason`) depends only on whether the case sets `name` to false: that is the
         key, so the reason is written once, not once per case."""
         blocking = self._is_blocking(severity)
-        false = case.fields.get(name) is False and name not in case.defaulted
-        key = (spec, false, severity, blocking)
+        key = (spec, _set_false(case, name), severity, blocking)
         result = self._set_off.get(key)
         if result is None:
             reason = unset_reason(case, name)
@@ -265,9 +264,14 @@ def note_unread(run: RunResult, unread: list[dict[str, Any]]) -> None:
 
 def unset_reason(case: Case, name: str) -> str:
     """Why a check with `when_input: name` was skipped."""
-    if case.fields.get(name) is False and name not in case.defaulted:
+    if _set_false(case, name):
         return f"skipped: the case sets {name} to false"
     return f"skipped: the case does not set {name}"
+
+
+def _set_false(case: Case, name: str) -> bool:
+    """Whether the case itself writes `name: false` (not a spec's default)."""
+    return case.fields.get(name) is False and name not in case.defaulted
 
 
 def evaluate_trace(
