@@ -18,7 +18,7 @@ from typing import Any
 
 from ..display import one_line
 from ..evaluation.grouping import group_results
-from ..evaluation.runner import evaluate_all
+from ..evaluation.runner import DEFAULT_CHUNK, evaluate_all
 from ..evaluation.tracefile import reads_whole_files
 from ..inputs import (
     DEFAULT_PACKS,
@@ -301,7 +301,22 @@ def _watched(
         runs = with_capture_failures(runs, options.capture_failures)
     if timing is not None:
         runs = timing.watch(runs)
-    return live.watch(runs)
+    return _frozen_as_kept(live.watch(runs))
+
+
+def _frozen_as_kept(runs: Iterable[RunResult]) -> Iterator[RunResult]:
+    """The runs, unchanged. When the process ends right after the command, what has been
+    made is frozen every chunk of runs (gc.freeze, a constant-time move): the runs are kept
+    to the report, so the collector's young passes, which would walk each of them once more
+    (two passes of ~9 ms over 2,000 cases), find only what the chunk made. The few cycles
+    a chunk leaves (~15 objects) are left to the end of the process."""
+    if not ends_after_command():
+        yield from runs
+        return
+    for count, run in enumerate(runs, 1):
+        if count % DEFAULT_CHUNK == 0:
+            gc.freeze()
+        yield run
 
 
 def execute_run(options: RunOptions) -> int:
@@ -321,7 +336,11 @@ def execute_run(options: RunOptions) -> int:
     # One parallel phase when it can: the case files read and their traces evaluated by the
     # same workers (see commands/fused.py); else loading, then evaluation.
     fused = _fused(options, selection, case_paths, folders)
-    full = fused.suite if fused else load_checked(case_paths, folders, options.config, options.jobs)
+    if fused is not None:
+        full = fused.suite
+    else:
+        with _collector_paused():  # the suite lives to the end: no collection need walk it
+            full = load_checked(case_paths, folders, options.config, options.jobs)
     full.fail_severity = gate.fail_severity
     gating.warn_unknown(quarantine, full.cases)
     chosen = select_cases(full, selection)
