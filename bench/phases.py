@@ -1,7 +1,8 @@
-"""Where a one-process run's time goes, phase by phase: trace-validator against the reference.
+"""Where a run's time goes, phase by phase: trace-validator against the reference.
 
     python bench/phases.py                    # shape 'cases', N=2000, 5 alternating repeats
     python bench/phases.py --shape runs --repeat 7
+    python bench/phases.py --jobs 2           # what the first process does alone, and when
 
 `bench/run.py` says how far apart the two are; this says where. Each repeat runs
 `python -m validator run --jobs 1` and `bench/reference.py` as fresh processes on the same
@@ -12,6 +13,12 @@ evaluation less the Markdown and the trace reading inside it); "start-up" is eve
 before the command's function is entered (the interpreter, the imports, the command line),
 and "the rest" what no phase names, so each column adds up to its process's time.
 The timers cost each process about 1 %; compare the two columns of one run.
+
+With `--jobs 2` both programs run with two processes and the table is the first process's
+timeline, which is what the wall clock is: what it does alone before its first fork, the
+parallel phase (from that fork to the join: the tool's last case file back, the
+reference's pool done), and what it does alone after the join. The serial part, all but
+the parallel phase, is what keeps two processes from halving a run.
 
 It names the validator's internal functions (`load_checked`, `group_results`, ...): a
 rename there fails this script with the name it no longer finds.
@@ -61,6 +68,13 @@ def dump():
         with open(os.environ["PHASES_OUT"], "w") as out:
             json.dump(SUMS, out)
 PID = os.getpid()
+_fork = os.fork
+def fork():
+    pid = _fork()
+    if pid and os.getpid() == PID:
+        SUMS.setdefault("first fork", time.perf_counter() - T0)
+    return pid
+os.fork = fork
 _exit = os._exit
 def leave(code):
     dump()
@@ -116,6 +130,50 @@ ROWS = [
     ("report: files written", lambda s: s.get("report: write", 0.0)),
 ]
 
+# With --jobs 2: the first process's timeline. The join is where the tool's fused phase
+# hands its case files to the cross-file rules (`_suite`), and where the reference's `run`
+# returns (its pool has sent every result).
+PARALLEL_TOOL_WRAPS = [
+    ("validator.commands.run", "execute_run", "command"),
+    ("validator.commands.fused", "pre_plan", "pre-plan"),
+    ("validator.commands.fused", "read_specs", "specs"),
+    ("validator.commands.fused", "_suite", "cross-file"),
+    ("validator.commands.run", "find_traces", "plan"),
+    ("validator.commands.run", "group_results", "grouping"),
+    ("validator.commands.run", "build_report", "report: build"),
+    ("validator.commands.run", "write_reports", "report: write"),
+]
+PARALLEL_REFERENCE_WRAPS = [("reference", "run", "command")]
+
+
+def _join(s: dict) -> float:
+    if "cross-file entered" in s:
+        return float(s["cross-file entered"])
+    return float(s["command entered"] + s["command"])
+
+
+def _after_join(s: dict) -> float:
+    named = ("cross-file", "plan", "grouping", "report: build", "report: write")
+    return float(s["seen"] - _join(s) - sum(s.get(key, 0.0) for key in named))
+
+
+PARALLEL_ROWS = [
+    ("start-up: until the command begins", ROWS[0][1]),
+    ("alone: pre-plan of the fixtures", lambda s: s.get("pre-plan", 0.0)),
+    ("alone: spec files", lambda s: s.get("specs", 0.0)),
+    (
+        "alone: the rest until the fork",
+        lambda s: s["first fork"] - s["command entered"] - s.get("pre-plan", 0) - s.get("specs", 0),
+    ),
+    ("parallel phase: fork to join", lambda s: _join(s) - s["first fork"]),
+    ("alone: cross-file rules", lambda s: s.get("cross-file", 0.0)),
+    ("alone: plan of the fixtures", lambda s: s.get("plan", 0.0)),
+    ("alone: grouping", lambda s: s.get("grouping", 0.0)),
+    ("alone: report rows built", lambda s: s.get("report: build", 0.0)),
+    ("report files (two processes)", lambda s: s.get("report: write", 0.0)),
+    ("alone: the rest after the join", _after_join),
+]
+
 
 def measure(command: list[str], wraps: list[tuple[str, str, str]], cwd: Path) -> dict:
     """One fresh process of `command` (`-m module ...` or `script.py ...`), timed."""
@@ -145,31 +203,45 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=2000, help="traces (default 2000)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--jobs", type=int, choices=(1, 2), default=1, help="processes of both")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="trace-validator-phases-"))
     cases, fixtures, traces = write_corpus(work / "corpus", args.shape, args.n, args.seed)
     suite = ["--cases", str(cases), "--fixtures", str(fixtures)]
-    tool = ["-m", "validator", "run", *suite, "--out", str(work / "out"), "--jobs", "1", "-q"]
+    jobs = ["--jobs", str(args.jobs)]
+    tool = ["-m", "validator", "run", *suite, "--out", str(work / "out"), *jobs, "-q"]
     reference = [str(HERE / "reference.py"), *suite, "--out", str(work / "statuses.json")]
+    reference += jobs
+    table, wraps = (ROWS, (TOOL_WRAPS, REFERENCE_WRAPS)) if args.jobs == 1 else PARALLEL
     samples: dict[str, list[dict]] = {"tool": [], "reference": []}
     for _ in range(args.repeat):
-        samples["tool"].append(measure(tool, TOOL_WRAPS, work))
-        samples["reference"].append(measure(reference, REFERENCE_WRAPS, work))
+        samples["tool"].append(measure(tool, wraps[0], work))
+        samples["reference"].append(measure(reference, wraps[1], work))
     print(
-        f"shape '{args.shape}': {traces} traces; medians of {args.repeat} alternating runs,"
-        f" milliseconds; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        f"shape '{args.shape}': {traces} traces, --jobs {args.jobs}; medians of {args.repeat}"
+        " alternating runs, milliseconds; load average"
+        f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"{'phase':34} {'validator':>10} {'reference':>10} {'difference':>11}")
 
     def rest(sums: dict) -> float:
-        return float(sums["wall"] - sum(value(sums) for _, value in ROWS))
+        return float(sums["wall"] - sum(value(sums) for _, value in table))
 
-    rows = [*ROWS, ("the rest (selection, exit...)", rest), ("whole process", lambda s: s["wall"])]
+    rows = [*table, ("the rest (selection, exit...)", rest), ("whole process", lambda s: s["wall"])]
+    if args.jobs > 1:
+        rows.append(("of which alone (all but parallel)", lambda s: s["wall"] - _parallel(s)))
     for label, value in rows:
         ours = statistics.median(value(s) for s in samples["tool"]) * 1e3
         theirs = statistics.median(value(s) for s in samples["reference"]) * 1e3
         print(f"{label:34} {ours:10.0f} {theirs:10.0f} {ours - theirs:+11.0f}")
     return 0
+
+
+PARALLEL = (PARALLEL_ROWS, (PARALLEL_TOOL_WRAPS, PARALLEL_REFERENCE_WRAPS))
+
+
+def _parallel(s: dict) -> float:
+    return float(_join(s) - s["first fork"])
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from validator.evaluation.evaluator import evaluate_trace
 from validator.inputs import standard_spec_folders
 from validator.loading.suite import fields_of, load_specs
 from validator.model import Case, Suite
+from validator.processes import usable_cores
 
 pytestmark = pytest.mark.slow  # the benchmark's corpus and reference, run in full
 
@@ -194,7 +195,8 @@ def test_the_phase_table_names_functions_that_exist() -> None:
     # bench/phases.py times the validator's own functions by name: a rename would leave a
     # phase unmeasured, so every name it wraps must still be there.
     phases = _module("phases")
-    for module, name, _ in [*phases.TOOL_WRAPS, *phases.REFERENCE_WRAPS]:
+    named = [*phases.TOOL_WRAPS, *phases.REFERENCE_WRAPS]
+    for module, name, _ in [*named, *phases.PARALLEL_TOOL_WRAPS, *phases.PARALLEL_REFERENCE_WRAPS]:
         where = reference if module == "reference" else importlib.import_module(module)
         assert callable(getattr(where, name)), f"{module}.{name}"
 
@@ -218,3 +220,30 @@ def test_the_phase_table_adds_up_to_the_whole_process(tmp_path: Path) -> None:
         assert all(part >= 0 for part in parts), parts
         assert sum(parts) <= sums["wall"]
     assert ours["markdown"] > 0 and theirs["markdown"] > 0  # both normalized answers
+
+
+@pytest.mark.skipif(usable_cores() < 2, reason="--jobs 2 forks only with two usable cores")
+def test_the_two_process_timeline_adds_up_to_the_whole_process(tmp_path: Path) -> None:
+    # With --jobs 2 the table is the first process's timeline: what it does alone, and the
+    # parallel phase between its first fork and the join. Enough case files for the tool's
+    # one parallel phase to fork (a batch of 8 for each process).
+    phases = _module("phases")
+    cases, fixtures, _ = corpus.write_corpus(tmp_path / "corpus", "cases", 24, seed=3)
+    suite = ["--cases", str(cases), "--fixtures", str(fixtures), "--jobs", "2"]
+    ours = phases.measure(
+        ["-m", "validator", "run", *suite, "--out", str(tmp_path / "out"), "-q"],
+        phases.PARALLEL_TOOL_WRAPS,
+        tmp_path,
+    )
+    theirs = phases.measure(
+        [str(BENCH / "reference.py"), *suite, "--out", str(tmp_path / "statuses.json")],
+        phases.PARALLEL_REFERENCE_WRAPS,
+        tmp_path,
+    )
+    for sums in (ours, theirs):
+        assert "first fork" in sums  # both went parallel
+        parts = [value(sums) for _, value in phases.PARALLEL_ROWS]
+        assert all(part >= 0 for part in parts), parts
+        assert sum(parts) <= sums["wall"]
+        assert phases._parallel(sums) > 0
+    assert ours["specs"] > 0 and ours["cross-file"] > 0  # the tool's fused phase ran
