@@ -101,7 +101,9 @@ class Workers:
     `make(*args)` runs in each worker and returns its function from a batch to that batch's
     results (`make` and `args` are pickled where there is no fork); `describe(batch)` names
     a batch in a note ("a.json .. b.json"), and `given_up(batch, causes)` gives the results
-    of a batch whose workers died on it RETRIES + 1 times."""
+    of a batch whose workers died on it RETRIES + 1 times. `warm(item)`, when given, is
+    what this process does with the first item before any fork, in place of doing it (see
+    `ordered_map`): for items that are much work each, a part of one is enough to warm."""
 
     make: Callable[..., Callable[[list[Any]], list[Any]]]
     args: tuple[Any, ...]
@@ -109,6 +111,7 @@ class Workers:
     given_up: Callable[[list[Any], list[str]], list[Any]]
     noun: str = "traces"
     fate: str = "are reported as errors"  # what becomes of a batch given up, for the note
+    warm: Callable[[Any], None] | None = None
 
 
 # Batches a worker holds at a time: the one it evaluates and the next, so that it never waits
@@ -131,15 +134,16 @@ def ordered_map(
     notify: Callable[[str], None],
 ) -> Iterator[_Out]:
     """Every batch's results, in order: `here` in this process, and up to `count` - 1 worker
-    processes doing what `workers` says. The first item is done here before any fork: what
-    it imports and builds on first use is then inherited, not done twice. `progress` gets
+    processes doing what `workers` says. The first item is done here before any fork (or,
+    with `workers.warm`, warmed by it): what it imports and builds on first use is then
+    inherited, not done twice. `progress` gets
     the number of results so far; `notify` one line per worker that died or could not
     start."""
     pool = Pool(workers, notify)
     finished = False
     try:
         window = _Window(here, pool, iter(batches), progress)
-        window.warm()
+        window.warm(workers.warm)
         window.limit = (pool.start(count - 1) + 1) * WINDOW_PER_PROCESS
         yield from window.results()
         finished = True
@@ -192,12 +196,17 @@ class _Window:
         self.tasks.append(task)
         return task
 
-    def warm(self) -> None:
+    def warm(self, warming: Callable[[Any], None] | None = None) -> None:
         """Do the first item here, as a batch of its own (batch bounds must change nothing
-        in the results); the rest of its batch is the next one."""
+        in the results); the rest of its batch is the next one. With `warming`, that is
+        given the first item instead, and its batch goes out as it is."""
         batch = next(self.source, None) if self.source is not None else None
         if not batch:
             self.source = None
+            return
+        if warming is not None:
+            warming(batch[0])
+            self._add(batch)
             return
         self._do(self._add(batch[:1]))
         if batch[1:]:

@@ -14,6 +14,9 @@ import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
 from validator.commands import fused
+from validator.evaluation.worker import Worker
+from validator.inputs import Job
+from validator.results import RunResult
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the phase forks its workers")
 
@@ -126,14 +129,49 @@ def test_a_worker_that_dies_reading_case_files_costs_time_only(
             os.kill(os.getpid(), signal.SIGKILL)  # every time: the batch is given up
         return real(self, paths)
 
-    # The first case file is read here before any fork; the next batch (case-01, case-02)
-    # is the first the worker is sent, which is never taken back (see processes.Pool).
+    # Before any fork the first case file only warms this process (`Unit.warm`, not
+    # `__call__`); the first batch (case-00 .. case-02) is the first the worker is sent,
+    # which is never taken back (see processes.Pool).
     monkeypatch.setattr(fused.Unit, "__call__", deadly)
     code, err, reports = _run(ws, "2", "out-2")
     assert (code, reports) == (one[0], one[2])
     assert "died again (killed by signal 9" in err
-    assert "evaluating cases/case-01.yaml .. cases/case-02.yaml: those 2 case files" in err
-    assert "2 case files are read here, and their traces evaluated again a chunk at a time" in err
+    assert "evaluating cases/case-00.yaml .. cases/case-02.yaml: those 3 case files" in err
+    assert "3 case files are read here, and their traces evaluated again a chunk at a time" in err
+
+
+def test_before_its_first_fork_this_process_evaluates_one_trace_not_a_whole_case(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What this process does alone before it forks, the workers wait for: it warms up on
+    # one trace of the first case file (what that imports is inherited), however many
+    # traces the case has; the case's traces are all evaluated with its batch.
+    _small_batches(monkeypatch)
+    for c in range(8):
+        case_id = f"case-{c:02d}"
+        ws.case(GOOD_CASE, name=case_id, id=case_id)
+        for r in range(5):
+            ws.trace(case_id, good_trace(case_id), name=f"{case_id}/run-{r}.json")
+    one = _run(ws, "1", "out-1")
+    parent, real_fork, real_runs = os.getpid(), os.fork, Worker.runs
+    forked: list[int] = []
+    alone: list[str] = []
+
+    def fork() -> int:
+        forked.append(1)
+        return real_fork()
+
+    def runs(self: Worker, job: Job) -> list[RunResult]:
+        if os.getpid() == parent and not forked:
+            alone.append(job.fixture)
+        return real_runs(self, job)
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(Worker, "runs", runs)
+    seen = _phases(monkeypatch)
+    assert _run(ws, "2", "out-2") == one
+    assert seen == ["fused"]
+    assert len(alone) == 1, alone
 
 
 def test_a_run_of_many_traces_keeps_the_usual_phases(

@@ -114,15 +114,28 @@ class Unit:
                 cases.setdefault(case.id, case)  # a second file with its id: an error anyway
         if not cases:
             return out
-        suite = Suite(cases, self.specs, self.fields, self.default_checks, self.settings)
-        suite.fail_severity = self.fail_severity
-        worker, compact = Worker(suite, self.max_bytes, self.root, self.settings), Compactor()
+        worker, compact = self._worker(cases), Compactor()
         for read in out:
             case = _evaluable(read.record)
             if case is not None and cases.get(case.id) is case:
                 read.jobs = self.jobs[case.id]
                 read.runs = [compact(run) for job in read.jobs for run in worker.runs(job)]
         return out
+
+    def warm(self, path: Path) -> None:
+        """Read one case file and evaluate the first of its traces, and drop what they give:
+        what that imports and builds on first use is inherited by the workers forked next.
+        Not the whole file's work: a case may have a hundred traces, which this process
+        would evaluate alone, and the file is read again with its batch."""
+        case = _evaluable(self.reader(path))
+        if case is not None and case.id in self.jobs:
+            self._worker({case.id: case}).runs(self.jobs[case.id][0])
+
+    def _worker(self, cases: dict[str, Case]) -> Worker:
+        """A worker evaluating the traces of `cases`, a suite of these cases alone."""
+        suite = Suite(cases, self.specs, self.fields, self.default_checks, self.settings)
+        suite.fail_severity = self.fail_severity
+        return Worker(suite, self.max_bytes, self.root, self.settings)
 
 
 def _evaluable(record: CaseFile | None) -> Case | None:
@@ -263,7 +276,9 @@ def fused_phase(
     if unit is None:
         return None  # no usable trace fields: loading says why, the usual way
     batches = _batches(case_paths, jobs)
-    spec = Workers(_unit, (unit,), _describe, _given_up, noun="case files", fate=_FATE)
+    spec = Workers(
+        _unit, (unit,), _describe, _given_up, noun="case files", fate=_FATE, warm=unit.warm
+    )
     bar = make_bar(sum(len(found) for found in jobs.values())) if make_bar else None
     reads: list[Read] = []
     done = 0
