@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from conftest import REPO, run_cli
@@ -201,24 +202,27 @@ def test_the_phase_table_names_functions_that_exist() -> None:
         assert callable(getattr(where, name)), f"{module}.{name}"
 
 
+def _both_timed(tmp_path: Path, cases: int, jobs: str, wraps: tuple[Any, Any]) -> list[dict]:
+    """bench/phases.py's sums for the validator and the reference on a small corpus."""
+    phases = _module("phases")
+    case_dir, fixtures, _ = corpus.write_corpus(tmp_path / "corpus", "cases", cases, seed=3)
+    suite = ["--cases", str(case_dir), "--fixtures", str(fixtures), "--jobs", jobs]
+    tool = ["-m", "validator", "run", *suite, "--out", str(tmp_path / "out"), "-q"]
+    reference = [str(BENCH / "reference.py"), *suite, "--out", str(tmp_path / "statuses.json")]
+    return [phases.measure(tool, wraps[0], tmp_path), phases.measure(reference, wraps[1], tmp_path)]
+
+
+def _adds_up(sums: dict, rows: list[tuple[str, Any]]) -> None:
+    parts = [value(sums) for _, value in rows]
+    assert all(part >= 0 for part in parts), parts
+    assert sum(parts) <= sums["wall"]
+
+
 def test_the_phase_table_adds_up_to_the_whole_process(tmp_path: Path) -> None:
     phases = _module("phases")
-    cases, fixtures, _ = corpus.write_corpus(tmp_path / "corpus", "cases", 12, seed=3)
-    suite = ["--cases", str(cases), "--fixtures", str(fixtures)]
-    ours = phases.measure(
-        ["-m", "validator", "run", *suite, "--out", str(tmp_path / "out"), "--jobs", "1", "-q"],
-        phases.TOOL_WRAPS,
-        tmp_path,
-    )
-    theirs = phases.measure(
-        [str(BENCH / "reference.py"), *suite, "--out", str(tmp_path / "statuses.json")],
-        phases.REFERENCE_WRAPS,
-        tmp_path,
-    )
+    ours, theirs = _both_timed(tmp_path, 12, "1", (phases.TOOL_WRAPS, phases.REFERENCE_WRAPS))
     for sums in (ours, theirs):
-        parts = [value(sums) for _, value in phases.ROWS]
-        assert all(part >= 0 for part in parts), parts
-        assert sum(parts) <= sums["wall"]
+        _adds_up(sums, phases.ROWS)
     assert ours["markdown"] > 0 and theirs["markdown"] > 0  # both normalized answers
 
 
@@ -228,22 +232,10 @@ def test_the_two_process_timeline_adds_up_to_the_whole_process(tmp_path: Path) -
     # parallel phase between its first fork and the join. Enough case files for the tool's
     # one parallel phase to fork (a batch of 8 for each process).
     phases = _module("phases")
-    cases, fixtures, _ = corpus.write_corpus(tmp_path / "corpus", "cases", 24, seed=3)
-    suite = ["--cases", str(cases), "--fixtures", str(fixtures), "--jobs", "2"]
-    ours = phases.measure(
-        ["-m", "validator", "run", *suite, "--out", str(tmp_path / "out"), "-q"],
-        phases.PARALLEL_TOOL_WRAPS,
-        tmp_path,
-    )
-    theirs = phases.measure(
-        [str(BENCH / "reference.py"), *suite, "--out", str(tmp_path / "statuses.json")],
-        phases.PARALLEL_REFERENCE_WRAPS,
-        tmp_path,
-    )
+    wraps = (phases.PARALLEL_TOOL_WRAPS, phases.PARALLEL_REFERENCE_WRAPS)
+    ours, theirs = _both_timed(tmp_path, 24, "2", wraps)
     for sums in (ours, theirs):
         assert "first fork" in sums  # both went parallel
-        parts = [value(sums) for _, value in phases.PARALLEL_ROWS]
-        assert all(part >= 0 for part in parts), parts
-        assert sum(parts) <= sums["wall"]
+        _adds_up(sums, phases.PARALLEL_ROWS)
         assert phases._parallel(sums) > 0
     assert ours["specs"] > 0 and ours["cross-file"] > 0  # the tool's fused phase ran
