@@ -136,9 +136,8 @@ def ordered_map(
     """Every batch's results, in order: `here` in this process, and up to `count` - 1 worker
     processes doing what `workers` says. The first item is done here before any fork (or,
     with `workers.warm`, warmed by it): what it imports and builds on first use is then
-    inherited, not done twice. `progress` gets
-    the number of results so far; `notify` one line per worker that died or could not
-    start."""
+    inherited, not done twice. `progress` gets the number of results so far; `notify` one
+    line per worker that died or could not start."""
     pool = Pool(workers, notify)
     finished = False
     try:
