@@ -100,13 +100,18 @@ else:  # a script of bench/: its module, the one wrapped, runs its main()
 
 # (module, function, key) timed in each process; with `from x import f`, the name is
 # wrapped where the caller looks it up.
+_RUN, _FUSED = "validator.commands.run", "validator.commands.fused"
+# What the run command does around the evaluation, timed the same way with any --jobs.
+_RUN_STEPS = [
+    (_RUN, "execute_run", "command"),
+    (_RUN, "find_traces", "plan"),
+    (_RUN, "build_report", "report: build"),
+    (_RUN, "write_reports", "report: write"),
+]
 TOOL_WRAPS = [
-    ("validator.commands.run", "execute_run", "command"),
-    ("validator.commands.run", "load_checked", "cases"),
-    ("validator.commands.run", "find_traces", "plan"),
-    ("validator.commands.run", "group_results", "evaluation"),
-    ("validator.commands.run", "build_report", "report: build"),
-    ("validator.commands.run", "write_reports", "report: write"),
+    *_RUN_STEPS,
+    (_RUN, "load_checked", "cases"),
+    (_RUN, "group_results", "evaluation"),
     ("validator.evaluation.context", "normalize_markdown_ex", "markdown"),
     ("validator.traces", "parse_document", "reading"),
 ]
@@ -134,14 +139,11 @@ ROWS = [
 # hands its case files to the cross-file rules (`_suite`), and where the reference's `run`
 # returns (its pool has sent every result).
 PARALLEL_TOOL_WRAPS = [
-    ("validator.commands.run", "execute_run", "command"),
-    ("validator.commands.fused", "pre_plan", "pre-plan"),
-    ("validator.commands.fused", "read_specs", "specs"),
-    ("validator.commands.fused", "_suite", "cross-file"),
-    ("validator.commands.run", "find_traces", "plan"),
-    ("validator.commands.run", "group_results", "grouping"),
-    ("validator.commands.run", "build_report", "report: build"),
-    ("validator.commands.run", "write_reports", "report: write"),
+    *_RUN_STEPS,
+    (_FUSED, "pre_plan", "pre-plan"),
+    (_FUSED, "read_specs", "specs"),
+    (_FUSED, "_suite", "cross-file"),
+    (_RUN, "group_results", "grouping"),
 ]
 PARALLEL_REFERENCE_WRAPS = [("reference", "run", "command")]
 
