@@ -207,6 +207,10 @@ def test_a_plain_trace_takes_the_fast_path_and_hostile_ones_do_not() -> None:
         b"[NaN]",
         b"[18446744073709551616]",
         b'{"a\\u003a": 1}',
+        b'{"a\\u003A": 1}',
+        # a dropped duplicate and an escaped colon cancel out in the count of colons
+        b'{"a": 1, "a": "\\u003a"}',
+        b'{"a": 1, "a": "\\u003A"}',
     ):
         assert fastjson.loads(hostile) is fastjson.UNSURE, hostile
 
