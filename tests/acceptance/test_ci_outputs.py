@@ -367,6 +367,38 @@ def test_the_case_lines_are_the_same_whether_printed_early_or_late(ws: Workspace
     assert fails == [line for line in jsonl.out.splitlines() if line.startswith("FAIL")]
 
 
+def test_with_v_the_case_lines_and_their_checks_are_the_same_printed_early_or_late(
+    ws: Workspace,
+) -> None:
+    """-v: every case's line and its checks' lines, printed as each case is decided (one
+    file per trace) or at the end (JSON Lines), read the same as report.json's rows."""
+    failing = _cases_with_failures(ws, 6, 3)
+    export = ws.root / "all.jsonl"
+    export.write_text(
+        "".join(p.read_text("utf-8") + "\n" for p in sorted(ws.fixtures.glob("*.json"))), "utf-8"
+    )
+    outputs = []
+    for fixtures in (ws.fixtures, export):
+        result = run_cli(
+            "run", "-v", "--cases", str(ws.cases), "--fixtures", str(fixtures),
+            "--out", str(ws.out), "--color", "never", cwd=ws.root,
+        )  # fmt: skip
+        outputs.append(
+            [line for line in result.out.splitlines() if line[:4] in ("PASS", "FAIL", "    ")]
+        )
+    early, late = outputs
+    assert early == late
+    rows = json.loads((ws.out / "report.json").read_text("utf-8"))["cases"]
+    expected = []
+    for row in rows:
+        expected.append(f"{row['status'].upper():8} {row['case_id']}: {row['reason'] or 'passed'}")
+        expected += [
+            f"    {c['status'].upper():7} {c['check']}: {c['message']}" for c in row["checks"]
+        ]
+    assert early == expected
+    assert [line.split()[1].rstrip(":") for line in early if line.startswith("FAIL")] == failing
+
+
 # --------------------------------------------------------------------------------------------
 # The docs/CI.md recipe
 

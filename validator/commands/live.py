@@ -7,7 +7,8 @@ only when each file holds one trace of one case (the default layout: FIXTURES/<i
 FIXTURES/<id>/run-*.json, or a case's `fixture:` key); with JSON Lines, `traces.split` or
 traces naming their case, every case is decided at the end, as before. The lines printed
 early are the very lines the summary would print (the same row, built as the report builds
-it), so the output is the same text, only sooner; the summary prints the rest.
+it: `case_line`, the row's fields that the line shows), so the output is the same text, only
+sooner; the summary prints the rest.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, TextIO
 from ..evaluation.grouping import required_passes
 from ..inputs import HARD_KINDS, NAMED, ORPHAN, PICKED, Plan, format_of
 from ..model import Suite
-from ..report.document import case_row
+from ..report.document import case_line
 from ..results import ERROR, NOT_RUN, PASS, CaseResult, RunResult, Runs
 from .progress import PROGRESS_MIN_TRACES
 from .summary import Terminal, print_case
@@ -104,7 +105,7 @@ class LiveLog:
             yield run
 
     def _decide(self, case_id: str) -> None:
-        """The case's row, made as `group_results` and the report make it."""
+        """The case's line (`case_line`), its result made as `group_results` makes it."""
         case = self.suite.cases[case_id]
         result = CaseResult(case_id, Runs(self.runs.pop(case_id, [])), case.file, case.tags)
         kind = self.plan.missing.get(case_id)
@@ -119,7 +120,7 @@ class LiveLog:
             )
             if note:
                 result.notes.append(note)
-        row = case_row(result, False, self.quarantine.get(case_id))
+        row = case_line(result, self.quarantine.get(case_id), self.terminal.verbose)
         self.decided[case_id] = row["status"]
         self._rows[case_id] = row
 

@@ -170,7 +170,7 @@ def case_row(
     `runs.items` out (a `Report` adds them when the row is read). `quarantined`: the reason
     the quarantine file gives, when the case is in it."""
     run = case.representative
-    out: dict[str, Any] = {"case_id": case.case_id, "status": case.status, "reason": case.reason}
+    out = _case_head(case)
     out.update(_run_fields(run or _NO_RUN))
     if case.notes:
         out["notes"] = [*case.notes, *out["notes"]]
@@ -192,6 +192,27 @@ def case_row(
         out["quarantined"] = quarantined
     if total > 1 and with_items:
         out["runs"]["items"] = [run_row(r) for r in case.runs]
+    return out
+
+
+def _case_head(case: CaseResult) -> dict[str, Any]:
+    return {"case_id": case.case_id, "status": case.status, "reason": case.reason}
+
+
+def case_line(
+    case: CaseResult, quarantined: str | None = None, checks: bool = False
+) -> dict[str, Any]:
+    """The fields of the case's row that its line in the run's output shows
+    (`commands.summary.print_case`), made as `case_row` makes them: id, status, reason,
+    `quarantined` when given and, with `checks` (-v), its representative run's checks.
+    A run prints each case's line as soon as the case is decided; the whole row, made
+    there for every case, cost more than the report's rows."""
+    out = _case_head(case)
+    if quarantined is not None:
+        out["quarantined"] = quarantined
+    if checks:
+        run = case.representative or _NO_RUN
+        out["checks"] = [_check_row(check, check.details) for check in run.checks]
     return out
 
 
