@@ -51,6 +51,25 @@ def test_default_formats_are_json_and_markdown(ws: Workspace) -> None:
     assert _written(ws) == {"report.json", "report.md"}
 
 
+def test_report_json_has_an_indented_head_and_each_case_on_one_compact_line(
+    ws: Workspace,
+) -> None:
+    for case_id in ("a-case", "b-case"):
+        ws.case(dict(GOOD_CASE, id=case_id))
+        ws.trace(case_id, good_trace(case_id))
+    assert ws.run().code == 0
+    text = (ws.out / "report.json").read_text("utf-8")
+    document = json.loads(text)
+    lines = text.splitlines()
+    assert lines[1].startswith('  "schema_version": ')  # the head: indented, `key: value`
+    rows = [line for line in lines if line.startswith('    {"case_id":')]
+    assert [json.loads(row.rstrip(",")) for row in rows] == document["cases"]
+    for row in rows:  # compact: no space after `,` and `:` outside strings
+        assert row.rstrip(",") == "    " + json.dumps(
+            json.loads(row.rstrip(",")), ensure_ascii=False, separators=(",", ":")
+        )
+
+
 def test_format_writes_exactly_the_listed_reports(ws: Workspace) -> None:
     ws.case()
     ws.trace("db-slow", good_trace())

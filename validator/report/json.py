@@ -1,29 +1,21 @@
 """report.json: the report document as strict JSON (no NaN), keys in a stable order.
 
 Layout: the small top-level entries are indented for people; each case (and each unmatched
-trace) is one compact line. That keeps a diff of two reports to one line per changed case,
-and lets the encoder run at C speed (Python's JSON encoder falls back to pure Python for
-`indent`, which made this the slowest step of writing a 2,000-case report; the indented head
-is written by orjson where it gives the same bytes, `fastjson.dumps_indented`).
+trace) is one compact line, with no space after `,` and `:` (`{"case_id":"a","status":...}`).
+That keeps a diff of two reports to one line per changed case, and lets orjson write the
+rows at C speed (`fastjson.dumps_compact`, json's exact bytes: ~8x faster than json's own C
+encoder, which writes `, ` and `: `); the indented head is written by orjson where it gives
+json's bytes too (`fastjson.dumps_indented`; json's `indent` runs in pure Python).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..fastjson import dumps_compact as _compact
 from ..fastjson import dumps_indented
 from .document import Report
-
-# json.dumps with options builds an encoder per call; one row per case makes that ~10 %
-# of encoding a report's rows. Its `encode` is exactly what json.dumps returns. (orjson is
-# not used for rows: see validator/fastjson.py.)
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-
-
-def _compact(value: Any) -> str:
-    return _ENCODER.encode(value)
 
 
 def _rows(rows: Iterable[dict[str, Any]]) -> Iterator[str]:

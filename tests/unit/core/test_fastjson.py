@@ -254,6 +254,16 @@ def test_the_indented_head_is_json_s_bytes(value: Any) -> None:
     assert fastjson.dumps_indented(value) == expected
 
 
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None)
+@given(_json_values())
+@example({"ratio": 1e-07, "n": 2**64, "s": "x"})
+@example({1: "int key", "nested": [{"x": 1.5e-9}], "lone": "\ud800"})
+def test_a_compact_row_is_json_s_bytes(value: Any) -> None:
+    expected = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    assert fastjson.dumps_compact(value) == expected
+
+
 def test_a_run_writes_the_same_reports_with_and_without_orjson(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -295,6 +305,7 @@ def test_every_float_magnitude_is_written_as_repr_writes_it() -> None:
             value = float(f"{mantissa}e{exponent}")
             for number in (value, -value):
                 assert fastjson.dumps_indented([number]) == json.dumps([number], indent=2)
+                assert fastjson.dumps_compact([number]) == json.dumps([number])
 
 
 def test_without_orjson_every_reading_and_writing_is_json_s(
@@ -309,3 +320,4 @@ def test_without_orjson_every_reading_and_writing_is_json_s(
         "1 lone surrogate (\\ud800-\\udfff without its pair, which is not text) replaced with U+FFFD"
     ]
     assert fastjson.dumps_indented({"x": [1e-7]}) == '{\n  "x": [\n    1e-07\n  ]\n}'
+    assert fastjson.dumps_compact({"x": [1e-7, None]}) == '{"x":[1e-07,null]}'
