@@ -100,6 +100,38 @@ def test_the_fused_phase_writes_the_reports_of_one_process(
     assert seen == ["fused", "fused"], "--jobs 2 and 4 had the one phase (--jobs 1: not asked)"
 
 
+def test_a_ci_log_shows_the_progress_while_the_workers_evaluate_then_the_same_case_lines(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off a terminal, the progress lines come as the workers send their runs back: before
+    what is printed at the join (a case file's warning, from the rules across files), not
+    in a burst after it. The case lines are then printed once, as with one process."""
+    _small_batches(monkeypatch)
+    seen = _phases(monkeypatch)
+    for c in range(240):
+        case_id = f"case-{c:03d}"
+        ws.case(GOOD_CASE, name=case_id, id=case_id)
+        trace = good_trace(case_id)
+        if c % 40 == 3:
+            set_verdict(trace, "REVISE")
+        ws.trace(case_id, trace)
+    ws.case(GOOD_CASE, name="case-239", id="case-239", min_keyword_coverage=1)  # a warning
+    two = run_cli("run", "--jobs", "2", "--out", "out-2", cwd=ws.root)
+    one = run_cli("run", "--jobs", "1", "--out", "out-1", cwd=ws.root)
+    assert seen == ["fused"]
+    assert two.code == one.code == 1
+    err = two.err.splitlines()
+    progress = [i for i, line in enumerate(err) if line.startswith("progress: ")]
+    warning = next(i for i, line in enumerate(err) if "[count-or-share]" in line)
+    assert len(progress) >= 10 and progress[-1] < warning, two.err
+    assert err[progress[0]].startswith("progress: 24/240 traces checked (10%), ")
+    assert err[progress[-1]] == "progress: 240/240 traces checked (100%), 6 did not pass so far"
+    fails = [line for line in two.out.splitlines() if line.startswith("FAIL")]
+    assert len(fails) == 6 and fails == [
+        line for line in one.out.splitlines() if line.startswith("FAIL")
+    ]
+
+
 def test_an_error_across_case_files_stops_the_run_as_with_one_process(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,9 +49,9 @@ from ..loading.suite import (
 from ..model import Case, Spec, Suite, TraceFields, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound
 from ..processes import Workers, ordered_map, usable_cores
-from ..results import RunResult
+from ..results import PASS, RunResult
 from . import ends_after_command
-from .progress import ProgressBar
+from .progress import Progress
 
 # Case files per batch sent to a worker: with a trace or two each, ~30 ms of work, as a
 # chunk of traces (evaluation.runner.DEFAULT_CHUNK) is.
@@ -221,7 +221,8 @@ class Fused:
 
     suite: Suite
     reads: list[Read]
-    bar: ProgressBar | None = None  # shown while the workers evaluate, None off a terminal
+    # What showed the progress while the workers evaluated (a bar, or lines off a terminal).
+    bar: Progress | None = None
 
     def runs(
         self, jobs: Iterator[Job], rest: Callable[[Iterator[Job]], Iterator[RunResult]]
@@ -261,7 +262,7 @@ def fused_phase(
     case_paths: list[Path],
     folders: list[Path],
     config: Config | None,
-    make_bar: Callable[[int], ProgressBar | None] | None = None,
+    make_bar: Callable[[int], Progress | None] | None = None,
     notify: Callable[[str], None] | None = None,
 ) -> Fused | None:
     """Read the case files and evaluate their traces in one pool; None when this run
@@ -281,7 +282,7 @@ def fused_phase(
     )
     bar = make_bar(sum(len(found) for found in jobs.values())) if make_bar else None
     reads: list[Read] = []
-    done = 0
+    done = failed = 0
     lasting = ends_after_command()
     try:
         for read in ordered_map(unit, batches, wanted, spec, None, notify or _stderr):
@@ -294,9 +295,11 @@ def fused_phase(
                 # walks it (three of ~48,000 objects each, in this process, for 2,000 cases).
                 # A batch's evaluator, a cycle of ~50 objects, is then left to that end too.
                 gc.freeze()
-            done += len(read.runs or ())
+            if read.runs:
+                done += len(read.runs)
+                failed += sum(run.status != PASS for run in read.runs)
             if bar is not None:
-                bar(done)
+                bar(done, failed)
         return Fused(_suite(reads, specs, config), reads, bar)
     except BaseException:  # problems in the case files, Ctrl-C: the bar is erased first
         if bar is not None:

@@ -1,11 +1,13 @@
 """What `run` prints while it evaluates: each case's line as soon as the case is decided,
-in case order, and, off a terminal (CI logs), a progress line on stderr every tenth of the
-traces or every 10 seconds. Nothing with -q.
+in case order, and, off a terminal (CI logs), the progress lines (`progress.ProgressLines`).
+Nothing with -q.
 
 A case is decided once every trace file the plan gave it has been evaluated. That is known
 only when each file holds one trace of one case (the default layout: FIXTURES/<id>.json,
 FIXTURES/<id>/run-*.json, or a case's `fixture:` key); with JSON Lines, `traces.split` or
-traces naming their case, every case is decided at the end, as before. The lines printed
+traces naming their case, every case is decided at the end, as before. After the one
+parallel phase (commands/fused.py) the runs come all at once, when the progress lines have
+been printed by that phase: every case is decided at the end then too. The lines printed
 early are the very lines the summary would print (the same row, built as the report builds
 it: `case_line`, the row's fields that the line shows), so the output is the same text, only
 sooner; the summary prints the rest.
@@ -14,7 +16,6 @@ sooner; the summary prints the rest.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any, TextIO
@@ -24,10 +25,8 @@ from ..inputs import HARD_KINDS, NAMED, ORPHAN, PICKED, Plan, format_of
 from ..model import Suite
 from ..report.document import case_line
 from ..results import ERROR, NOT_RUN, PASS, CaseResult, RunResult, Runs
-from .progress import PROGRESS_MIN_TRACES
+from .progress import ProgressLines
 from .summary import Terminal, print_case
-
-PROGRESS_SECONDS = 10.0
 
 
 def expected_runs(plan: Plan, suite: Suite, unknown_counts: bool) -> dict[str, int] | None:
@@ -75,14 +74,10 @@ class LiveLog:
         self.decided: dict[str, str] = {}  # case id -> its status
         self._rows: dict[str, dict[str, Any]] = {}  # decided, not yet printed
         self.printed = 0  # how many cases (in order) have had their line printed
-        self.total = total
-        self.lines = progress_lines and not terminal.quiet
+        self.lines = ProgressLines(total, stream) if progress_lines and not terminal.quiet else None
         self.pause = pause  # erases the progress bar before a line is printed
-        self.stream = stream or sys.stderr
         self.done = 0
         self.failed_runs = 0
-        self.started = self.last = time.monotonic()
-        self.next_tenth = 1
 
     # -- the cases -------------------------------------------------------------------------
 
@@ -138,26 +133,6 @@ class LiveLog:
     # -- the progress lines ----------------------------------------------------------------
 
     def _progress(self) -> None:
-        if not self.lines:
-            return
-        now = time.monotonic()
-        tenth = (
-            self.total is not None
-            and self.total > PROGRESS_MIN_TRACES
-            and self.done * 10 >= self.next_tenth * self.total
-        )
-        if not tenth and now - self.last < PROGRESS_SECONDS:
-            return
-        if self.total:
-            while self.done * 10 >= self.next_tenth * self.total:
-                self.next_tenth += 1
-        self.last = now
-        of = f"/{self.total}" if self.total else ""
-        share = f" ({self.done * 100 // self.total}%)" if self.total else ""
-        cases = f", {len(self.decided)} cases decided" if self.expected is not None else ""
-        print(
-            f"progress: {self.done}{of} traces checked{share}{cases},"
-            f" {self.failed_runs} did not pass so far",
-            file=self.stream,
-            flush=True,
-        )
+        if self.lines is not None:
+            decided = len(self.decided) if self.expected is not None else None
+            self.lines(self.done, self.failed_runs, decided)

@@ -1,5 +1,6 @@
-"""The progress bar of long commands (run, capture): one terminal line on stderr, shown
-only on a terminal, so logs and pipes stay clean."""
+"""How long commands (run, capture) show their progress on stderr: on a terminal, a bar
+redrawn on one line (`ProgressBar`); off a terminal (a CI log), a line every tenth of the
+traces or every 10 seconds (`ProgressLines`, run only), which a log keeps."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 from typing import TextIO
 
 PROGRESS_MIN_TRACES = 200
+PROGRESS_SECONDS = 10.0
 
 
 class ProgressBar:
@@ -30,7 +32,8 @@ class ProgressBar:
         self.last = 0.0
         self.shown = 0
 
-    def __call__(self, done: int) -> None:
+    def __call__(self, done: int, failed: int = 0) -> None:
+        """Show `done` of the total (`failed`: how many of them did not pass, not shown)."""
         now = time.monotonic()
         if done < self.total and now - self.last < 0.1:
             return
@@ -67,3 +70,48 @@ def make_progress(
     if quiet or total is None or total <= PROGRESS_MIN_TRACES or not interactive(stream):
         return None
     return ProgressBar(total, stream)
+
+
+class ProgressLines:
+    """Off a terminal: `progress: 400/2000 traces checked (20%), 12 did not pass so far` on
+    stderr every tenth of the traces (when there are over PROGRESS_MIN_TRACES of them, and
+    their total is known) and whenever 10 seconds have passed since the last line, printed
+    as the traces are checked, so a CI log shows where a long run is."""
+
+    def __init__(self, total: int | None, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.last = time.monotonic()
+        self.next_tenth = 1
+
+    def __call__(self, done: int, failed: int = 0, decided: int | None = None) -> None:
+        """The line for `done` traces checked, `failed` of them not passed, and, when known,
+        `decided` cases, if one is due."""
+        now = time.monotonic()
+        total = self.total
+        tenth = (
+            total is not None
+            and total > PROGRESS_MIN_TRACES
+            and done * 10 >= (self.next_tenth * total)
+        )
+        if not tenth and now - self.last < PROGRESS_SECONDS:
+            return
+        if total:
+            while done * 10 >= self.next_tenth * total:
+                self.next_tenth += 1
+        self.last = now
+        of = f"/{total}" if total else ""
+        share = f" ({done * 100 // total}%)" if total else ""
+        cases = f", {decided} cases decided" if decided is not None else ""
+        print(
+            f"progress: {done}{of} traces checked{share}{cases}, {failed} did not pass so far",
+            file=self.stream,
+            flush=True,
+        )
+
+    def close(self) -> None:
+        """Nothing to erase: the lines stay in the log."""
+
+
+# What a run shows its progress with, when it shows it: a bar, or lines.
+Progress = ProgressBar | ProgressLines

@@ -63,7 +63,7 @@ from .fused import Options as FusedOptions
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .live import LiveLog
 from .locate import FileSources
-from .progress import ProgressBar, make_progress
+from .progress import Progress, ProgressLines, make_progress
 from .selection import Selection, known, select_cases
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
@@ -277,14 +277,17 @@ def _live_log(
     suite: Suite,
     traces: Traces,
     quarantine: Quarantine | None,
-    bar: ProgressBar | None,
+    bar: Progress | None,
+    fused: bool,
 ) -> LiveLog:
-    """What the run prints while it evaluates (see commands/live.py)."""
+    """What the run prints while it evaluates (see commands/live.py). After a fused phase
+    (`fused`) its runs come all at once: no case is printed early then, and the fused
+    phase has shown the progress (its `bar`, lines off a terminal) as the workers went."""
     return LiveLog(
         suite,
         traces.plan,
         options.terminal,
-        unknown_counts=options.traces.split is not None or bool(options.capture_failures),
+        unknown_counts=fused or options.traces.split is not None or bool(options.capture_failures),
         total=traces.total,
         quarantine=quarantine.reasons if quarantine else None,
         min_run_pass_rate=options.gate.min_run_pass_rate,
@@ -349,7 +352,7 @@ def execute_run(options: RunOptions) -> int:
     traces = find_traces(options, suite, full, elsewhere)
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
     bar = fused.bar if fused else make_progress(traces.total, options.terminal.quiet)
-    live = _live_log(options, suite, traces, quarantine, bar)
+    live = _live_log(options, suite, traces, quarantine, bar, fused is not None)
     try:
         runs = _evaluations(options, suite, traces, fused, left_out.left_out | elsewhere, bar)
         cases, unmatched = group_results(
@@ -470,8 +473,11 @@ def _fused(
     if options.traces.case_id is not None or options.traces.group is not None:
         return None
 
-    def bar(total: int) -> ProgressBar | None:
-        return make_progress(total, options.terminal.quiet)
+    def bar(total: int) -> Progress | None:
+        shown = make_progress(total, options.terminal.quiet)
+        if shown is None and not options.terminal.quiet:
+            return ProgressLines(total)  # off a terminal: lines, as the workers send runs back
+        return shown
 
     return fused_phase(_fused_options(options), case_paths, folders, options.config, bar)
 
