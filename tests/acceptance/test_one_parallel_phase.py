@@ -132,6 +132,33 @@ def test_a_ci_log_shows_the_progress_while_the_workers_evaluate_then_the_same_ca
     ]
 
 
+def test_the_progress_lines_go_on_for_the_traces_evaluated_after_the_join(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A case with more trace files than a batch takes is evaluated after the join: the
+    lines, a tenth at a time of the traces the phase evaluates, go on for those, a tenth at
+    a time of the run's whole total."""
+    _small_batches(monkeypatch)
+    monkeypatch.setattr(fused, "MAX_FUSED_RUNS", 2)
+    seen = _phases(monkeypatch)
+    for c in range(400):
+        case_id = f"case-{c:03d}"
+        ws.case(GOOD_CASE, name=case_id, id=case_id)
+        if c % 4:
+            ws.trace(case_id, good_trace(case_id))  # 300 traces in the phase
+            continue
+        for r in range(3):  # 100 cases x 3 traces: after the join
+            ws.trace(case_id, good_trace(case_id), name=f"{case_id}/run-{r}.json")
+    result = run_cli("run", "--jobs", "2", cwd=ws.root)
+    assert seen == ["fused"] and result.code == 0
+    lines = [line for line in result.err.splitlines() if line.startswith("progress: ")]
+    counts = [line.split()[1] for line in lines]
+    assert counts == [f"{n}/300" for n in range(30, 301, 30)] + [
+        f"{n}/600" for n in range(360, 601, 60)
+    ], lines
+    assert lines[-1] == "progress: 600/600 traces checked (100%), 0 did not pass so far"
+
+
 def test_an_error_across_case_files_stops_the_run_as_with_one_process(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -62,6 +62,7 @@ class LiveLog:
         quarantine: dict[str, str] | None = None,
         min_run_pass_rate: Fraction | None = None,
         progress_lines: bool = True,
+        lines: ProgressLines | None = None,
         pause: Callable[[], None] | None = None,
         stream: TextIO | None = None,
     ) -> None:
@@ -74,7 +75,10 @@ class LiveLog:
         self.decided: dict[str, str] = {}  # case id -> its status
         self._rows: dict[str, dict[str, Any]] = {}  # decided, not yet printed
         self.printed = 0  # how many cases (in order) have had their line printed
-        self.lines = ProgressLines(total, stream) if progress_lines and not terminal.quiet else None
+        # `lines`: those printed so far (by the one parallel phase), to go on with.
+        if lines is None and progress_lines and not terminal.quiet:
+            lines = ProgressLines(total, stream)
+        self.lines = lines
         self.pause = pause  # erases the progress bar before a line is printed
         self.done = 0
         self.failed_runs = 0

@@ -83,10 +83,12 @@ class ProgressLines:
         self.stream = stream or sys.stderr
         self.last = time.monotonic()
         self.next_tenth = 1
+        self.done = 0  # the traces checked, as last told
 
     def __call__(self, done: int, failed: int = 0, decided: int | None = None) -> None:
         """The line for `done` traces checked, `failed` of them not passed, and, when known,
         `decided` cases, if one is due."""
+        self.done = done
         now = time.monotonic()
         total = self.total
         tenth = (
@@ -108,6 +110,13 @@ class ProgressLines:
             file=self.stream,
             flush=True,
         )
+
+    def retotal(self, total: int | None) -> None:
+        """Go on against another total (the run's, once its plan is made, where the lines so
+        far counted the traces evaluated before it): the next line is at its next tenth."""
+        if total != self.total:
+            self.total = total
+            self.next_tenth = self.done * 10 // total + 1 if total else 1
 
     def close(self) -> None:
         """Nothing to erase: the lines stay in the log."""

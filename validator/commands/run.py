@@ -281,8 +281,13 @@ def _live_log(
     fused: bool,
 ) -> LiveLog:
     """What the run prints while it evaluates (see commands/live.py). After a fused phase
-    (`fused`) its runs come all at once: no case is printed early then, and the fused
-    phase has shown the progress (its `bar`, lines off a terminal) as the workers went."""
+    (`fused`) its runs come all at once: no case is printed early then. That phase showed
+    the progress of the traces it evaluated (its `bar`, or lines off a terminal); lines go
+    on for those evaluated after it (a case with many traces, a case whose files the plan
+    changed), against the run's whole total."""
+    lines = bar if isinstance(bar, ProgressLines) else None
+    if lines is not None:
+        lines.retotal(traces.total)
     return LiveLog(
         suite,
         traces.plan,
@@ -292,6 +297,7 @@ def _live_log(
         quarantine=quarantine.reasons if quarantine else None,
         min_run_pass_rate=options.gate.min_run_pass_rate,
         progress_lines=bar is None,
+        lines=lines,
         pause=bar.close if bar is not None else None,
     )
 
