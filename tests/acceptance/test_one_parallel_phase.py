@@ -132,12 +132,9 @@ def test_a_ci_log_shows_the_progress_while_the_workers_evaluate_then_the_same_ca
     ]
 
 
-def test_the_progress_lines_go_on_for_the_traces_evaluated_after_the_join(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A case with more trace files than a batch takes is evaluated after the join: the
-    lines, a tenth at a time of the traces the phase evaluates, go on for those, a tenth at
-    a time of the run's whole total."""
+def _split_suite(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """400 cases: 300 with one trace, evaluated in the phase, and 100 with three trace
+    files, more than a batch takes (MAX_FUSED_RUNS 2 here): after the join."""
     _small_batches(monkeypatch)
     monkeypatch.setattr(fused, "MAX_FUSED_RUNS", 2)
     seen = _phases(monkeypatch)
@@ -145,10 +142,20 @@ def test_the_progress_lines_go_on_for_the_traces_evaluated_after_the_join(
         case_id = f"case-{c:03d}"
         ws.case(GOOD_CASE, name=case_id, id=case_id)
         if c % 4:
-            ws.trace(case_id, good_trace(case_id))  # 300 traces in the phase
+            ws.trace(case_id, good_trace(case_id))
             continue
-        for r in range(3):  # 100 cases x 3 traces: after the join
+        for r in range(3):
             ws.trace(case_id, good_trace(case_id), name=f"{case_id}/run-{r}.json")
+    return seen
+
+
+def test_the_progress_lines_go_on_for_the_traces_evaluated_after_the_join(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A case with more trace files than a batch takes is evaluated after the join: the
+    lines, a tenth at a time of the traces the phase evaluates, go on for those, a tenth at
+    a time of the run's whole total."""
+    seen = _split_suite(ws, monkeypatch)
     result = run_cli("run", "--jobs", "2", cwd=ws.root)
     assert seen == ["fused"] and result.code == 0
     lines = [line for line in result.err.splitlines() if line.startswith("progress: ")]
@@ -157,6 +164,20 @@ def test_the_progress_lines_go_on_for_the_traces_evaluated_after_the_join(
         f"{n}/600" for n in range(360, 601, 60)
     ], lines
     assert lines[-1] == "progress: 600/600 traces checked (100%), 0 did not pass so far"
+
+
+def test_a_terminal_s_bar_goes_on_for_the_traces_evaluated_after_the_join(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = _split_suite(ws, monkeypatch)
+    monkeypatch.setattr("validator.commands.progress.interactive", lambda stream: True)
+    result = run_cli("run", "--jobs", "2", cwd=ws.root)
+    assert seen == ["fused"] and result.code == 0
+    drawn = [part.strip() for part in result.err.split("\r") if part.startswith("evaluating [")]
+    # In the phase, against the traces it evaluates; then on to the run's whole total.
+    assert "300/300 traces 100%" in drawn[-2], drawn
+    assert drawn[-1].endswith("600/600 traces 100%"), drawn
+    assert "progress: " not in result.err
 
 
 def test_an_error_across_case_files_stops_the_run_as_with_one_process(

@@ -51,7 +51,7 @@ from ..problems import ERROR, WARNING, ProblemsFound
 from ..processes import Workers, ordered_map, usable_cores
 from ..results import PASS, RunResult
 from . import ends_after_command
-from .progress import Progress
+from .progress import Progress, ProgressBar
 
 # Case files per batch sent to a worker: with a trace or two each, ~30 ms of work, as a
 # chunk of traces (evaluation.runner.DEFAULT_CHUNK) is.
@@ -224,19 +224,20 @@ class Fused:
     # What showed the progress while the workers evaluated (a bar, or lines off a terminal).
     bar: Progress | None = None
 
-    def runs(
-        self, jobs: Iterator[Job], rest: Callable[[Iterator[Job]], Iterator[RunResult]]
-    ) -> Iterator[RunResult]:
+    def runs(self, jobs: Iterator[Job], rest: Rest) -> Iterator[RunResult]:
         """Every run of the real plan's `jobs`: those the workers made for a case whose jobs
-        are exactly the plan's, and the others from `rest` (the usual evaluation)."""
+        are exactly the plan's, and the others from `rest` (the usual evaluation), told how
+        many came before them."""
         planned = list(jobs)  # file jobs only (no JSON Lines line): a list of names
         kept = self._kept(planned)
         compact = Compactor()
+        done = 0
         for runs in kept.values():
+            done += len(runs)
             for run in runs:
                 yield compact(run)
         others = (job for job in planned if job.case_id not in kept or job.more_cases)
-        for run in rest(others):
+        for run in rest(others, done):
             yield compact(run)
 
     def _kept(self, planned: list[Job]) -> dict[str, list[RunResult]]:
@@ -367,22 +368,28 @@ def _stderr(text: str) -> None:
     print(text, file=sys.stderr)
 
 
-def rest_of(
-    suite: Suite, options: Options, root: Path | None
-) -> Callable[[Iterator[Job]], Iterator[RunResult]]:
-    """The usual evaluation, for the jobs the workers did not do (few: files no case
-    claims, cases whose jobs changed), with as many processes as it needs."""
+# The usual evaluation of the jobs the workers did not do, given how many runs came before.
+Rest = Callable[[Iterator[Job], int], Iterator[RunResult]]
 
-    def rest(jobs: Iterator[Job]) -> Iterator[RunResult]:
+
+def rest_of(suite: Suite, options: Options, root: Path | None, bar: Progress | None = None) -> Rest:
+    """The usual evaluation, for the jobs the workers did not do (files no case claims,
+    cases whose jobs changed, cases with more trace files than a batch takes), with as many
+    processes as it needs. A terminal's `bar` goes on moving with them (off a terminal,
+    the live log goes on with the progress lines)."""
+
+    def rest(jobs: Iterator[Job], before: int) -> Iterator[RunResult]:
         listed = list(jobs)
         # Processes only for enough chunks to give each one (no "--jobs lowered" note).
         many = len(listed) >= (options.jobs or usable_cores()) * DEFAULT_CHUNK
+        moved = (lambda done: bar(before + done)) if isinstance(bar, ProgressBar) else None
         return evaluate_all(
             suite,
             iter(listed),
             options.jobs if many else 1,
             max_bytes=options.max_bytes,
             root=root,
+            progress=moved,
             settings=options.settings,
         )
 

@@ -48,6 +48,10 @@ class ProgressBar:
         self.stream.flush()
         self.shown = len(line)
 
+    def retotal(self, total: int | None) -> None:
+        """Go on against another total (the run's, once its plan is made)."""
+        self.total = max(total or 1, 1)
+
     def close(self) -> None:
         if self.shown:
             self.stream.write("\r" + " " * self.shown + "\r")

@@ -285,9 +285,9 @@ def _live_log(
     the progress of the traces it evaluated (its `bar`, or lines off a terminal); lines go
     on for those evaluated after it (a case with many traces, a case whose files the plan
     changed), against the run's whole total."""
+    if fused and bar is not None:
+        bar.retotal(traces.total)
     lines = bar if isinstance(bar, ProgressLines) else None
-    if lines is not None:
-        lines.retotal(traces.total)
     return LiveLog(
         suite,
         traces.plan,
@@ -445,7 +445,8 @@ def _evaluations(
 ) -> Iterable[RunResult]:
     """The runs: from the one parallel phase when it ran, else evaluated now."""
     if fused is not None:
-        return fused.runs(traces.jobs, rest_of(suite, _fused_options(options), traces.root))
+        rest = rest_of(suite, _fused_options(options), traces.root, bar)
+        return fused.runs(traces.jobs, rest)
     return evaluate_all(
         suite,
         traces.jobs,
