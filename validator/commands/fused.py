@@ -170,9 +170,19 @@ class Options:
     jobs: int | None
 
 
-def pre_plan(options: Options) -> dict[str, tuple[Job, ...]] | None:
-    """Each name of the fixtures folder taken for a case id -> the jobs of its files; None
-    when a trace there names its own case (JSON Lines at the top): the usual path then."""
+@dataclass(frozen=True)
+class PrePlan:
+    """The fixtures folder listed before any case file is read."""
+
+    jobs: dict[str, tuple[Job, ...]]  # name taken for a case id -> its jobs, for the phase
+    traces: int  # trace files of every name, those left to after the join included
+
+
+def pre_plan(options: Options) -> PrePlan | None:
+    """Each name of the fixtures folder taken for a case id -> the jobs of its files (a
+    case with more than MAX_FUSED_RUNS left out: the usual path evaluates its traces after
+    the join); None when a trace there names its own case (JSON Lines at the top): the
+    usual path then."""
     fixtures, settings = options.fixtures, options.settings
     try:
         keys = sorted({_key(entry) for entry in os.scandir(fixtures)})
@@ -200,11 +210,11 @@ def pre_plan(options: Options) -> dict[str, tuple[Job, ...]] | None:
     # A case with more traces than a few chunks is left to the usual path, which spreads
     # them over the workers a chunk at a time (in one batch they would keep one worker
     # busy while the others wait at the join).
-    if sum(len(found) for found in jobs.values()) > MAX_FUSED_TRACES:
+    traces = sum(len(found) for found in jobs.values())
+    if traces > MAX_FUSED_TRACES:
         return None
-    return {
-        case_id: tuple(found) for case_id, found in jobs.items() if len(found) <= MAX_FUSED_RUNS
-    }
+    kept = {c: tuple(found) for c, found in jobs.items() if len(found) <= MAX_FUSED_RUNS}
+    return PrePlan(kept, traces)
 
 
 def _key(entry: os.DirEntry[str]) -> str:
@@ -270,9 +280,10 @@ def fused_phase(
     cannot (the usual path then: see the module's docstring). Raises ProblemsFound as
     loading does."""
     wanted = _processes(options, len(case_paths))
-    jobs = pre_plan(options) if wanted > 1 else None
-    if jobs is None:
+    listed = pre_plan(options) if wanted > 1 else None
+    if listed is None:
         return None
+    jobs = listed.jobs
     specs = read_specs(folders)
     unit = _unit_for(options, specs, config, jobs)
     if unit is None:
@@ -281,7 +292,8 @@ def fused_phase(
     spec = Workers(
         _unit, (unit,), _describe, _given_up, noun="case files", fate=_FATE, warm=unit.warm
     )
-    bar = make_bar(sum(len(found) for found in jobs.values())) if make_bar else None
+    # Against every trace of the listing: those of a case left to after the join come last.
+    bar = make_bar(listed.traces) if make_bar else None
     reads: list[Read] = []
     done = failed = 0
     lasting = ends_after_command()
