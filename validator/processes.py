@@ -271,6 +271,14 @@ class _Slot:
     # The seq of a batch this process took back (see `Pool.take_back`): the worker skips
     # it, answering None, unless it had begun it.
     skip: Any
+    # The seq of the last batch the worker began (never reset, unlike `running`): a batch
+    # it has done and left looks like one not begun by `running` alone, until its results
+    # arrive here.
+    begun: Any
+    # A lock (multiprocessing) held while the worker begins a batch (sets `running` and
+    # `begun`, reads `skip`) and while this process takes one back (sets `skip`, reads
+    # `begun`): so that one of the two always sees the other's write.
+    claim: Any
     held: deque[Task[Any]] = field(default_factory=deque)
 
     def stop(self, kill: bool) -> str:
@@ -353,6 +361,8 @@ class Pool:
             _widen(tasks, results)
             running = self.context.RawValue("q", -1)
             skip = self.context.RawValue("q", -1)
+            begun = self.context.RawValue("q", -1)
+            claim = self.context.Lock()
             # A forked child inherits the parent's ends of the other workers' pipes: it
             # closes them (a spawned one gets nothing it was not given).
             inherited = [e for s in self.slots for e in (s.tasks, s.results)] if self.fork else []
@@ -362,7 +372,7 @@ class Pool:
                     tasks_in,
                     results_out,
                     [*inherited, tasks, results],
-                    (running, skip),
+                    (running, skip, begun, claim),
                     self.workers.make,
                     self.workers.args,
                 ),
@@ -372,7 +382,7 @@ class Pool:
             # A signal while forking would leave a child this process does not know about.
             with signals_held():
                 process.start()
-                self.slots.insert(0, _Slot(process, tasks, results, running, skip))
+                self.slots.insert(0, _Slot(process, tasks, results, running, skip, begun, claim))
         except OSError as exc:  # EAGAIN, ENOMEM, EMFILE: a process or file limit, no memory
             for end in ends:
                 end.close()
@@ -416,14 +426,25 @@ class Pool:
         for slot in self.slots:
             if any(t.results is not None for t in slot.held):  # one taken back already
                 continue
-            waiting = list(slot.held)[1:]  # the first is begun, or about to be
-            for task in reversed(waiting):
-                if not task.deaths:
+            held = list(slot.held)  # in the order the worker does them
+            for at in range(len(held) - 1, 0, -1):  # the first is begun, or about to be
+                task = held[at]
+                if task.deaths:
+                    continue
+                # Not held for long by a live worker; one killed holding it keeps its
+                # batches (they are sent again when its death is noticed).
+                if not slot.claim.acquire(timeout=_CLAIM_SECONDS):
+                    break
+                try:
                     slot.skip.value = task.seq
-                    if slot.running.value == task.seq:  # it has begun it meanwhile
-                        return None
-                    task.remote = False
-                    return task
+                    # It began this batch or one after it (so this one is done) meanwhile.
+                    begun = slot.begun.value in {t.seq for t in held[at:]}
+                finally:
+                    slot.claim.release()
+                if begun:
+                    return None
+                task.remote = False
+                return task
         return None
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -557,6 +578,7 @@ def _cause(exitcode: int | None) -> str:
     return f"killed by signal {number}, {name}{oom}"
 
 
+_CLAIM_SECONDS = 1.0  # how long taking a batch back waits for a worker beginning one
 _PARENT_POLL_SECONDS = 0.25  # elsewhere than Linux, how soon a worker notices its parent died
 
 
@@ -564,7 +586,7 @@ def _serve(
     tasks: Connection,
     results: Connection,
     inherited: list[Connection],
-    shared: tuple[Any, Any],
+    shared: tuple[Any, Any, Any, Any],
     make: Callable[..., Callable[[list[Any]], list[Any]]],
     args: tuple[Any, ...],
     *,
@@ -586,13 +608,12 @@ def _serve(
     threading.Thread(target=_receive, args=(tasks, inbox, parent), daemon=True).start()
     sender = threading.Thread(target=_send_all, args=(results, outbox), daemon=True)
     sender.start()
-    running, skip = shared  # see _Slot
+    running, skip, begun, claim = shared  # see _Slot
     while (task := inbox.get()) is not None:
-        running.value = task[0]
-        # Set before `skip` is read, as the parent sets `skip` before reading this: one of
-        # the two sees the other's, so a batch taken back is rarely done twice (and twice
-        # is only time: the parent keeps one result).
-        out = None if skip.value == task[0] else work(task[1])
+        with claim:  # the parent sets `skip` and reads `begun` holding it: never both do it
+            running.value = begun.value = task[0]
+            skipped = skip.value == task[0]
+        out = None if skipped else work(task[1])
         running.value = -1
         outbox.put((task[0], out))
     outbox.put(None)

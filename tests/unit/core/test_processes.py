@@ -18,6 +18,7 @@ import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
 import validator.report as report_module
+from validator import processes
 from validator.api import load_suite
 from validator.evaluation.runner import evaluate_all
 from validator.evaluation.worker import Worker
@@ -194,6 +195,42 @@ def test_a_fork_that_fails_means_fewer_workers_not_an_error(
         f" unavailable); continuing with {started + 1} {processes}" in result.err
     ), result.err
     assert "internal error" not in result.err
+
+
+def test_a_batch_a_worker_has_done_is_not_taken_back_before_its_results_arrive(
+    suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's results reach this process late (its sender is slow): a batch it has
+    done, no longer running, looks unbegun from here until they arrive. Taking it back
+    then would do it twice; each job is done once."""
+    jobs = _jobs(40)
+    serial = list(evaluate_all(suite, jobs, 1, chunk=4))
+    parent, log = os.getpid(), tmp_path / "done.log"
+    real_chunk, real_send = Worker.chunk, processes._send_all
+
+    def chunk(self: Worker, batch: list[Job]) -> list[RunResult]:
+        with log.open("a") as out:
+            out.write(" ".join(job.fixture or "" for job in batch) + "\n")
+        if os.getpid() == parent:
+            time.sleep(0.05)  # this process is slower than the worker at its own batches
+        return real_chunk(self, batch)
+
+    def late(results: Any, outbox: Any) -> None:
+        def slow_send(item: Any) -> None:
+            time.sleep(0.2)
+            results.send(item)
+
+        class Late:
+            send = staticmethod(slow_send)
+
+        real_send(Late(), outbox)
+
+    monkeypatch.setattr(Worker, "chunk", chunk)
+    monkeypatch.setattr(processes, "_send_all", late)
+    parallel = list(evaluate_all(suite, jobs, 2, chunk=4))
+    assert parallel == serial
+    done = log.read_text().split()
+    assert sorted(done) == sorted(f"t:{i}" for i in range(40)), "each job once"
 
 
 def test_a_slow_worker_holds_nothing_up_its_unbegun_chunk_is_taken_back(
