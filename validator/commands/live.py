@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
-from typing import Any, TextIO
+from typing import Any
 
 from ..evaluation.grouping import required_passes
 from ..inputs import HARD_KINDS, NAMED, ORPHAN, PICKED, Plan, format_of
@@ -58,13 +58,10 @@ class LiveLog:
         terminal: Terminal,
         *,
         unknown_counts: bool = False,
-        total: int | None = None,
         quarantine: dict[str, str] | None = None,
         min_run_pass_rate: Fraction | None = None,
-        progress_lines: bool = True,
         lines: ProgressLines | None = None,
         pause: Callable[[], None] | None = None,
-        stream: TextIO | None = None,
     ) -> None:
         self.suite, self.plan, self.terminal = suite, plan, terminal
         self.order = list(suite.cases)
@@ -75,10 +72,7 @@ class LiveLog:
         self.decided: dict[str, str] = {}  # case id -> its status
         self._rows: dict[str, dict[str, Any]] = {}  # decided, not yet printed
         self.printed = 0  # how many cases (in order) have had their line printed
-        # `lines`: those printed so far (by the one parallel phase), to go on with.
-        if lines is None and progress_lines and not terminal.quiet:
-            lines = ProgressLines(total, stream)
-        self.lines = lines
+        self.lines = lines  # off a terminal, the progress lines it goes on printing
         self.pause = pause  # erases the progress bar before a line is printed
         self.done = 0
         self.failed_runs = 0

@@ -65,17 +65,6 @@ def interactive(stream: TextIO) -> bool:
         return False
 
 
-def make_progress(
-    total: int | None, quiet: bool, stream: TextIO | None = None
-) -> ProgressBar | None:
-    """A progress bar when the stream (stderr) is a terminal and the run has over ~200
-    traces; None otherwise, so logs and pipes stay clean."""
-    stream = stream or sys.stderr
-    if quiet or total is None or total <= PROGRESS_MIN_TRACES or not interactive(stream):
-        return None
-    return ProgressBar(total, stream)
-
-
 class ProgressLines:
     """Off a terminal: `progress: 400/2000 traces checked (20%), 12 did not pass so far` on
     stderr every tenth of the traces (when there are over PROGRESS_MIN_TRACES of them, and
@@ -128,3 +117,14 @@ class ProgressLines:
 
 # What a run shows its progress with, when it shows it: a bar, or lines.
 Progress = ProgressBar | ProgressLines
+
+
+def make_progress(total: int | None, quiet: bool, stream: TextIO | None = None) -> Progress | None:
+    """How a run shows its progress on stderr: a bar on a terminal, for over ~200 traces;
+    else lines (`ProgressLines`: a CI log keeps them); None with -q."""
+    stream = stream or sys.stderr
+    if quiet:
+        return None
+    if total is not None and total > PROGRESS_MIN_TRACES and interactive(stream):
+        return ProgressBar(total, stream)
+    return ProgressLines(total, stream)

@@ -63,7 +63,7 @@ from .fused import Options as FusedOptions
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .live import LiveLog
 from .locate import FileSources
-from .progress import Progress, ProgressLines, make_progress
+from .progress import Progress, ProgressBar, ProgressLines, make_progress
 from .selection import Selection, known, select_cases
 from .sharding import ShardFile, shard_baseline, shard_reports_unmatched, shard_suite
 from .strays import find_misnamed, mark_misnamed
@@ -287,17 +287,14 @@ def _live_log(
     changed), against the run's whole total."""
     if fused and bar is not None:
         bar.retotal(traces.total)
-    lines = bar if isinstance(bar, ProgressLines) else None
     return LiveLog(
         suite,
         traces.plan,
         options.terminal,
         unknown_counts=fused or options.traces.split is not None or bool(options.capture_failures),
-        total=traces.total,
         quarantine=quarantine.reasons if quarantine else None,
         min_run_pass_rate=options.gate.min_run_pass_rate,
-        progress_lines=bar is None,
-        lines=lines,
+        lines=bar if isinstance(bar, ProgressLines) else None,
         pause=bar.close if bar is not None else None,
     )
 
@@ -441,7 +438,7 @@ def _evaluations(
     traces: Traces,
     fused: Fused | None,
     aside: set[str],
-    bar: Any,
+    bar: Progress | None,
 ) -> Iterable[RunResult]:
     """The runs: from the one parallel phase when it ran, else evaluated now."""
     if fused is not None:
@@ -453,7 +450,7 @@ def _evaluations(
         options.jobs,
         max_bytes=options.max_trace_bytes,
         root=traces.root,
-        progress=bar,
+        progress=bar if isinstance(bar, ProgressBar) else None,  # lines: the live log's
         settings=options.traces,
         aside=frozenset(aside),  # dropped when grouped
     )
@@ -481,10 +478,7 @@ def _fused(
         return None
 
     def bar(total: int) -> Progress | None:
-        shown = make_progress(total, options.terminal.quiet)
-        if shown is None and not options.terminal.quiet:
-            return ProgressLines(total)  # off a terminal: lines, as the workers send runs back
-        return shown
+        return make_progress(total, options.terminal.quiet)
 
     return fused_phase(_fused_options(options), case_paths, folders, options.config, bar)
 
