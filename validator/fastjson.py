@@ -113,14 +113,13 @@ def _float_written_otherwise(out: bytes) -> bool:
     return b"0.0000" in out or (b"e-" in out and _SHORT_EXPONENT.search(out) is not None)
 
 
-_OPTIONS = 0
+_COMPACT_OPTIONS = _OPTIONS = 0
 if _orjson is not None:
     # What json refuses must fail here too, to be refused by json (never written another way).
-    _OPTIONS = _orjson.OPT_PASSTHROUGH_DATACLASS | _orjson.OPT_PASSTHROUGH_DATETIME
-    _OPTIONS |= _orjson.OPT_INDENT_2
+    _COMPACT_OPTIONS = _orjson.OPT_PASSTHROUGH_DATACLASS | _orjson.OPT_PASSTHROUGH_DATETIME
+    _OPTIONS = _COMPACT_OPTIONS | _orjson.OPT_INDENT_2
 
 
-_COMPACT_OPTIONS = _OPTIONS & ~_orjson.OPT_INDENT_2 if _orjson is not None else 0
 _COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 

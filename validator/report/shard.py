@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..fastjson import dumps_compact
 from ..results import CaseResult, CheckResult, ClauseResult, RunResult
 from .sources import Location, Region, Sources
 
@@ -265,18 +266,18 @@ def digest(value: Any) -> str:
 def shard_chunks(document: dict[str, Any], cases: Iterable[CaseResult] = ()) -> Iterator[str]:
     """The shard file's text, in pieces: the text `json.dumps(document, separators=(",",
     ":"))` gives, with its "cases" made from `cases` one case at a time (the document holds
-    CASES_HERE in their place), so the runs of every case are never plain data all at once."""
-    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    CASES_HERE in their place), so the runs of every case are never plain data all at once.
+    Encoded by `fastjson.dumps_compact`, as report.json's rows are."""
     yield "{"
     for index, (key, value) in enumerate(document.items()):
-        yield ("," if index else "") + encoder.encode(key) + ":"
+        yield ("," if index else "") + dumps_compact(key) + ":"
         if value is CASES_HERE:
             yield "["
             for number, case in enumerate(cases):
-                yield ("," if number else "") + encoder.encode(case_data(case))
+                yield ("," if number else "") + dumps_compact(case_data(case))
             yield "]"
         else:
-            yield from encoder.iterencode(value)
+            yield dumps_compact(value)
     yield "}\n"
 
 
