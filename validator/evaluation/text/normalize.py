@@ -310,7 +310,9 @@ def normalize_plain(text: str) -> str:
        requested, so Korean word spaces disappear too.  Keywords get the same treatment,
        so the rule only adds matches across a former space (``mysql 连接池`` now also
        matches ``MySQL连接池``); it does not make a keyword miss text it used to match.
-    5. A final NFKC if step 4 joined a composable pair (``か``+space+``\\u3099``).
+    5. A final NFKC if step 4 joined a composable pair (``か``+space+``\\u3099``) or left
+       marks out of order, then step 4 again (and so on) if that put a CJK mark next to
+       a space.
 
     Regex and Markdown metacharacters (``c++ (gcc)``, ``.*``, ``[a-z]+``, ``|``) are
     ordinary characters here and pass through unchanged.
@@ -326,6 +328,10 @@ def normalize_plain(text: str) -> str:
     text = delete_ignorable(text)  # defensive: NFKC/casefold do not produce these today
     text = _WS_RUN_RE.sub(" ", text).strip(" ")
     text = _CJK_SPACE_RE.sub("", text)
-    if not unicodedata.is_normalized("NFKC", text):
+    while not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)
+        # Reordering marks can bring a CJK one next to a space (`0 \u0301\u302a`: the
+        # tone mark U+302A goes before the accent): that space goes too, or a second call
+        # would delete it. Each pass that changes anything deletes a space: it ends.
+        text = _CJK_SPACE_RE.sub("", text)
     return text
