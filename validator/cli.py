@@ -33,6 +33,8 @@ from .version import __version__
 
 @dataclass(frozen=True)
 class Command:
+    """A command of the command line: its name (and module) and its line in `--help`."""
+
     name: str
     summary: str  # one line, for `--help`
     # The command writes a report set into --out: when it cannot finish, it says that no

@@ -131,6 +131,8 @@ class Template:
 
 @dataclass(frozen=True, eq=False)
 class Clause:
+    """One clause of a check: its condition, its guards and its message template."""
+
     name: str
     condition: Condition
     when: Condition | None = None
@@ -142,6 +144,8 @@ class Clause:
 
 @dataclass(frozen=True, eq=False)
 class Spec:
+    """A check spec compiled: its clauses, guards, inputs and how its results are reported."""
+
     id: str
     description: str
     file: str
@@ -184,6 +188,8 @@ FIELDS_SPEC_ID = "trace-fields"
 
 @dataclass(frozen=True)
 class TraceField:
+    """A trace field the report reads (case id, verdict, tool calls, duration)."""
+
     name: str
     doc: str
     required: bool = True

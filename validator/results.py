@@ -54,6 +54,8 @@ def _positional(cls: type[_Record]) -> type[_Record]:
 @_positional
 @dataclass(slots=True)
 class ClauseResult:
+    """The result of one clause of a check on one trace."""
+
     name: str
     status: str  # pass | fail | skipped
     message: str
@@ -71,6 +73,8 @@ class ClauseResult:
 @_positional
 @dataclass(slots=True)
 class CheckResult:
+    """The result of one check on one trace: its status, message and clauses."""
+
     check: str
     status: str  # pass | fail | skipped
     message: str

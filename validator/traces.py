@@ -49,6 +49,8 @@ class TraceError(Exception):
 
 @dataclass
 class ParsedTrace:
+    """A parsed trace document, with a note for each value that was dropped when read."""
+
     document: Any  # a JSON object or list
     notes: list[str] = field(default_factory=list)
 

@@ -18,6 +18,8 @@ from decimal import Decimal, InvalidOperation
 
 @dataclass(frozen=True)
 class UnitKind:
+    """A kind of amount with units (a duration): its units and what a plain number is in."""
+
     name: str
     base: str  # the unit a plain number is in
     units: dict[str, Decimal]  # unit as written (lower case) -> how many base units

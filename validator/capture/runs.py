@@ -133,6 +133,8 @@ def _header(name: str, value: str) -> str:
 
 @dataclass
 class Trace:
+    """The trace file an agent's answer holds (its text), or why there is none."""
+
     text: str | None = None  # the trace file's content
     error: str | None = None
     note: str | None = None

@@ -181,6 +181,8 @@ class Limits:
 
 @dataclass(frozen=True)
 class HttpRequest:
+    """One HTTP request to the agent, as the config's target and a case make it."""
+
     url: str
     method: str
     headers: dict[str, str]
@@ -189,6 +191,8 @@ class HttpRequest:
 
 @dataclass(frozen=True)
 class CommandRequest:
+    """One command to run for the agent's answer: its arguments and working folder."""
+
     argv: list[str]
     cwd: Path
 
@@ -225,6 +229,8 @@ def fetch(request: Request, limits: Limits) -> Answer:
 
 @dataclass
 class _Attempt:
+    """What one try at a request gave: the answer's body, or an error and whether to retry."""
+
     body: bytes | None = None
     status: int | None = None
     error: str | None = None

@@ -61,6 +61,8 @@ CAPTURED, KEPT, FAILED, INTERRUPTED = "captured", "kept", "failed", "interrupted
 
 @dataclass
 class CaptureOptions:
+    """Everything `capture` was asked for, read from its flags and the config."""
+
     config: Config
     cases: Path
     specs: list[Path] | None

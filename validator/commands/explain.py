@@ -89,6 +89,8 @@ class Origin:
 
 @dataclass
 class Parameter:
+    """One parameter of a condition as `explain` shows it: its value and where it came from."""
+
     name: str
     value: Any  # what the predicate was given (None with `set` False: not given)
     set: bool
@@ -110,6 +112,8 @@ class ConditionReport:
 
 @dataclass
 class Guard:
+    """A `when`/`unless` guard of a check or clause, what it saw and what it did."""
+
     role: str  # when | unless
     condition: ConditionReport
     effect: str  # applies | skipped | fails
@@ -117,6 +121,8 @@ class Guard:
 
 @dataclass
 class ClauseReport:
+    """One clause of a check on one trace: its result, guards and condition."""
+
     name: str
     status: str
     message: str
@@ -126,6 +132,8 @@ class ClauseReport:
 
 @dataclass
 class CheckReport:
+    """One check on one trace as `explain` shows it: its spec, result, guards and clauses."""
+
     check: str
     description: str
     spec: str
@@ -139,6 +147,8 @@ class CheckReport:
 
 @dataclass
 class RunReport:
+    """One trace of a case as `explain` shows it: its run's figures and every check."""
+
     trace: str | None
     status: str
     reason: str | None
@@ -151,6 +161,8 @@ class RunReport:
 
 @dataclass
 class CaseReport:
+    """One case as `explain` shows it: its file, status and runs."""
+
     case: str
     file: str
     status: str

@@ -22,6 +22,9 @@ from ..problems import Problem
 
 @dataclass
 class Layout:
+    """Where a suite is (cases, specs, fixtures) and how its traces are read, from the
+    flags and the config."""
+
     config: Config | None
     cases: Path
     specs: list[Path] | None  # None: ./specs when it exists (no config)

@@ -121,6 +121,8 @@ class Block:
 
 @dataclass
 class QueryOptions:
+    """Everything `query` was asked for: the expression, the traces and how to read them."""
+
     expression: str
     traces: list[str]
     settings: TraceSettings = field(default_factory=TraceSettings)

@@ -72,6 +72,9 @@ from .summary import Terminal, print_summary, step_summary, terminal_of
 
 @dataclass
 class RunOptions:
+    """Everything `run` was asked for, read from the flags and the config: the one typed
+    home of the run's options (`explain` makes one too)."""
+
     cases: Path
     specs: list[Path] | None
     fixtures: Path

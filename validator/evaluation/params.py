@@ -55,6 +55,8 @@ _ONE_COLUMN = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": "
 
 @dataclass(frozen=True)
 class ParamType:
+    """A type a predicate's parameter may have: how a value is checked, converted and named."""
+
     name: str
     words: str  # "a whole number (0 or more)": what a message says a value must be
     check: Callable[[Any], bool]

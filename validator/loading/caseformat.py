@@ -43,6 +43,8 @@ def validation_part(schema: dict[str, Any]) -> str:
 
 @dataclass
 class CaseFormat:
+    """The keys a case file may write, as the suite's specs declare them, and their schemas."""
+
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> its schema
     declared_by: dict[str, list[str]] = field(default_factory=dict)  # name -> spec ids
     # The suite's declared tools (validator.yaml's or the trace-fields spec's `tools:`): a

@@ -27,6 +27,8 @@ KEYS = ("id", "reason")
 
 @dataclass(frozen=True)
 class Entry:
+    """One quarantined case: its id, the reason given, and where the entry is written."""
+
     case_id: str
     reason: str
     line: int
@@ -35,6 +37,8 @@ class Entry:
 
 @dataclass
 class Quarantine:
+    """A quarantine file read: its entries by case id, and its warnings."""
+
     file: str
     entries: dict[str, Entry] = field(default_factory=dict)
     warnings: list[Problem] = field(default_factory=list)

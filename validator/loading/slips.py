@@ -31,6 +31,8 @@ _FULL_DASH = re.compile(r"^(\s*)(－|—|–)(\s*)")
 
 @dataclass(frozen=True)
 class Slip:
+    """A slip of the pen in a YAML file (full-width punctuation), at its line and column."""
+
     line: int  # 1-based
     column: int  # 1-based
     code: str

@@ -58,6 +58,8 @@ class LoadResult:
 
 @dataclass
 class Specs:
+    """The spec files read: the compiled specs by id, their problems, the case keys they declare."""
+
     specs: dict[str, Spec] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     broken: set[str] = field(default_factory=set)  # ids of spec files with errors
@@ -193,6 +195,8 @@ def load_specs(folders: list[Path]) -> tuple[dict[str, Spec], list[Problem]]:
 
 @dataclass
 class _Cases:
+    """The case files read: the cases by id, what the cross-file rules need, the problems."""
+
     cases: dict[str, Case] = field(default_factory=dict)
     ids: dict[str, tuple[str, Position]] = field(default_factory=dict)  # written id -> file
     picks: dict[str, tuple[str, Position]] = field(default_factory=dict)  # id -> fixture:

@@ -441,6 +441,8 @@ class _TargetReader:
 
 @dataclass(frozen=True)
 class ReadTarget:
+    """The config's `target:` read: the target (None with an error), its templates, problems."""
+
     target: Target | None  # None when it has an error
     templates: tuple[Placed, ...]  # every template that could be read
     problems: list[Problem]

@@ -29,6 +29,8 @@ from .document import Report
 
 @dataclass(frozen=True)
 class Reporter:
+    """A report format: its `--format` name, its file, and the module that writes it."""
+
     name: str  # the --format name
     filename: str
     module: str  # the module (of this package) whose `chunks(report)` writes the file

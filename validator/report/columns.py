@@ -13,6 +13,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Column:
+    """A column of a report's check rows: the detail keys it copies from a check's result."""
+
     name: str
     doc: str
     keys: tuple[str, ...]  # the detail keys copied into the row, in this order

@@ -125,6 +125,8 @@ def _number(value: Any) -> float | None:
 
 @dataclass(slots=True)
 class _RowRun:
+    """What the report's figures read of one run."""
+
     status: str
     verdict_key: str | None
     tool_call_count: Any
@@ -133,6 +135,8 @@ class _RowRun:
 
 @dataclass
 class _RowCase:
+    """What the report's figures read of one case: its status and its runs."""
+
     status: str
     runs: list[_RowRun] = field(default_factory=list)
 

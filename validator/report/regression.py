@@ -29,6 +29,8 @@ HIGHER, LOWER = "higher", "lower"
 
 @dataclass(frozen=True)
 class Metric:
+    """A figure a baseline compares, and which way is better."""
+
     name: str
     better: str  # HIGHER or LOWER
     doc: str
@@ -56,6 +58,8 @@ EXAMPLES = "e.g. pass_rate:-0.02, avg_duration_ms:+20% or avg_tool_calls:+1"
 
 @dataclass(frozen=True)
 class MetricLimit:
+    """How much a figure may worsen against the baseline (`--max-regression`)."""
+
     metric: str
     amount: Fraction  # >= 0, in the metric's worse direction
     relative: bool  # amount is a share of the baseline's value

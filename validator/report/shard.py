@@ -53,6 +53,8 @@ def shard_of(case_id: str, count: int) -> int:
 
 @dataclass(frozen=True)
 class Shard:
+    """One shard of a run (`--shard I/N`): the cases whose ids hash to it."""
+
     index: int  # 1-based
     count: int
 

@@ -26,6 +26,8 @@ class Region:
 
 @dataclass(frozen=True)
 class Location:
+    """Where a check's input is in a case or trace file, for a report to point at."""
+
     file: str  # as the report names it
     region: Region | None
     what: str  # what is there, for a reader: "allowed_verdicts in the case"

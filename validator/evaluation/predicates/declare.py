@@ -58,6 +58,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Param:
+    """One parameter a predicate declares: its type, whether it is required, its default."""
+
     type: str
     required: bool = False
     default: Any = None
@@ -70,6 +72,8 @@ PredicateFn = Callable[[list[Any], dict[str, Any], TraceContext], Outcome]
 
 @dataclass(frozen=True)
 class Predicate:
+    """A registered predicate: its function, parameters and documentation."""
+
     name: str
     fn: PredicateFn
     params: dict[str, Param]

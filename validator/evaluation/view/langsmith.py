@@ -47,6 +47,8 @@ _OTHER_TYPES = NOT_CALLS["run"]
 
 @dataclass
 class _Run:
+    """A LangSmith run of the export, with where its error field is and its position."""
+
     data: dict[str, Any]
     where: str  # where the run's error field is
     position: int
