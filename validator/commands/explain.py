@@ -4,7 +4,7 @@ The case's traces are found, read and evaluated exactly as `run` does (the same 
 same `Worker` and `Evaluator`); the verdict and message of every check and clause shown are
 the ones `run` reports. What `explain` adds is looked at on the same trace context
 afterwards, with the same compiled conditions and the case's resolved arguments
-(`evaluation.evaluator.look`): the values each query found, each guard's outcome, and each
+(`evaluation.look.look`): the values each query found, each guard's outcome, and each
 parameter's value with where it came from (a literal in the spec file, a case key at its
 line and column, a declared input's default, a binding's default, the predicate's default,
 or the trace).
@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from ..display import one_line
-from ..evaluation.evaluator import Evaluator, Found, Look, look
+from ..evaluation.evaluator import Evaluator
 from ..evaluation.grouping import group_results
 from ..evaluation.interpreter import CaseArguments
+from ..evaluation.look import Found, Look, look
 from ..evaluation.predicates import PREDICATES, TraceContext
 from ..evaluation.worker import Worker
 from ..inputs import find_case_files, spec_folders
