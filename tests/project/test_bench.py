@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -239,3 +241,30 @@ def test_the_two_process_timeline_adds_up_to_the_whole_process(tmp_path: Path) -
         _adds_up(sums, phases.PARALLEL_ROWS)
         assert phases._parallel(sums) > 0
     assert ours["specs"] > 0 and ours["cross-file"] > 0  # the tool's fused phase ran
+
+
+def test_the_instruction_count_sections_evaluate_what_their_rows_say(tmp_path: Path) -> None:
+    # bench/instructions.py counts each row between two marks in one process, keeping one
+    # check of each case's plan at a time: the reference and the tool with every check must
+    # agree, no check passes every run, and a run that fails one check alone fails them all.
+    # Run as its measured process is (a child of its own), without valgrind.
+    instructions = _module("instructions")
+    root = tmp_path / "corpus"
+    corpus.write_corpus(root, "cases", 60, seed=5)
+    child = [sys.executable, str(BENCH / "instructions.py"), "--child", str(root), "1"]
+    done = subprocess.run(
+        child,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    found = {(who, check): statuses for who, check, statuses in json.loads(done.stdout)}
+    assert list(found) == instructions.sections()
+    every = found["tool", None]
+    assert every == found["reference", None] and "fail" in every
+    assert set(found["tool", instructions.NO_CHECK]) == {"pass"}
+    for check in instructions.CHECKS:
+        alone = found["tool", check]
+        assert all(every[i] == "fail" for i, s in enumerate(alone) if s == "fail"), check
+    assert sum(found["tool", c].count("fail") for c in instructions.CHECKS) >= every.count("fail")

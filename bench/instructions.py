@@ -1,0 +1,240 @@
+"""Where a trace's evaluation goes, in instructions: trace-validator against the reference.
+
+    python bench/instructions.py                  # both shapes, 200 traces each
+    python bench/instructions.py --shape runs --n 100 --no-whole
+
+Seconds on a shared machine vary by 20 % from one run to the next; the instructions
+callgrind (valgrind) counts do not: the same program, inputs and hash seed give the same
+count whatever else the machine is doing, so a change worth 1 % shows as 1 %. This script
+prints two tables, each from fresh processes run under `valgrind --tool=callgrind`:
+
+- the evaluation alone, per trace: the reference's `evaluate` and the tool's `Evaluator`
+  on the same parsed traces, with the Markdown and text normalization (the same functions
+  in both) memoized, so what is left is each program's own work. One process warms both
+  up (programs compiled, texts normalized), then evaluates every trace `--loops` times per
+  row, calling `os.getppid()` between rows: callgrind writes what it counted at each such
+  call (`--dump-before`), so each row is its own count, divided by the traces evaluated.
+  The tool's rows: with no check (reading the case id, the report's figures, the run's
+  record), then each standard check alone, as its cost on top of that row; those add up to
+  more than all checks together, which share what a trace's context caches (the verdict's
+  query, the answer's normalized text).
+- the whole process (`run -q --jobs 1` and `bench/reference.py`): start-up, case files,
+  reading, evaluation, the report.
+
+It needs valgrind (Debian's package `valgrind`); both shapes take about three minutes,
+most of it the whole-process table (`--no-whole` leaves it out). Figures go to
+bench/RESULTS.md with the commit they were counted on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from validator.evaluation.evaluator import Planned
+    from validator.model import Case
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PY = sys.executable
+
+# The standard checks the corpus's cases apply, in the order a row shows them.
+CHECKS = (
+    "evidence-coverage",
+    "verdict-present",
+    "verdict-allowed",
+    "keyword-coverage",
+    "forbidden-keywords",
+    "degraded-output",
+)
+NO_CHECK = "(no check)"
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+# --------------------------------------------------------------------------------------------
+# In the measured process: load, parse, memoize the normalization, warm up, then each section
+# between two calls of os.getppid, where callgrind writes what it counted so far
+# (`--dump-before`): one process gives every row, in SECTIONS' order.
+
+MARK = "os_getppid"  # the C function whose every call ends a section
+
+
+def sections() -> list[tuple[str, str | None]]:
+    """(who, the one check kept) of each counted section, in order; None: every check."""
+    return [("reference", None), ("tool", NO_CHECK), *(("tool", c) for c in CHECKS), ("tool", None)]
+
+
+def _traces(root: Path) -> list[tuple[str, str, Any]]:
+    """(case id, file name, parsed trace) of every trace of a corpus, by case."""
+    fixtures = root / "fixtures"
+    out = []
+    for path in sorted(fixtures.rglob("*.json")):
+        case_id = path.stem if path.parent == fixtures else path.parent.name
+        out.append((case_id, path.name, json.loads(path.read_bytes())))
+    return sorted(out, key=lambda t: t[0])
+
+
+def measure(root: Path, loops: int) -> dict[tuple[str, str | None], list[str]]:
+    """Evaluate the corpus's traces with the reference and with the tool (all checks), once
+    to warm up, then `loops` times for each section, calling os.getppid() before each
+    section and after the last. Returns each section's statuses (tests compare them)."""
+    from validator.api import load_suite
+    from validator.evaluation import context, evaluator
+
+    sys.path.insert(0, str(HERE))
+    import reference
+
+    # The same normalization functions in both programs, each text normalized once.
+    context.normalize_markdown_ex = lru_cache(None)(context.normalize_markdown_ex)
+    context.normalize_plain = lru_cache(None)(context.normalize_plain)
+    reference.normalize_markdown = lru_cache(None)(reference.normalize_markdown)
+    reference.keyword = lru_cache(None)(reference.normalize_plain)
+
+    only: list[str | None] = [None]
+    planned = evaluator.Evaluator._planned  # AttributeError: renamed, and this says which
+
+    def kept(self: evaluator.Evaluator, case: Case) -> list[Planned]:
+        plan = planned(self, case)
+        return plan if only[0] is None else [e for e in plan if _check_id(e) == only[0]]
+
+    evaluator.Evaluator._planned = kept  # type: ignore[method-assign]
+    suite = load_suite(root / "cases")
+    cases = reference.load_cases(root / "cases")
+    traces = _traces(root)
+
+    def tool() -> list[str]:
+        run = evaluator.Evaluator(suite)
+        return [run.evaluate(trace, case_id, name).status for case_id, name, trace in traces]
+
+    def theirs() -> list[str]:
+        return ["fail" if reference.evaluate(cases[c], t) else "pass" for c, _, t in traces]
+
+    tool()
+    theirs()
+    statuses = {}
+    for who, check in sections():
+        only[0] = check
+        os.getppid()
+        for _ in range(loops):
+            statuses[who, check] = theirs() if who == "reference" else tool()
+    os.getppid()
+    return statuses
+
+
+def _check_id(entry: Planned) -> str:
+    program, check = entry[0], entry[1]
+    return str(check) if program is not None else str(check.check)
+
+
+# --------------------------------------------------------------------------------------------
+# The parent: corpora, callgrind, tables
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": f"{REPO}"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # counted as installed: .pyc written and used
+    return env
+
+
+def counted(command: list[str], cwd: Path, dumps: Path | None = None) -> int:
+    """Instructions callgrind counts for one process of `command` (children not followed);
+    with `dumps`, a file per section there as well (`--dump-before`)."""
+    out = ["--callgrind-out-file=/dev/null"]
+    if dumps is not None:
+        out = [f"--callgrind-out-file={dumps}/cg", f"--dump-before={MARK}"]
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", *out, *command],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode not in (0, 1) or found is None:
+        sys.exit(f"{' '.join(command)} ended with {done.returncode}:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def evaluation_table(root: Path, traces: int, loops: int) -> None:
+    dumps = root / "dumps"
+    dumps.mkdir()
+    counted([PY, str(Path(__file__).resolve()), "--child", str(root), str(loops)], root, dumps)
+    # cg.1 is everything before the first section; cg.2 .. are the sections; cg, the rest.
+    totals = []
+    for number in range(2, len(sections()) + 2):
+        text = (dumps / f"cg.{number}").read_text()
+        totals.append(int(re.search(r"^totals: (\d+)", text, re.M).group(1)))  # type: ignore[union-attr]
+    cost = {key: total / (traces * loops) for key, total in zip(sections(), totals, strict=True)}
+    reference_cost = cost["reference", None]
+    base = cost["tool", NO_CHECK]
+    print(f"{'evaluation, per trace':40} {'instructions':>13} {'vs reference':>13}")
+    for (who, check), value in cost.items():
+        if who == "reference":
+            label = "reference: evaluate()"
+        elif check == NO_CHECK:
+            label = f"tool: {NO_CHECK}"
+        elif check is None:
+            label = "tool: all checks"
+        else:
+            label, value = f"tool: + {check}", value - base
+        print(f"{label:40} {value:13,.0f} {value / reference_cost:12.2f}x")
+
+
+def whole_table(root: Path) -> None:
+    out = root / "out"
+    tool = counted([PY, "-m", "validator", "run", "-q", "--jobs", "1", "--out", str(out)], root)
+    theirs = counted(
+        [PY, str(HERE / "reference.py"), "--cases", "cases", "--fixtures", "fixtures"], root
+    )
+    print(
+        f"whole process (--jobs 1): tool {tool:,}, reference {theirs:,},"
+        f" tool/reference {tool / theirs:.2f}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200, help="traces per shape (default 200)")
+    parser.add_argument("--loops", type=int, default=2, help="passes counted (default 2)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--shape", choices=("cases", "runs"), action="append")
+    parser.add_argument("--no-whole", action="store_true", help="no whole-process table")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:  # in the measured process: the corpus, the loops
+        statuses = measure(Path(args.child[0]), int(args.child[1]))
+        # After the last section, so not counted: what each section gave, for the tests.
+        print(json.dumps([[who, check, found] for (who, check), found in statuses.items()]))
+        return 0
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed: apt-get install valgrind")
+    sys.path.insert(0, str(HERE))
+    from corpus import write_corpus
+
+    print(
+        f"callgrind instructions, N={args.n}, seed={args.seed}, hash seed 0, Python {sys.version.split()[0]}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape in args.shape or ["cases", "runs"]:
+            root = Path(tmp) / shape
+            _, _, traces = write_corpus(root, shape, args.n, args.seed)
+            print(f"\n== shape '{shape}': {traces} traces")
+            evaluation_table(root, traces, args.loops)
+            if not args.no_whole:
+                whole_table(root)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
