@@ -48,15 +48,6 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PY = sys.executable
 
-# The standard checks the corpus's cases apply, in the order a row shows them.
-CHECKS = (
-    "evidence-coverage",
-    "verdict-present",
-    "verdict-allowed",
-    "keyword-coverage",
-    "forbidden-keywords",
-    "degraded-output",
-)
 NO_CHECK = "(no check)"
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
@@ -69,9 +60,20 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 MARK = "os_getppid"  # the C function whose every call ends a section
 
 
+def standard_checks() -> list[str]:
+    """The checks the corpus's cases apply: the standard specs' default checks that need no
+    input a case may leave out (`when_input`), by id."""
+    from validator.inputs import standard_spec_folders
+    from validator.loading.suite import load_specs
+
+    specs, _ = load_specs(standard_spec_folders())
+    return sorted(s.id for s in specs.values() if s.default and s.when_input is None)
+
+
 def sections() -> list[tuple[str, str | None]]:
     """(who, the one check kept) of each counted section, in order; None: every check."""
-    return [("reference", None), ("tool", NO_CHECK), *(("tool", c) for c in CHECKS), ("tool", None)]
+    checks = standard_checks()
+    return [("reference", None), ("tool", NO_CHECK), *(("tool", c) for c in checks), ("tool", None)]
 
 
 def _traces(root: Path) -> list[tuple[str, str, Any]]:
