@@ -38,11 +38,16 @@ class CaseArguments:
     arguments for every trace of that case; the runner evaluates a case's runs one after
     another, so it keeps one of these for the case at hand (`Evaluator`)."""
 
-    __slots__ = ("_args", "fields")
+    __slots__ = ("_args", "again", "fields", "shared")
 
     def __init__(self, fields: dict[str, Any]) -> None:
         self.fields = fields
         self._args: dict[Condition, Arguments | Outcome] = {}
+        # Whether a trace of this case was evaluated before (its runs come one after
+        # another): from the second on, checks that judge values alone share their results
+        # (`_by_value`), kept here by (check, values).
+        self.again = False
+        self.shared: dict[tuple[Any, ...], CheckResult] = {}
 
     def of(self, condition: Condition, ctx: TraceContext) -> Arguments | Outcome:
         if not condition.unbound:
@@ -113,7 +118,67 @@ def compile_check(spec: Spec) -> CheckProgram:
             outcome.examined = 0
         return outcome
 
-    return run
+    return run if not _judges_values_alone(spec) else _by_value(run, _queries_of(spec))
+
+
+# A case's results shared by value, at most this many per case (its runs' distinct values).
+_SHARED_MAX = 64
+
+
+def _judges_values_alone(spec: Spec) -> bool:
+    """Whether the check's result is a function of its queries' values and the case alone:
+    every condition (guards included) has a pure predicate and no parameter read from the
+    trace, so two traces whose queries find the same values get the same result."""
+    conditions = [spec.when, spec.unless]
+    for clause in spec.clauses:
+        conditions += [clause.condition, clause.when, clause.unless]
+    present = [c for c in conditions if c is not None]
+    return bool(present) and all(PREDICATES[c.predicate].pure and c.per_case for c in present)
+
+
+def _queries_of(spec: Spec) -> tuple[Finder, ...]:
+    """Every query the check's conditions read, each once, in order."""
+    found: dict[str, Finder] = {}
+    for condition in (spec.when, spec.unless, *_clause_conditions(spec)):
+        for query in condition.queries if condition is not None else ():
+            found.setdefault(query.expression, query)
+    return tuple(found.values())
+
+
+def _clause_conditions(spec: Spec) -> list[Condition | None]:
+    return [c for clause in spec.clauses for c in (clause.condition, clause.when, clause.unless)]
+
+
+def _by_value(run: CheckProgram, queries: tuple[Finder, ...]) -> CheckProgram:
+    """`run`, its result shared by the runs of a case whose queries find the same texts (or
+    nulls): a check of the verdict gives a case's 40 runs two or three results, not 40.
+
+    Only texts and nulls make a key, so values equal across types (`1`, `1.0`, `true`) are
+    never taken for one another; a shared result is read-only like every other (the
+    compactor makes new ones). A case's first trace is evaluated as it is, so a suite of one
+    trace per case pays nothing for this."""
+
+    def shared(case: CaseArguments, ctx: TraceContext) -> CheckResult:
+        if not case.again:
+            return run(case, ctx)
+        try:
+            values = tuple(tuple(ctx.find(query)) for query in queries)
+        except QueryEvaluationError:  # the program says so, in its own words
+            return run(case, ctx)
+        for found in values:
+            for value in found:
+                if value is not None and type(value) is not str:
+                    return run(case, ctx)
+        key = (run, values)
+        memo = case.shared
+        result = memo.get(key)
+        if result is None:
+            result = run(case, ctx)
+            if len(memo) < _SHARED_MAX:
+                memo[key] = result
+        return result
+
+    return shared
 
 
 def _combined(results: list[ClauseResult]) -> tuple[str, str]:

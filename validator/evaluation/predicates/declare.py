@@ -80,6 +80,10 @@ class Predicate:
     doc: str  # the docstring: user documentation, first line "Passes when ..."
     zero: str  # what zero matches give, in a few words (the README's table shows it)
     gives: tuple[str, ...] = ()  # the placeholders its failures fill (evaluation.messages)
+    # Its outcome is a function of the values and the arguments alone: it never reads the
+    # trace context (normalized texts, the view), so equal values give an equal outcome and
+    # a check made of such predicates may share one result between a case's runs.
+    pure: bool = False
 
     @property
     def passes_when(self) -> str:
@@ -92,17 +96,18 @@ _DECLARED: dict[str, list[Predicate]] = {}
 
 
 def predicate(
-    name: str, /, *, zero: str, gives: tuple[str, ...] = (), **params: Param
+    name: str, /, *, zero: str, gives: tuple[str, ...] = (), pure: bool = False, **params: Param
 ) -> Callable[[PredicateFn], PredicateFn]:
     """Declare a predicate under the name spec files use; `zero`: what zero matches give;
-    `gives`: the placeholders (`found`, `expected`, ...) its failures fill for a template."""
+    `gives`: the placeholders (`found`, `expected`, ...) its failures fill for a template;
+    `pure`: it never reads the trace context (see `Predicate.pure`)."""
 
     def register(fn: PredicateFn) -> PredicateFn:
         for p in params.values():
             assert p.type in PARAM_TYPES, f"{name}: unknown parameter type {p.type}"
         doc = inspect.cleandoc(fn.__doc__ or "")
         assert doc.startswith("Passes when "), f"{name}: the docstring says when it passes"
-        entry = Predicate(name, fn, dict(params), doc, zero, tuple(gives))
+        entry = Predicate(name, fn, dict(params), doc, zero, tuple(gives), pure)
         _DECLARED.setdefault(fn.__module__, []).append(entry)
         return fn
 

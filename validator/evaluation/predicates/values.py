@@ -86,7 +86,7 @@ def deep_same(a: Any, b: Any) -> bool:
     return same(a, b)
 
 
-@predicate("exists", zero="fail")
+@predicate("exists", zero="fail", pure=True)
 def exists(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches at least one value that is not null.
 
@@ -100,7 +100,7 @@ def exists(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     return Outcome(False, "nothing found, but a value is required", facts={})
 
 
-@predicate("absent", zero="pass", gives=("found",))
+@predicate("absent", zero="pass", gives=("found",), pure=True)
 def absent(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     """Passes when the query matches nothing, or only nulls.
 
@@ -118,6 +118,7 @@ def absent(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     "in",
     zero="fail",
     gives=("found", "expected"),
+    pure=True,
     values=Param("scalar-list", required=True, doc="the allowed values"),
 )
 def in_(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
@@ -150,6 +151,7 @@ def in_(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
     "not-in",
     zero="pass",
     gives=("found", "expected"),
+    pure=True,
     values=Param("scalar-list", required=True, doc="the forbidden values"),
 )
 def not_in(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome:
