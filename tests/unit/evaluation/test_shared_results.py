@@ -34,7 +34,9 @@ def _suite(tmp: Path) -> Suite:
 
 # Verdicts equal across types (1, 1.0, true) and texts that differ only by case, besides the
 # allowed, forbidden and missing ones: what a shared result must never be taken for.
-VERDICTS = st.sampled_from(["PASS", "REVISE", "REJECT", "FAIL", "pass", "", None, 1, 1.0, True, ["PASS"]])
+VERDICTS = st.sampled_from(
+    ["PASS", "REVISE", "REJECT", "FAIL", "pass", "", None, 1, 1.0, True, ["PASS"]]
+)
 
 
 def _trace(verdict: Any, index: int) -> dict[str, Any]:
