@@ -82,7 +82,10 @@ class Predicate:
     gives: tuple[str, ...] = ()  # the placeholders its failures fill (evaluation.messages)
     # Its outcome is a function of the values and the arguments alone: it never reads the
     # trace context (normalized texts, the view), so equal values give an equal outcome and
-    # a check made of such predicates may share one result between a case's runs.
+    # a check made of such predicates shares one result between a case's runs that find the
+    # same texts (`interpreter._by_value`). Marked where that pays: predicates of a value
+    # runs repeat (a verdict, a status), not of lists that differ from run to run (the tool
+    # names `contains-all` reads), where the lookup would cost and never find.
     pure: bool = False
 
     @property
