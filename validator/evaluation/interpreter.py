@@ -129,24 +129,25 @@ def _judges_values_alone(spec: Spec) -> bool:
     """Whether the check's result is a function of its queries' values and the case alone:
     every condition (guards included) has a pure predicate and no parameter read from the
     trace, so two traces whose queries find the same values get the same result."""
-    conditions = [spec.when, spec.unless]
-    for clause in spec.clauses:
-        conditions += [clause.condition, clause.when, clause.unless]
-    present = [c for c in conditions if c is not None]
-    return bool(present) and all(PREDICATES[c.predicate].pure and c.per_case for c in present)
+    conditions = _conditions(spec)
+    return bool(conditions) and all(PREDICATES[c.predicate].pure and c.per_case for c in conditions)
 
 
 def _queries_of(spec: Spec) -> tuple[Finder, ...]:
     """Every query the check's conditions read, each once, in order."""
     found: dict[str, Finder] = {}
-    for condition in (spec.when, spec.unless, *_clause_conditions(spec)):
-        for query in condition.queries if condition is not None else ():
+    for condition in _conditions(spec):
+        for query in condition.queries:
             found.setdefault(query.expression, query)
     return tuple(found.values())
 
 
-def _clause_conditions(spec: Spec) -> list[Condition | None]:
-    return [c for clause in spec.clauses for c in (clause.condition, clause.when, clause.unless)]
+def _conditions(spec: Spec) -> list[Condition]:
+    """The check's conditions: its guards, then each clause's condition and guards."""
+    every = [spec.when, spec.unless]
+    for clause in spec.clauses:
+        every += [clause.condition, clause.when, clause.unless]
+    return [c for c in every if c is not None]
 
 
 def _by_value(run: CheckProgram, queries: tuple[Finder, ...]) -> CheckProgram:
