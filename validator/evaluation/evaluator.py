@@ -154,7 +154,7 @@ class Evaluator:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
             self._plan = self._planned(case)
-        elif not self._args.again:
+        else:  # the case's next run: see CaseArguments.again
             self._args.again = True
         settings = self.settings
         ctx = TraceContext(trace, settings.view, settings.messages, parent)
