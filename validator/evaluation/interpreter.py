@@ -184,6 +184,8 @@ def _by_value(run: CheckProgram, queries: tuple[Finder, ...]) -> CheckProgram:
 
 def _combined(results: list[ClauseResult]) -> tuple[str, str]:
     """A multi-clause check's status and message: any failure fails it; all skipped skips it."""
+    if all(r.status == PASS for r in results):  # the common case, kept cheap
+        return PASS, "; ".join([r.message for r in results])
     failed = [r for r in results if r.status == FAIL]
     if failed:
         return FAIL, "; ".join(_prefixed(r) for r in failed)
@@ -210,8 +212,7 @@ def _compile_clause(
     condition = clause.condition
     name, read = clause.name, condition.read
     guard = _compile_guards(clause.when, clause.unless, clause.skip_reason)
-    values_of = _compile_values(condition)
-    apply = _compile_apply(condition)
+    judge = _compile_judge(condition)
     empty = spec_allows_empty or clause.allow_empty or condition.predicate in PRESENCE_PREDICATES
 
     def run(case: CaseArguments, ctx: TraceContext) -> ClauseResult:
@@ -220,8 +221,7 @@ def _compile_clause(
                 skip = guard(case, ctx)
                 if skip is not None:
                     return ClauseResult(name, SKIPPED, skip)
-            values = values_of(ctx)
-            outcome = apply(values, case, ctx)
+            values, outcome = judge(case, ctx)
         except _Unevaluated as exc:
             return ClauseResult(name, FAIL, exc.message)
         except QueryEvaluationError as exc:
@@ -240,36 +240,32 @@ def _compile_clause(
     return run
 
 
-def _compile_values(condition: Condition) -> Callable[[TraceContext], list[Any]]:
-    """What the condition's queries matched, in order, as a function of the trace."""
-    queries = condition.queries
-    if len(queries) != 1:
-        return lambda ctx: _values(condition, ctx)
-    query = queries[0]
-    return lambda ctx: ctx.find(query)
-
-
-def _compile_apply(
+def _compile_judge(
     condition: Condition,
-) -> Callable[[list[Any], CaseArguments, TraceContext], Outcome]:
-    """`apply_condition` for this condition, with what it looks up each time looked up once:
-    its arguments when no parameter waits for a case or a trace, its predicate, its `pick`."""
+) -> Callable[[CaseArguments, TraceContext], tuple[list[Any], Outcome]]:
+    """The condition run on a trace: what its queries matched, in order, and its predicate's
+    outcome on them with the case's arguments (`apply_condition`), as one function of the
+    case and the trace. What does not depend on them is looked up once: the one query (most
+    conditions have one), the predicate, its arguments when no parameter waits for a case or
+    a trace, its `pick`. Raises QueryEvaluationError when a query cannot be evaluated."""
     fn, pick, fixed = condition.fn, condition.pick, condition.fixed
     static = not condition.unbound
+    query = condition.queries[0] if len(condition.queries) == 1 else None
 
-    def apply(values: list[Any], case: CaseArguments, ctx: TraceContext) -> Outcome:
+    def judge(case: CaseArguments, ctx: TraceContext) -> tuple[list[Any], Outcome]:
+        values = ctx.find(query) if query is not None else _values(condition, ctx)
         args = fixed if static else case.of(condition, ctx)
         if isinstance(args, Outcome):
-            return args
+            return values, args
+        picked = values
         if pick is not None and values:
-            values = [values[0] if pick == "first" else values[-1]]
+            picked = [values[0] if pick == "first" else values[-1]]
         try:
-            result: Outcome = fn(values, args, ctx)
+            return values, fn(picked, args, ctx)
         except RecursionError:
-            return Outcome(False, "the value is nested too deeply to examine")
-        return result
+            return values, Outcome(False, "the value is nested too deeply to examine")
 
-    return apply
+    return judge
 
 
 def _compile_guards(
@@ -303,12 +299,11 @@ def _compile_guards(
 def _compile_guard(
     condition: Condition, role: str
 ) -> Callable[[CaseArguments, TraceContext], bool]:
-    values_of = _compile_values(condition)
-    apply = _compile_apply(condition)
+    judge = _compile_judge(condition)
 
     def holds(case: CaseArguments, ctx: TraceContext) -> bool:
         try:
-            return apply(values_of(ctx), case, ctx).passed
+            return judge(case, ctx)[1].passed
         except QueryEvaluationError as exc:
             raise _Unevaluated(
                 f"the `{role}` condition on {condition.where} cannot be evaluated, so this"
