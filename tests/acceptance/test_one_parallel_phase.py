@@ -288,3 +288,56 @@ def test_what_comes_back_is_frozen_only_when_the_process_ends_after_the_command(
     assert _run(ws, "2", "out-b") == usual
     assert seen == ["fused", "fused"]
     assert len(freezes) >= 40  # once per case file read (and once more after writing)
+
+
+def _plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Records each plan of the fixtures folder made: by the phase, or by the run."""
+    made: list[str] = []
+    for where in ("validator.commands.fused", "validator.commands.run"):
+        real = getattr(__import__(where, fromlist=["plan_fixtures"]), "plan_fixtures")
+
+        def spy(*args: Any, _real: Any = real, _where: str = where, **kwargs: Any) -> Any:
+            made.append(_where.rsplit(".", 1)[1])
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(f"{where}.plan_fixtures", spy)
+    return made
+
+
+def test_the_folder_listed_for_the_phase_is_the_run_s_plan_when_it_names_the_cases(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the fixtures folder's names are the suite's case ids (and no case picks files),
+    the listing the phase made is the run's plan: the folder is walked once, and the
+    reports are still those of one process, files the plan leaves unused included."""
+    _small_batches(monkeypatch)
+    for c in range(12):
+        case_id = f"case-{c:02d}"
+        ws.case(GOOD_CASE, name=case_id, id=case_id)
+        if c == 3:
+            (ws.root / "fixtures" / case_id).mkdir(parents=True)  # a folder without traces
+        elif c == 4:
+            ws.trace(case_id, good_trace(case_id), name=f"{case_id}.txt")  # not a trace file
+        elif c == 5:
+            ws.trace(case_id, "{broken")
+        else:
+            ws.trace(case_id, good_trace(case_id))
+            ws.trace(case_id, good_trace(case_id), name=f"{case_id}/run-1.json")
+    one = _run(ws, "1", "out-1")
+    made = _plans(monkeypatch)
+    seen = _phases(monkeypatch)
+    assert _run(ws, "2", "out-2") == one
+    assert seen == ["fused"]
+    assert made == ["fused"], "listed once, for the phase, and kept"
+    report = (ws.root / "out-2" / "report.json").read_text()
+    assert "case-04.txt" in report and "case-03/" in report
+
+
+def test_a_folder_with_other_names_is_planned_again_for_the_run(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _small_batches(monkeypatch)
+    _suite(ws)  # a file that names no case, a case picking another's file
+    made = _plans(monkeypatch)
+    _run(ws, "2", "out-2")
+    assert made == ["fused", "run"]

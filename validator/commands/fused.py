@@ -34,7 +34,7 @@ from ..evaluation.compaction import Compactor
 from ..evaluation.runner import DEFAULT_CHUNK, evaluate_all
 from ..evaluation.tracefile import reads_whole_files
 from ..evaluation.worker import Worker
-from ..inputs import CONTENT, Job, display_path, plan_fixtures
+from ..inputs import CONTENT, Job, Plan, display_path, plan_fixtures
 from ..loading.config import Config
 from ..loading.suite import (
     CaseFile,
@@ -176,6 +176,8 @@ class PrePlan:
 
     jobs: dict[str, tuple[Job, ...]]  # name taken for a case id -> its jobs, for the phase
     traces: int  # trace files of every name, those left to after the join included
+    plan: Plan  # the listing, planned as if each name were a case that picks no file
+    names: tuple[str, ...]  # those names, sorted
 
 
 def pre_plan(options: Options) -> PrePlan | None:
@@ -214,7 +216,7 @@ def pre_plan(options: Options) -> PrePlan | None:
     if traces > MAX_FUSED_TRACES:
         return None
     kept = {c: tuple(found) for c, found in jobs.items() if len(found) <= MAX_FUSED_RUNS}
-    return PrePlan(kept, traces)
+    return PrePlan(kept, traces, plan, tuple(keys))
 
 
 def _key(entry: os.DirEntry[str]) -> str:
@@ -233,6 +235,7 @@ class Fused:
     reads: list[Read]
     # What showed the progress while the workers evaluated (a bar, or lines off a terminal).
     bar: Progress | None = None
+    listing: PrePlan | None = None  # the fixtures folder as listed before the phase
 
     def runs(self, jobs: Iterator[Job], rest: Rest) -> Iterator[RunResult]:
         """Every run of the real plan's `jobs`: those the workers made for a case whose jobs
@@ -313,7 +316,7 @@ def fused_phase(
                 failed += sum(run.status != PASS for run in read.runs)
             if bar is not None:
                 bar(done, failed)
-        return Fused(_suite(reads, specs, config), reads, bar)
+        return Fused(_suite(reads, specs, config), reads, bar, listed)
     except BaseException:  # problems in the case files, Ctrl-C: the bar is erased first
         if bar is not None:
             bar.close()

@@ -139,9 +139,14 @@ class Traces:
 
 
 def find_traces(
-    options: RunOptions, suite: Suite, full: Suite, elsewhere: Collection[str] = ()
+    options: RunOptions,
+    suite: Suite,
+    full: Suite,
+    elsewhere: Collection[str] = (),
+    listed: Plan | None = None,
 ) -> Traces:
-    """The plan of the fixtures: every file a trace of some case, or unused (with why)."""
+    """The plan of the fixtures: every file a trace of some case, or unused (with why).
+    `listed`: that very plan, made already (see `listing`): the folder is not walked again."""
     fixtures = options.fixtures
     shown = display_path(fixtures)
     if not (fixtures.is_dir() or fixtures.is_file()):
@@ -151,7 +156,7 @@ def find_traces(
             "pass --fixtures with the folder (or file) of saved traces",
         )
     settings = options.traces
-    plan = plan_fixtures(
+    plan = listed or plan_fixtures(
         list(suite.cases),
         fixtures,
         shown,
@@ -173,6 +178,19 @@ def find_traces(
     # on a terminal, a line every tenth of the traces off one), so never with -q.
     wanted = not options.terminal.quiet
     return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
+
+
+def listing(fused: Fused | None, suite: Suite) -> Plan | None:
+    """The fused phase's listing of the fixtures folder when it is the plan `find_traces`
+    would make: listed for exactly the suite's case ids, none of which picks files by its
+    `fixture:` key. (The other inputs of the plan are the same whenever the phase runs: the
+    whole suite, no shard, traces named by their files, the same patterns and format.)"""
+    if fused is None or fused.listing is None:
+        return None
+    names, full = fused.listing.names, fused.suite
+    if not names == tuple(suite.cases) == tuple(full.cases) or picks_of(full):
+        return None
+    return fused.listing.plan
 
 
 def warn_strays(plan: Plan, full: Suite, root: Path | None, max_bytes: int) -> None:
@@ -355,7 +373,7 @@ def execute_run(options: RunOptions) -> int:
     chosen = select_cases(full, selection)
     suite = shard_suite(chosen, options.shard)  # `chosen` without --shard
     elsewhere = set(chosen.cases) - set(suite.cases)  # the other shards' cases
-    traces = find_traces(options, suite, full, elsewhere)
+    traces = find_traces(options, suite, full, elsewhere, listing(fused, suite))
     left_out = LeftOut(set(full.cases) - set(chosen.cases))
     bar = fused.bar if fused else make_progress(traces.total, options.terminal.quiet)
     live = _live_log(options, suite, traces, quarantine, bar, fused is not None)
