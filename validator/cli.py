@@ -20,12 +20,12 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, ModuleType
 
 from .commands import EXIT_FAILED, EXIT_USAGE
 from .commands.options import program
+from .dataclass import dataclass
 from .dependencies import UnsupportedDependency
 from .problems import InternalError, ProblemsFound, UsageError
 from .version import __version__

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
+from .dataclass import dataclass
 from .globs import Globs, glob_regex, run_order
 from .problems import UsageError, did_you_mean
 from .traces import DEFAULT_MAX_TRACE_BYTES

@@ -13,8 +13,10 @@ trace. There is no second "prepared" form anywhere.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
+
+from .dataclass import dataclass
 
 
 class Finder(Protocol):

@@ -10,11 +10,12 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .codes import ERROR as ERROR
 from .codes import WARNING as WARNING
 from .codes import severity_allowed
+from .dataclass import dataclass
 from .display import one_line
 
 

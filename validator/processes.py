@@ -31,9 +31,10 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
+from .dataclass import dataclass
 from .signals import signals_held
 
 if TYPE_CHECKING:

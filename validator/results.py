@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from operator import attrgetter
 from typing import Any, TypeVar, overload
+
+from .dataclass import dataclass
 
 PASS = "pass"
 FAIL = "fail"

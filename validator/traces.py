@@ -14,11 +14,12 @@ import re
 import stat
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from . import fastjson
+from .dataclass import dataclass
 from .files import read_within
 from .otlp import otlp_pairs
 from .problems import kind_of

@@ -12,8 +12,9 @@ of that input may then be a number in the base unit, or text with a unit:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+
+from .dataclass import dataclass
 
 
 @dataclass(frozen=True)

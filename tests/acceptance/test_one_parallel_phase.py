@@ -5,6 +5,7 @@ case's file, a case both as a file and a folder, broken traces, cases without a 
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 from pathlib import Path
@@ -294,7 +295,7 @@ def _plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Records each plan of the fixtures folder made: by the phase, or by the run."""
     made: list[str] = []
     for where in ("validator.commands.fused", "validator.commands.run"):
-        real = getattr(__import__(where, fromlist=["plan_fixtures"]), "plan_fixtures")
+        real = importlib.import_module(where).plan_fixtures
 
         def spy(*args: Any, _real: Any = real, _where: str = where, **kwargs: Any) -> Any:
             made.append(_where.rsplit(".", 1)[1])

@@ -13,10 +13,10 @@ import json
 import os
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..evaluation.query import QueryError, compile_query
 from ..inputs import display_path
 from ..loading.target import Target

@@ -29,11 +29,12 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..display import one_line, shorten
 from ..version import __version__
 

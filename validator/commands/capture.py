@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from ..capture.transport import (
     fetch,
     utc_now,
 )
+from ..dataclass import dataclass
 from ..display import one_line
 from ..globs import Globs
 from ..inputs import display_path, find_case_files, spec_folders

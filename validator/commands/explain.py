@@ -23,10 +23,11 @@ import json
 import sys
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..display import one_line
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.grouping import group_results

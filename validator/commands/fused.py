@@ -27,9 +27,9 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..dataclass import dataclass
 from ..evaluation.compaction import Compactor
 from ..evaluation.runner import DEFAULT_CHUNK, evaluate_all
 from ..evaluation.tracefile import reads_whole_files

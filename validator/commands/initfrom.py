@@ -15,10 +15,11 @@ import math
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..evaluation.context import TraceContext
 from ..evaluation.tracefile import CaseIdRule, TraceReader
 from ..evaluation.view import detect, read_by_checks, unread_text

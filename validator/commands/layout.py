@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..dataclass import dataclass
 from ..inputs import DEFAULT_PACKS
 from ..loading.config import Config, find_config, load_config
 from ..model import TraceSettings

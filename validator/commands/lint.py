@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from .. import codes
+from ..dataclass import dataclass
 from ..display import github_command, one_line
 from ..inputs import (
     DEFAULT_PACKS,

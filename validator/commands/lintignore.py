@@ -17,11 +17,12 @@ bound to a case key (`expect: {case: tool_calls_match}`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..evaluation.context import TraceContext
 from ..evaluation.predicates.matchers import ignored, parse_arguments
 from ..evaluation.predicates.order import ordered_items

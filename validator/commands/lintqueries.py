@@ -19,11 +19,12 @@ predicates read it: the key itself, else a dotted path (`function.name`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..evaluation.interpreter import PRESENCE_PREDICATES
 from ..evaluation.predicates import PREDICATES, TraceContext
 from ..evaluation.predicates.values import field_of

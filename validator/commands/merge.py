@@ -21,10 +21,10 @@ import json
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..dataclass import dataclass
 from ..files import read_file
 from ..inputs import display_path, run_order
 from ..problems import UsageError

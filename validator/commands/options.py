@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..dataclass import dataclass
 from ..problems import UsageError, did_you_mean
 from ..report import REPORTERS
 from ..report.history import DEFAULT_DEPTH

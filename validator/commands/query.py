@@ -16,11 +16,12 @@ import argparse
 import json
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..display import one_line
 from ..evaluation.predicates import TraceContext, reads_view
 from ..evaluation.query import Query, QueryError, QueryEvaluationError, compile_query

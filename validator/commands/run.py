@@ -12,10 +12,11 @@ import shlex
 import sys
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..display import one_line
 from ..evaluation.grouping import group_results
 from ..evaluation.runner import DEFAULT_CHUNK, evaluate_all

@@ -4,10 +4,10 @@ lookup), and the same choice applied to a baseline report's cases."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from ..dataclass import dataclass
 from ..model import Suite
 from ..problems import UsageError, did_you_mean
 

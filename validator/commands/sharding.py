@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..model import Suite
 from ..report import SOURCES, ExtraFile, needed
 from ..report.baseline import Baseline

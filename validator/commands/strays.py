@@ -9,10 +9,10 @@ stray costs one parse; strays are few.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..evaluation.tracefile import fields_case_id
 from ..inputs import ORPHAN, Plan
 from ..model import TraceFields

@@ -10,10 +10,11 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..display import one_line
 from ..inputs import display_path
 from ..report import REPORTERS, append_step_summary

@@ -6,9 +6,10 @@ Its own module: only `explain` asks, so `run` never imports it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..dataclass import dataclass
 from ..model import Condition
 from .interpreter import CaseArguments, apply_condition
 from .predicates import Outcome, TraceContext

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from ..dataclass import dataclass
 from ..display import one_line
 from ..model import Template
 from ..problems import closest, show

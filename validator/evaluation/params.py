@@ -15,11 +15,11 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..problems import closest, did_you_mean, kind_of, show
 from .amounts import is_amount
 from .saferegex import RegexError, compile_safe

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..dataclass import dataclass
 from ..inputs import Job, format_of
 from ..model import TraceFields, TraceSettings
 from ..problems import closest, kind_of, show

@@ -16,11 +16,11 @@ Users write JSON Schemas in two places: a `call-matches` matcher's `json-schema`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..problems import show
 from .saferegex import RegexError, compile_safe
 

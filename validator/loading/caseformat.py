@@ -13,9 +13,10 @@ import copy
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..dataclass import dataclass
 from ..evaluation.userschema import breaks_rules, rebased
 from ..model import Spec
 from ..units import UNIT_KINDS, UNIT_MARK, pattern

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .. import codes
+from ..dataclass import dataclass
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import GROUP_WORDS, TemplateError, compile_case_id
 from ..files import read_file

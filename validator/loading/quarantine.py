@@ -13,11 +13,12 @@ case does not break a pipeline that still quarantines it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..files import read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound, closest
 from .yamlfile import MAX_FILE_BYTES, YamlDocument, load_yaml_text

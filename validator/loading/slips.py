@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 
 from .. import codes
+from ..dataclass import dataclass
 
 # A key (or a list entry's key) followed by a full-width colon, at the start of a line.
 _FULL_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w.-]*)\s*(：)")

@@ -7,11 +7,12 @@ folders overriding the standard specs by id.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..inputs import display_path, spec_files
 from ..model import (
     FIELDS_SPEC_ID,

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..evaluation.query import QueryError, compile_query
 from ..evaluation.tracefile import TemplateError
 from ..problems import ERROR, WARNING, Problem, did_you_mean, has_errors, show

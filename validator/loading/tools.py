@@ -19,11 +19,11 @@ spelt close to a declared one, gets a did-you-mean.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
 from .. import codes
+from ..dataclass import dataclass
 from ..problems import ERROR, Problem, closest
 from .yamlfile import PathKey, YamlDocument
 

@@ -21,12 +21,13 @@ import bisect
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import codes
+from ..dataclass import dataclass
 from ..files import FileRefused, read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound
 from .slips import (

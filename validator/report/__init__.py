@@ -18,9 +18,9 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..dataclass import dataclass
 from ..problems import UsageError
 from ..processes import map_in_processes
 from ..signals import signals_held

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..files import FileRefused, read_file
 from ..problems import UsageError
 from ..results import PASS, STATUSES

@@ -7,8 +7,9 @@ schema's `report_as` enum and the report schema are checked against this table i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from ..dataclass import dataclass
 
 
 @dataclass(frozen=True)

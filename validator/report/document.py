@@ -16,10 +16,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..display import one_line
 from ..results import FAIL, SKIPPED, CaseResult, CheckResult, RunResult
 from ..version import __version__

@@ -7,10 +7,11 @@ evaluated and reported, and never fails the run, whatever its status, flakiness 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from fractions import Fraction
 from typing import Any
 
+from ..dataclass import dataclass
 from ..problems import did_you_mean
 from ..results import SEVERITIES
 from .document import Report

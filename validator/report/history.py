@@ -26,10 +26,11 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..dataclass import dataclass
 from ..files import FileRefused, read_file
 from ..globs import run_order
 from ..problems import UsageError

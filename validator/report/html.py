@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from html import escape
 from typing import Any, NamedTuple
 
+from ..dataclass import dataclass
 from ..display import one_line
 from .document import Report
 from .html_assets import CSP, SCRIPT, STYLE

@@ -14,9 +14,9 @@ which tests/acceptance/test_outputs.py relies on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..dataclass import dataclass
 from .extras import RESULT_LIMIT, as_text, clip
 from .html_text import attr, block, fragment, num, opt, text
 from .html_trace import FULL, SUMMARY, trace_parts

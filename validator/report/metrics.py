@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
+from ..dataclass import dataclass
 from ..results import ERROR, FAIL, NOT_RUN, PASS, Runs
 from .reliability import estimates, percentile
 

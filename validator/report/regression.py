@@ -17,11 +17,11 @@ be checked never passes silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from ..dataclass import dataclass
 from ..problems import did_you_mean
 
 HIGHER, LOWER = "higher", "lower"

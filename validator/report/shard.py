@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
+from ..dataclass import dataclass
 from ..fastjson import dumps_compact
 from ..results import CaseResult, CheckResult, ClauseResult, RunResult
 from .sources import Location, Region, Sources

@@ -10,8 +10,9 @@ at the files, without a line).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
+
+from ..dataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..dataclass import dataclass
 from ..results import RunResult
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ...dataclass import dataclass
 from ...problems import kind_of, show
 from ..saferegex import RegexError, SafeRegex, compile_safe
 from . import ng

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ...dataclass import dataclass
 from ...problems import closest, did_you_mean
 from ...problems import show as _show_any
 from ..context import TraceContext

@@ -12,10 +12,10 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ...dataclass import dataclass
 from ...problems import kind_of
 
 View = dict[str, Any]

@@ -12,9 +12,9 @@ objects, requested tool calls that are not objects, parent links that form a cyc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ...dataclass import dataclass
 from ...problems import kind_of
 from .answer import answer_text
 from .building import (

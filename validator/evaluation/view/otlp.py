@@ -11,9 +11,9 @@ same values: an AnyValue and a key/value list are read by validator.otlp (`otlp_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ...dataclass import dataclass
 from ...otlp import otlp_pairs
 from ...problems import kind_of
 from .building import (

@@ -1,0 +1,205 @@
+"""The house's `dataclass` behaves as the standard library's: the same repr, equality,
+hashing, immutability, fields, `replace` and pickling, for every option the package uses.
+
+Each shape is made twice, by the house's decorator and by `dataclasses.dataclass`, and
+instances of both are put through the same operations."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import pickle
+from typing import Any
+
+import pytest
+
+from validator import dataclass as house
+from validator.dataclass import dataclass
+
+Maker = Any
+
+
+def _shapes(make: Maker) -> dict[str, type]:
+    """One class of each shape the package declares, made by `make`."""
+
+    @make
+    class Plain:
+        a: int
+        b: str = "x"
+        c: list[int] = dataclasses.field(default_factory=list)
+
+    @make(frozen=True)
+    class Frozen:
+        a: int
+        b: Any = None
+        hidden: str = dataclasses.field(default="h", repr=False)
+        ignored: int = dataclasses.field(default=0, compare=False)
+        unhashed: Any = dataclasses.field(default=1, hash=False)
+
+    @make(frozen=True, eq=False)
+    class Identity:
+        a: int
+
+    @make(eq=False)
+    class MutableIdentity:
+        a: int
+
+    @make(slots=True)
+    class Slotted:
+        a: int
+        b: int = 2
+
+    @make(frozen=True)
+    class One:
+        value: float
+
+    @make(frozen=True)
+    class Empty:
+        pass
+
+    @make(frozen=True, order=True)
+    class Ordered:
+        a: int
+        b: str = dataclasses.field(default="", compare=False)
+
+    @make
+    class Own:
+        a: int
+
+        def __repr__(self) -> str:
+            return "mine"
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    @make
+    class Nested:
+        child: Any = None
+
+    for cls in (Plain, Frozen, Identity, MutableIdentity, Slotted, One, Empty, Ordered, Own):
+        cls.__qualname__ = cls.__name__  # the same repr for both makers' classes
+    Nested.__qualname__ = "Nested"
+    return {
+        cls.__name__: cls
+        for cls in (
+            Plain,
+            Frozen,
+            Identity,
+            MutableIdentity,
+            Slotted,
+            One,
+            Empty,
+            Ordered,
+            Own,
+            Nested,
+        )
+    }
+
+
+HOUSE, STANDARD = _shapes(dataclass), _shapes(dataclasses.dataclass)
+
+ARGS: dict[str, list[tuple[Any, ...]]] = {
+    "Plain": [(1,), (1, "y"), (2, "x", [3])],
+    "Frozen": [(1,), (1, [2]), (1, None, "other", 5, 9), (2, "b")],
+    "Identity": [(1,), (1,)],
+    "MutableIdentity": [(1,)],
+    "Slotted": [(1,), (1, 3)],
+    "One": [(1.0,), (math.nan,), (-0.0,)],
+    "Empty": [()],
+    "Ordered": [(1, "a"), (0, "b")],
+    "Own": [(1,)],
+    "Nested": [()],
+}
+
+
+def _outcome(fn: Any) -> Any:
+    try:
+        return ("value", fn())
+    except Exception as exc:  # the same kind of error from both
+        return ("raises", type(exc).__name__)
+
+
+def _behaviour(classes: dict[str, type], name: str) -> list[Any]:
+    cls = classes[name]
+    seen: list[Any] = []
+    made = [cls(*args) for args in ARGS[name]]
+    twins = [cls(*args) for args in ARGS[name]]
+    for x, twin in zip(made, twins, strict=True):
+        seen.append(repr(x))
+        seen.append(_outcome(lambda x=x, twin=twin: x == twin))
+        seen.append(_outcome(lambda x=x: x == x))
+        seen.append(_outcome(lambda x=x: x == (1,)))
+        seen.append(_outcome(lambda x=x, twin=twin: hash(x) == hash(twin)))
+        seen.append(_outcome(lambda x=x: setattr(x, "a", 5) or repr(x)))
+        seen.append([f.name for f in dataclasses.fields(x)])
+        seen.append(dataclasses.is_dataclass(x))
+    for x in made:
+        for y in made:
+            seen.append(_outcome(lambda x=x, y=y: x == y))
+            seen.append(_outcome(lambda x=x, y=y: x != y))
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(ARGS))
+def test_each_shape_behaves_as_the_standard_dataclass(name: str) -> None:
+    assert _behaviour(HOUSE, name) == _behaviour(STANDARD, name)
+
+
+def test_instances_of_another_class_with_the_same_fields_are_not_equal() -> None:
+    assert HOUSE["Plain"](1) != STANDARD["Plain"](1)
+    assert HOUSE["Plain"](1).__eq__(STANDARD["Plain"](1)) is NotImplemented
+
+
+def test_a_repr_that_meets_itself_says_so_as_the_standard_one() -> None:
+    for classes in (HOUSE, STANDARD):
+        loop = classes["Nested"]()
+        loop.child = [loop]
+        assert repr(loop) == "Nested(child=[...])"
+
+
+def test_replace_and_the_frozen_error_are_the_standard_ones() -> None:
+    frozen = HOUSE["Frozen"](1, "b")
+    changed = dataclasses.replace(frozen, a=2)
+    assert repr(changed) == "Frozen(a=2, b='b', ignored=0, unhashed=1)"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        frozen.a = 3  # type: ignore[misc]
+
+
+def test_comparing_ignores_what_the_field_table_leaves_out() -> None:
+    frozen = HOUSE["Frozen"]
+    assert frozen(1, hidden="p") != frozen(1, hidden="q")  # left out of repr only
+    assert frozen(1, ignored=1) == frozen(1, ignored=2)
+    assert hash(frozen(1, unhashed=1)) == hash(frozen(1, unhashed=2))
+    assert frozen(1, unhashed=1) != frozen(1, unhashed=2)  # compared, not hashed
+
+
+def test_the_package_s_records_survive_pickling_as_they_are() -> None:
+    # Worker processes receive cases and send runs back pickled.
+    from validator.model import Binding
+    from validator.results import CheckResult, RunResult
+
+    run = RunResult("c1", "fail", "why", "c1.json")
+    run.checks = [CheckResult("verdict-allowed", "fail", "found 'REJECT'")]
+    binding = Binding(case="allowed_verdicts", default="PASS")
+    for value in (run, binding):
+        again = pickle.loads(pickle.dumps(value))
+        assert again == value and repr(again) == repr(value)
+    assert hash(pickle.loads(pickle.dumps(binding))) == hash(binding)
+
+
+def test_repr_eq_and_hash_are_not_compiled_per_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What makes the decorator cheaper: dataclasses compiles no source for them.
+    compiled: list[str] = []
+
+    def spy(source: str, *args: Any) -> None:
+        compiled.append(source)
+        exec(source, *args)
+
+    monkeypatch.setattr(dataclasses, "exec", spy, raising=False)
+    _shapes(house.dataclass)
+    source = "\n".join(compiled)
+    assert "def __init__" in source, "the spy sees what dataclasses compiles"
+    for method in ("__repr__", "__eq__", "__hash__"):
+        assert source.count(f"def {method}(") == 1, f"{method}: only the class with order=True"
