@@ -28,33 +28,14 @@ import dataclasses
 from collections.abc import Callable
 from operator import attrgetter
 from reprlib import recursive_repr
-from typing import Any, TypeVar, dataclass_transform, overload
-
-_T = TypeVar("_T", bound=type)
+from typing import Any, dataclass_transform
 
 __all__ = ["dataclass"]
 
 
-@overload
-def dataclass(cls: _T, /) -> _T: ...
-
-
-@overload
-def dataclass(
-    *,
-    init: bool = True,
-    repr: bool = True,
-    eq: bool = True,
-    order: bool = False,
-    frozen: bool = False,
-    slots: bool = False,
-    kw_only: bool = False,
-) -> Callable[[_T], _T]: ...
-
-
 @dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
 def dataclass(
-    cls: _T | None = None,
+    cls: type | None = None,
     /,
     *,
     init: bool = True,
