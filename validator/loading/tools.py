@@ -45,7 +45,7 @@ class ToolName:
 
 
 def is_glob(name: str) -> bool:
-    return any(c in _GLOB_CHARS for c in name)
+    return not _GLOB_CHARS.isdisjoint(name)
 
 
 def marked_inputs(inputs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
