@@ -8,8 +8,9 @@ dataclass without those three and gives it generic ones that read the fields' ta
 
 - `repr(x)` is `Name(a=1, b='x')`, the fields with `repr=True` in order, `...` for an
   instance met again inside its own repr (as dataclasses write it);
-- `x == y` compares the fields with `compare=True`, as a tuple, only between instances of
-  the very same class (else `NotImplemented`);
+- `x == y` compares the fields with `compare=True` as this Python's dataclasses do (as a
+  tuple up to 3.12, field by field from 3.13), only between instances of the very same
+  class (else `NotImplemented`);
 - a frozen class hashes the tuple of the fields `hash` picks (or `compare` when `hash` is
   unset): the same value as dataclasses'; a class that is not frozen and has `__eq__` is
   unhashable; `eq=False` keeps identity.
@@ -25,6 +26,7 @@ holds the two decorators to the same behaviour.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from operator import attrgetter
 from reprlib import recursive_repr
@@ -73,7 +75,7 @@ def _set_eq_and_hash(
 ) -> None:
     """dataclasses' `__eq__`, and its rule for `__hash__` (unsafe_hash=False)."""
     if "__eq__" not in own:
-        _set(cls, "__eq__", _eq_of(_key_of(tuple(f.name for f in fields if f.compare))))
+        _set(cls, "__eq__", _eq_of(tuple(f.name for f in fields if f.compare)))
     written = own.get("__hash__", dataclasses.MISSING)
     explicit = not (written is dataclasses.MISSING or (written is None and "__eq__" in own))
     if explicit:
@@ -86,8 +88,8 @@ def _set_eq_and_hash(
 
 
 def _key_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The tuple of an instance's `names` (a tuple even for one name, as dataclasses
-    compare: `(nan,) == (nan,)` holds for the same object, `nan == nan` never)."""
+    """The tuple of an instance's `names` (a tuple even for one name, as dataclasses hash
+    and, up to Python 3.12, compare)."""
     if len(names) > 1:
         return attrgetter(*names)
     if len(names) == 1:
@@ -105,13 +107,42 @@ def _repr_of(names: tuple[str, ...]) -> Callable[[Any], str]:
     return __repr__
 
 
-def _eq_of(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, Any], Any]:
+def _tuple_eq(names: tuple[str, ...]) -> Callable[[Any, Any], Any]:
+    """dataclasses' `__eq__` up to Python 3.12: the fields compared as tuples
+    (`(nan,) == (nan,)` holds for the same object)."""
+    key = _key_of(names)
+
     def __eq__(self: Any, other: Any) -> Any:
         if other.__class__ is self.__class__:
             return key(self) == key(other)
         return NotImplemented
 
     return __eq__
+
+
+def _fieldwise_eq(names: tuple[str, ...]) -> Callable[[Any, Any], Any]:
+    """dataclasses' `__eq__` from Python 3.13: an instance equals itself, else the fields
+    are compared one by one and the first false result (or the last) is the answer
+    (`nan == nan` never holds)."""
+    getters = tuple(attrgetter(name) for name in names)
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        result: Any = True
+        for get in getters:
+            result = get(self) == get(other)
+            if not result:
+                return result
+        return result
+
+    return __eq__
+
+
+# The running Python's rule, so that a record compares as its dataclasses would.
+_eq_of = _tuple_eq if sys.version_info < (3, 13) else _fieldwise_eq
 
 
 def _hash_of(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
