@@ -134,7 +134,7 @@ def _loads(text: str) -> tuple[Any, _Reader]:
 
 
 # JSON's own messages, for the mistakes they word misleadingly, and where each mistake is
-# (Python points at the token after a trailing comma, not at the comma).
+# (Python up to 3.12 points at the token after a trailing comma, not at the comma).
 def _json_reason(exc: json.JSONDecodeError) -> tuple[str, int]:
     """A plain-language reason for a JSON error, and the offset of the character at fault."""
     doc, pos = exc.doc, exc.pos
@@ -153,14 +153,20 @@ def _json_reason(exc: json.JSONDecodeError) -> tuple[str, int]:
             f"a control character (U+{ord(char or chr(0)):04X}) inside a string must be escaped",
             pos,
         )
+    if exc.msg.startswith("Illegal trailing comma"):  # Python 3.13 on: `pos` is the comma
+        return _trailing_comma_reason("}" if exc.msg.endswith("object") else "]"), pos
     comma = _trailing_comma(doc, pos)
     if comma is not None:
-        closer = "an object" if char == "}" else "a list"
-        return (
-            f"a trailing comma: the last item of {closer} must not be followed by ','"
-            " (JSON is not JavaScript or Python); delete this comma"
-        ), comma
+        return _trailing_comma_reason(char), comma
     return _token_reason(exc.msg, doc, pos, char), pos
+
+
+def _trailing_comma_reason(closer: str) -> str:
+    what = "an object" if closer == "}" else "a list"
+    return (
+        f"a trailing comma: the last item of {what} must not be followed by ','"
+        " (JSON is not JavaScript or Python); delete this comma"
+    )
 
 
 def _trailing_comma(doc: str, pos: int) -> int | None:

@@ -11,6 +11,7 @@ import json
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, set_verdict
 
 from validator.inputs import count_lines, iter_jsonl
@@ -226,3 +227,38 @@ def test_a_raw_tab_in_a_string_is_named() -> None:
         assert "a control character (U+0009) inside a string must be escaped" in str(exc)
     else:
         raise AssertionError("must not parse")
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "closer"),
+    [('{"a": 1,}', 8, "an object"), ("[1,\n 2 ,\n]", 4, "a list")],
+)
+@pytest.mark.parametrize("python", ["3.12", "3.13"])
+def test_a_trailing_comma_is_named_at_the_comma_as_any_python_reports_it(
+    monkeypatch: pytest.MonkeyPatch, text: str, column: int, closer: str, python: str
+) -> None:
+    # Up to 3.12 json says "Expecting ..." at the `}` or `]` after the comma; from 3.13
+    # "Illegal trailing comma before end of object/array" at the comma itself. Both are the
+    # same message, at the comma.
+    if python == "3.13":
+        comma = text.rindex(",")
+        what = "object" if text.rstrip().endswith("}") else "array"
+        error = json.JSONDecodeError(f"Illegal trailing comma before end of {what}", text, comma)
+
+        def loads(*args: object, **kwargs: object) -> object:
+            raise error
+
+        monkeypatch.setattr("validator.traces.json.loads", loads)
+    else:
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg.startswith("Illegal trailing comma"):
+                pytest.skip("this Python words it as 3.13 does (the other case tests that)")
+    with pytest.raises(TraceError) as caught:
+        parse_trace(text)
+    line = text[: text.rindex(",")].count("\n") + 1
+    assert str(caught.value).startswith(
+        f"invalid JSON at line {line} column {column}: a trailing comma: the last item of"
+        f" {closer} must not be followed by ','"
+    )
