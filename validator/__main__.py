@@ -49,9 +49,21 @@ def _write_failure(failure: OSError) -> str:
     return f"error: cannot write to standard output ({why}){hint}"
 
 
+def _observed() -> bool:
+    """Whether a profiler, a tracer or a debugger watches this process (`python -m cProfile`,
+    coverage, pdb): they write their data when the interpreter exits. Python 3.12 on, they
+    may use `sys.monitoring` instead of `sys.setprofile`/`settrace` (cProfile does from
+    3.12 on)."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(monitoring.get_tool(i) is not None for i in range(6))
+
+
 stdout = sys.stdout = _Stdout(sys.stdout)
+observed = _observed()
 # The process ends with os._exit below: a command leaves its objects to it (see commands).
-if sys.getprofile() is None and sys.gettrace() is None:
+if not observed:
     commands.KEPT_TO_EXIT = []
 code = main()
 with suppress(OSError, ValueError):
@@ -66,7 +78,7 @@ if stdout.failure is not None:
 # ends here, once what it printed is out (a closed pipe, `| head`: nothing more can reach it).
 # Not under a profiler or a tracer (`python -m cProfile -m validator`, coverage): they write
 # their data at exit.
-if sys.getprofile() is None and sys.gettrace() is None:
+if not observed:
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError):
             stream.flush()
