@@ -248,14 +248,15 @@ def test_no_collection_walks_the_report_while_it_is_made_and_written(
 
     gc.callbacks.append(seen)
     gc.unfreeze()
+    frozen = gc.get_freeze_count()  # 0, or what Python itself keeps frozen (375 in 3.12.1)
     try:
         assert run_cli("run", "--out", "out-a", cwd=ws.root).code == 0
         assert "group_results" in collected  # the collector does run around the report
         assert "build_report" not in collected and "_write_and_judge" not in collected
-        assert gc.get_freeze_count() == 0  # the process goes on: nothing left frozen
+        assert gc.get_freeze_count() == frozen  # the process goes on: nothing left frozen
         monkeypatch.setattr(commands, "KEPT_TO_EXIT", [])
         assert run_cli("run", "--out", "out-b", cwd=ws.root).code == 0
-        assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > frozen
     finally:
         gc.callbacks.remove(seen)
         gc.unfreeze()

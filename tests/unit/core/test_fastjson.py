@@ -56,7 +56,14 @@ def _exact(value: Any) -> Any:
 def _outcome(result: Document | TraceError) -> Any:
     if isinstance(result, TraceError):
         return ("error", str(result), result.line, result.column, result.kind)
-    return ("document", _exact(result.value), result.marked, result.notes)
+    # Python 3.13's json reads lists nested 2,000 deep (earlier ones refuse them): room for
+    # `_exact` to walk them.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        return ("document", _exact(result.value), result.marked, result.notes)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def assert_same(data: bytes | str) -> None:
