@@ -44,18 +44,15 @@ from .markdown import (
     normalize_markdown_ex,
 )
 from .normalize import (
-    IGNORABLE_UNICODE_VERSION,
-    MARK_UNICODE_VERSION,
     ignorable_ranges_from_database,
     mark_ranges_from_database,
     normalize_plain,
+    stored_unicode_versions,
 )
 from .strip import strip_markdown
 
 __all__ = [
-    "IGNORABLE_UNICODE_VERSION",
     "MARKDOWN_BUDGET_CHARS",
-    "MARK_UNICODE_VERSION",
     "has_markdown_syntax",
     "ignorable_ranges_from_database",
     "keywords_in",
@@ -66,6 +63,7 @@ __all__ = [
     "normalize_plain",
     "occurs_as_word",
     "shared_run",
+    "stored_unicode_versions",
     "strip_markdown",
     "words_in",
 ]

@@ -13,6 +13,7 @@ import sys
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 # Characters that are invisible but are *not* Unicode category Cf, and that could still be
 # slipped between the letters of a keyword: the combining grapheme joiner, Hangul fillers
@@ -64,8 +65,9 @@ _CJK_SPACE_RE = re.compile(f" (?=[{_CJK_CLASS}])|(?<=[{_CJK_CLASS}]) ")
 # a zero-width space; tabs and newlines stay whitespace), plus _EXTRA_IGNORABLE_RANGES.
 # A literal table because deriving it from the Unicode database scans 1.1 M code points
 # (~0.15 s on every run); `ignorable_ranges_from_database()` derives it, and a test keeps the
-# two equal (regenerate this table with that function when Python's Unicode version changes).
-IGNORABLE_UNICODE_VERSION = "14.0.0"
+# two equal on the running Python. The table is Unicode 14.0.0's (Python 3.11);
+# `_IGNORABLE_ADDED` holds what each later version adds (3.12 has 15.0.0, 3.13 15.1.0), and
+# a Python whose version is not there gets the latest (its test says to add it).
 _IGNORABLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x0008),
     (0x000E, 0x001B),
@@ -100,10 +102,53 @@ _IGNORABLE_RANGES: tuple[tuple[int, int], ...] = (
     (0xE0020, 0xE007F),
     (0xE0100, 0xE01EF),
 )
+_IGNORABLE_ADDED: dict[str, tuple[tuple[int, int], ...]] = {
+    "15.0.0": ((0x13439, 0x1343F),),  # Egyptian hieroglyph format controls
+    "15.1.0": (),
+}
+
+
+def _unicode_versions(added: dict[str, Any]) -> tuple[str, ...]:
+    """14.0.0 and the versions of `added`, in order."""
+    return ("14.0.0", *added)
+
+
+def _of_this_python(added: dict[str, Any]) -> list[str]:
+    """The versions whose additions apply to the running Python's Unicode: those up to its
+    own, or all of them for a version not stored (a later one)."""
+    versions = _unicode_versions(added)
+    version = unicodedata.unidata_version
+    last = versions.index(version) if version in versions else len(versions) - 1
+    return list(versions[1 : last + 1])
+
+
+@lru_cache(maxsize=1)
+def _ignorable_ranges() -> tuple[tuple[int, int], ...]:
+    """`_IGNORABLE_RANGES` with what this Python's Unicode version adds, sorted, joined."""
+    ranges = list(_IGNORABLE_RANGES)
+    for version in _of_this_python(_IGNORABLE_ADDED):
+        ranges += _IGNORABLE_ADDED[version]
+    return tuple(_joined(ranges))
+
+
+def _joined(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Ranges sorted, overlapping and adjacent ones joined."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def stored_unicode_versions() -> tuple[str, ...]:
+    """The Unicode versions the ignorable and mark tables are stored for."""
+    return _unicode_versions(_IGNORABLE_ADDED)
 
 
 def ignorable_ranges_from_database() -> list[tuple[int, int]]:
-    """The ranges of `_IGNORABLE_RANGES`, derived from the running interpreter's Unicode data."""
+    """The ignorable ranges, derived from the running interpreter's Unicode data."""
     points = {
         cp
         for cp in range(sys.maxunicode + 1)
@@ -123,12 +168,13 @@ def ignorable_ranges_from_database() -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=1)
 def ignorable_re() -> re.Pattern[str]:
-    """Regex matching runs of the invisible characters of `_IGNORABLE_RANGES`."""
+    """Regex matching runs of the invisible characters of the ignorable table."""
 
     def esc(cp: int) -> str:
         return f"\\U{cp:08x}"
 
-    body = "".join(esc(lo) if lo == hi else f"{esc(lo)}-{esc(hi)}" for lo, hi in _IGNORABLE_RANGES)
+    ranges = _ignorable_ranges()
+    body = "".join(esc(lo) if lo == hi else f"{esc(lo)}-{esc(hi)}" for lo, hi in ranges)
     return re.compile(f"[{body}]+")
 
 
@@ -139,16 +185,16 @@ def _ignorable_parts() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str
     lists ranges beyond it range by range: the single class costs ~20 ns a character,
     the BMP part alone a third of that, and ASCII text (`str.isascii` is O(1)) less still."""
 
+    ranges = _ignorable_ranges()
+
     def part(keep: Callable[[int, int], bool]) -> re.Pattern[str]:
-        body = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _IGNORABLE_RANGES if keep(lo, hi))
+        body = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges if keep(lo, hi))
         return re.compile(f"[{body}]+")
 
-    assert all(lo > 0xFFFF or hi <= 0xFFFF for lo, hi in _IGNORABLE_RANGES)
+    assert all(lo > 0xFFFF or hi <= 0xFFFF for lo, hi in ranges)
     ascii_ = re.compile(
         "["
-        + "".join(
-            f"\\x{lo:02x}-\\x{min(hi, 0x7F):02x}" for lo, hi in _IGNORABLE_RANGES if lo < 0x80
-        )
+        + "".join(f"\\x{lo:02x}-\\x{min(hi, 0x7F):02x}" for lo, hi in ranges if lo < 0x80)
         + "]+"
     )
     return ascii_, part(lambda lo, hi: hi <= 0xFFFF), part(lambda lo, hi: lo > 0xFFFF)
@@ -171,8 +217,8 @@ def delete_ignorable(text: str) -> str:
 # NFKC sorts each run of non-starters by combining class, and CPython sorts by insertion:
 # a long run out of order is quadratic (1 MB of "\u0323\u0301" would take ~13 minutes).
 # Hex ranges, space-separated, as `mark_ranges_from_database()` derives them (a test keeps
-# them equal; regenerate with it when Python's Unicode version changes).
-MARK_UNICODE_VERSION = "14.0.0"
+# them equal on the running Python): Unicode 14.0.0's, and in `_MARK_ADDED_HEX` what each
+# later version adds, as for the ignorable table.
 _MARK_RANGES_HEX = (
     "0300-034E 0350-036F 0483-0487 0591-05BD 05BF 05C1-05C2 05C4-05C5 05C7 0610-061A "
     "064B-065F 0670 06D6-06DC 06DF-06E4 06E7-06E8 06EA-06ED 0711 0730-074A 07EB-07F3 07FD "
@@ -195,12 +241,14 @@ _MARK_RANGES_HEX = (
     "1E01B-1E021 1E023-1E024 1E026-1E02A 1E130-1E136 1E2AE 1E2EC-1E2EF 1E8D0-1E8D6 "
     "1E944-1E94A "
 )
+_MARK_ADDED_HEX = {"15.0.0": "10EFD-10EFF 11F41-11F42 1E08F 1E4EC-1E4EF", "15.1.0": ""}
+assert _MARK_ADDED_HEX.keys() == _IGNORABLE_ADDED.keys()  # one list of stored versions
 # Runs shorter than this are sorted by NFKC itself: fast enough, and common in real text.
 _MARK_RUN = 32
 
 
 def mark_ranges_from_database() -> list[tuple[int, int]]:
-    """The ranges of `_MARK_RANGES_HEX`, derived from the running interpreter's Unicode data."""
+    """The mark ranges, derived from the running interpreter's Unicode data."""
     ranges: list[tuple[int, int]] = []
     for cp in range(sys.maxunicode + 1):
         if 0xD800 <= cp <= 0xDFFF:
@@ -216,11 +264,15 @@ def mark_ranges_from_database() -> list[tuple[int, int]]:
 
 
 def _mark_ranges() -> list[tuple[int, int]]:
+    """The mark table of this Python's Unicode version (see `_of_this_python`)."""
+    text = " ".join(
+        [_MARK_RANGES_HEX, *(_MARK_ADDED_HEX[v] for v in _of_this_python(_MARK_ADDED_HEX))]
+    )
     out = []
-    for item in _MARK_RANGES_HEX.split():
+    for item in text.split():
         lo, _, hi = item.partition("-")
         out.append((int(lo, 16), int(hi or lo, 16)))
-    return out
+    return _joined(out)
 
 
 @lru_cache(maxsize=1)
