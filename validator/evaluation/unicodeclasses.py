@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from collections.abc import Iterable
 
 _UNICODE_14: dict[str, str] = {
     r"\d": (
@@ -162,26 +163,38 @@ _ADDED: dict[str, dict[str, str]] = {
 UNICODE_VERSIONS = ("14.0.0", *_ADDED)
 
 
+def later_versions() -> tuple[str, ...]:
+    """The stored versions after 14.0.0 that the running Python's Unicode includes: those up
+    to its own, or all of them for a version later than every stored one. (Its tables are
+    14.0.0's with what each of these adds; text normalization stores its tables the same way.)"""
+    version = unicodedata.unidata_version
+    last = UNICODE_VERSIONS.index(version) if version in UNICODE_VERSIONS else None
+    return UNICODE_VERSIONS[1:] if last is None else UNICODE_VERSIONS[1 : last + 1]
+
+
 @functools.cache
 def stored(key: str) -> tuple[tuple[int, int], ...] | None:
     r"""The ranges stored for `key` (a one-character class, `\w`, `(?a)\d`, ..., or `cased`),
     or None: not in the table, or no table is stored for this Python's Unicode version."""
-    version = unicodedata.unidata_version
     text = _UNICODE_14.get(key)
-    if text is None or version not in UNICODE_VERSIONS:
+    if text is None or unicodedata.unidata_version not in UNICODE_VERSIONS:
         return None
-    for later in UNICODE_VERSIONS[1 : UNICODE_VERSIONS.index(version) + 1]:
+    for later in later_versions():
         text += " " + _ADDED[later].get(key, "")
-    return _merged(text.split())
+    return hex_ranges(text.split())
 
 
-def _merged(items: list[str]) -> tuple[tuple[int, int], ...]:
-    """`LO-HI` items as sorted ranges, overlapping and adjacent ones joined."""
-    ranges = sorted(
+def hex_ranges(items: Iterable[str]) -> tuple[tuple[int, int], ...]:
+    """`LO-HI` items (hexadecimal, or one code point) as sorted ranges, joined."""
+    return joined(
         (int(lo, 16), int(hi or lo, 16)) for lo, _, hi in (i.partition("-") for i in items)
     )
+
+
+def joined(ranges: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Code point ranges sorted, overlapping and adjacent ones joined."""
     out: list[tuple[int, int]] = []
-    for lo, hi in ranges:
+    for lo, hi in sorted(ranges):
         if out and lo <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(hi, out[-1][1]))
         else:

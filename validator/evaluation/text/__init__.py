@@ -47,7 +47,6 @@ from .normalize import (
     ignorable_ranges_from_database,
     mark_ranges_from_database,
     normalize_plain,
-    stored_unicode_versions,
 )
 from .strip import strip_markdown
 
@@ -63,7 +62,6 @@ __all__ = [
     "normalize_plain",
     "occurs_as_word",
     "shared_run",
-    "stored_unicode_versions",
     "strip_markdown",
     "words_in",
 ]

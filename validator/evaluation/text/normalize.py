@@ -13,7 +13,8 @@ import sys
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+
+from ..unicodeclasses import UNICODE_VERSIONS, hex_ranges, joined, later_versions
 
 # Characters that are invisible but are *not* Unicode category Cf, and that could still be
 # slipped between the letters of a keyword: the combining grapheme joiner, Hangul fillers
@@ -67,7 +68,7 @@ _CJK_SPACE_RE = re.compile(f" (?=[{_CJK_CLASS}])|(?<=[{_CJK_CLASS}]) ")
 # (~0.15 s on every run); `ignorable_ranges_from_database()` derives it, and a test keeps the
 # two equal on the running Python. The table is Unicode 14.0.0's (Python 3.11);
 # `_IGNORABLE_ADDED` holds what each later version adds (3.12 has 15.0.0, 3.13 15.1.0), and
-# a Python whose version is not there gets the latest (its test says to add it).
+# a Python whose version is later than all of them gets them all (its test says to add it).
 _IGNORABLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x0008),
     (0x000E, 0x001B),
@@ -102,49 +103,17 @@ _IGNORABLE_RANGES: tuple[tuple[int, int], ...] = (
     (0xE0020, 0xE007F),
     (0xE0100, 0xE01EF),
 )
+# What each later Unicode version adds, by the versions `unicodeclasses` stores its tables for.
 _IGNORABLE_ADDED: dict[str, tuple[tuple[int, int], ...]] = {
     "15.0.0": ((0x13439, 0x1343F),),  # Egyptian hieroglyph format controls
     "15.1.0": (),
 }
 
 
-def _unicode_versions(added: dict[str, Any]) -> tuple[str, ...]:
-    """14.0.0 and the versions of `added`, in order."""
-    return ("14.0.0", *added)
-
-
-def _of_this_python(added: dict[str, Any]) -> list[str]:
-    """The versions whose additions apply to the running Python's Unicode: those up to its
-    own, or all of them for a version not stored (a later one)."""
-    versions = _unicode_versions(added)
-    version = unicodedata.unidata_version
-    last = versions.index(version) if version in versions else len(versions) - 1
-    return list(versions[1 : last + 1])
-
-
 @lru_cache(maxsize=1)
 def _ignorable_ranges() -> tuple[tuple[int, int], ...]:
-    """`_IGNORABLE_RANGES` with what this Python's Unicode version adds, sorted, joined."""
-    ranges = list(_IGNORABLE_RANGES)
-    for version in _of_this_python(_IGNORABLE_ADDED):
-        ranges += _IGNORABLE_ADDED[version]
-    return tuple(_joined(ranges))
-
-
-def _joined(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Ranges sorted, overlapping and adjacent ones joined."""
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def stored_unicode_versions() -> tuple[str, ...]:
-    """The Unicode versions the ignorable and mark tables are stored for."""
-    return _unicode_versions(_IGNORABLE_ADDED)
+    """`_IGNORABLE_RANGES` with what this Python's Unicode version adds (`later_versions`)."""
+    return joined([*_IGNORABLE_RANGES, *(r for v in later_versions() for r in _IGNORABLE_ADDED[v])])
 
 
 def ignorable_ranges_from_database() -> list[tuple[int, int]]:
@@ -242,7 +211,8 @@ _MARK_RANGES_HEX = (
     "1E944-1E94A "
 )
 _MARK_ADDED_HEX = {"15.0.0": "10EFD-10EFF 11F41-11F42 1E08F 1E4EC-1E4EF", "15.1.0": ""}
-assert _MARK_ADDED_HEX.keys() == _IGNORABLE_ADDED.keys()  # one list of stored versions
+# Both tables are stored for the versions `unicodeclasses` stores: one list of them.
+assert set(_IGNORABLE_ADDED) == set(_MARK_ADDED_HEX) == set(UNICODE_VERSIONS[1:])
 # Runs shorter than this are sorted by NFKC itself: fast enough, and common in real text.
 _MARK_RUN = 32
 
@@ -264,15 +234,9 @@ def mark_ranges_from_database() -> list[tuple[int, int]]:
 
 
 def _mark_ranges() -> list[tuple[int, int]]:
-    """The mark table of this Python's Unicode version (see `_of_this_python`)."""
-    text = " ".join(
-        [_MARK_RANGES_HEX, *(_MARK_ADDED_HEX[v] for v in _of_this_python(_MARK_ADDED_HEX))]
-    )
-    out = []
-    for item in text.split():
-        lo, _, hi = item.partition("-")
-        out.append((int(lo, 16), int(hi or lo, 16)))
-    return _joined(out)
+    """The mark table of this Python's Unicode version (see `_ignorable_ranges`)."""
+    added = [_MARK_ADDED_HEX[v] for v in later_versions()]
+    return list(hex_ranges(" ".join([_MARK_RANGES_HEX, *added]).split()))
 
 
 @lru_cache(maxsize=1)

@@ -19,6 +19,7 @@ from validator.evaluation.text import markdown as text_markdown
 from validator.evaluation.text import markup as text_markup
 from validator.evaluation.text import normalize as text_normalize
 from validator.evaluation.text import normalize_markdown, normalize_plain
+from validator.evaluation.unicodeclasses import UNICODE_VERSIONS
 
 
 def _forbidden(answer: str, keyword: str, markdown: bool = True) -> bool:
@@ -182,7 +183,7 @@ def test_long_runs_of_marks_normalize_in_linear_time() -> None:
 
 
 def test_mark_table_matches_the_unicode_database() -> None:
-    if unicodedata.unidata_version not in text_mod.stored_unicode_versions():
+    if unicodedata.unidata_version not in UNICODE_VERSIONS:
         pytest.skip(
             f"no table stored for Unicode {unicodedata.unidata_version}: add what"
             " mark_ranges_from_database() gives beyond the latest to _MARK_ADDED_HEX"
