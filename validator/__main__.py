@@ -57,7 +57,8 @@ def _observed() -> bool:
     if sys.getprofile() is not None or sys.gettrace() is not None:
         return True
     monitoring = getattr(sys, "monitoring", None)
-    return monitoring is not None and any(monitoring.get_tool(i) is not None for i in range(6))
+    tools = range(6)  # sys.monitoring's tool ids: debugger, coverage, profiler, 3, 4, optimizer
+    return monitoring is not None and any(monitoring.get_tool(i) is not None for i in tools)
 
 
 stdout = sys.stdout = _Stdout(sys.stdout)
