@@ -30,6 +30,7 @@ from .. import codes
 from ..dataclass import dataclass
 from ..files import FileRefused, read_file
 from ..problems import ERROR, WARNING, Problem, ProblemsFound
+from . import yamlsubset
 from .slips import (
     comment_cuts,
     dash_slips,
@@ -85,6 +86,11 @@ class YamlDocument:
     # Where each line starts, in a file with a line break editors do not count (see
     # `_Builder`); None in the common case, where the parser's lines are the editor's.
     lines: list[int] | None = field(default=None, repr=False)
+    # Where each value and key starts, by path, as `yamlsubset` read them: (line, column),
+    # for a file read without a node tree (`root` is None then).
+    written: tuple[yamlsubset.Places, yamlsubset.Places] | None = field(
+        default=None, repr=False, compare=False
+    )
     _top: dict[str, tuple[Any, Any]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -92,6 +98,8 @@ class YamlDocument:
     def value_at(self, path: PathKey) -> Position:
         """Where the value at `path` is written, or its nearest written ancestor (an alias's
         value is where its anchor's is: `place` is where a problem about it goes)."""
+        if self.root is None:
+            return self._written_at(path, False)
         node, _, _ = self._walk(path)
         return self._pos(node)
 
@@ -167,6 +175,8 @@ class YamlDocument:
 
     def key_at(self, path: PathKey) -> Position:
         """Where the key of the entry at `path` is written (falls back to the value)."""
+        if self.root is None:
+            return self._written_at(path, True)
         node, key_node, reached = self._walk(path)
         return self._pos(key_node if reached and key_node is not None else node)
 
@@ -185,6 +195,9 @@ class YamlDocument:
         values: dict[PathKey, Position] = {}
         keys: dict[PathKey, Position] = {}
         if self.root is None:
+            written_values, written_keys = self.written or ({}, {})
+            values = {path: Position(*at) for path, at in written_values.items()}
+            keys = {path: Position(*at) for path, at in written_keys.items()}
             return values, keys
         stack: list[tuple[Any, PathKey]] = [(self.root, ())]
         while stack:
@@ -199,6 +212,18 @@ class YamlDocument:
             elif node.id == "sequence":
                 stack.extend((item, (*path, i)) for i, item in enumerate(node.value))
         return values, keys
+
+    def _written_at(self, path: PathKey, key: bool) -> Position:
+        """`value_at` (or `key_at`, with `key`) of a file read without a node tree: from the
+        positions its reader recorded (no aliases there: a value is where it is written)."""
+        values, keys = self.written or ({}, {})
+        if key and path in keys:
+            return Position(*keys[path])
+        for end in range(min(len(path), MAX_DEPTH), -1, -1):
+            at = values.get(path[:end])
+            if at is not None:
+                return Position(*at)
+        return Position(1, 1)
 
     def _walk(self, path: PathKey) -> tuple[Any, Any, bool]:
         """The node at the longest written prefix of `path` (at most MAX_DEPTH steps, as
@@ -376,7 +401,13 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
     """Like `load_yaml`, from bytes or text already in memory. `top=list`: the file must hold
     a list instead of a mapping (a quarantine file)."""
     text = _text(raw, name)
-    slips = [_problem(name, s.line, s.column, s.code, s.message) for s in syntax_slips(text)]
+    found = syntax_slips(text)
+    if not found:  # the YAML people write by hand is read without a parser
+        fast = yamlsubset.read(text)
+        if fast is not None and isinstance(fast[0], top):
+            data, values, keys = fast
+            return YamlDocument(name, data, None, _cuts(name, text), text, None, (values, keys))
+    slips = [_problem(name, s.line, s.column, s.code, s.message) for s in found]
     try:
         node = _compose(text, name)
     except ProblemsFound as exc:
@@ -393,8 +424,12 @@ def load_yaml_text(raw: bytes | str, name: str, *, top: type = dict) -> YamlDocu
         raise ProblemsFound([*slips, *builder.problems])
     if not isinstance(data, top):
         _wrong_top(name, data, builder._pos(node), top)
-    cuts = [Problem(name, s.line, s.column, WARNING, s.code, s.message) for s in comment_cuts(text)]
-    return YamlDocument(name, data, node, [*builder.soft, *cuts], text, builder.lines)
+    return YamlDocument(name, data, node, [*builder.soft, *_cuts(name, text)], text, builder.lines)
+
+
+def _cuts(name: str, text: str) -> list[Problem]:
+    """The warnings on values a ` #` may have cut short (`comment_cuts`)."""
+    return [Problem(name, s.line, s.column, WARNING, s.code, s.message) for s in comment_cuts(text)]
 
 
 def _slips_instead(exc: ProblemsFound, slips: list[Problem], text: str, name: str) -> None:
