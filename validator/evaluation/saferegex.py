@@ -544,9 +544,10 @@ def _encoding_guard(call: Callable[[], Any]) -> Any:
 
 
 class SafeRegex:
-    """A compiled pattern: Python's meaning, RE2's linear-time matching."""
+    """A compiled pattern: Python's meaning, RE2's linear-time matching (or Python's own,
+    for a pattern it runs in linear time: see `_is_linear`)."""
 
-    __slots__ = ("_full", "_python", "_search", "_tree", "pattern")
+    __slots__ = ("_full", "_linear", "_python", "_search", "_tree", "pattern")
 
     def __init__(self, pattern: str, python: re.Pattern[str], tree: Any) -> None:
         self.pattern = pattern
@@ -554,15 +555,20 @@ class SafeRegex:
         self._tree = tree
         self._search = _program(pattern, tree, _DOLLAR_SEARCH, capture=False)[0]
         self._full = _program(pattern, tree, _DOLLAR_FULL, capture=False)[0]
+        self._linear = _is_linear(tree)
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches somewhere in `text` (as `re.search`)."""
         text = _text(text)
+        if self._linear and (text.isascii() or not _SURROGATE.search(text)):
+            return self._python.search(text) is not None
         return _encoding_guard(lambda: self._search.search(text)) is not None
 
     def fullmatch(self, text: str) -> bool:
         """Whether the pattern matches all of `text` (as `re.fullmatch`)."""
         text = _text(text)
+        if self._linear and (text.isascii() or not _SURROGATE.search(text)):
+            return self._python.fullmatch(text) is not None
         return _encoding_guard(lambda: self._full.fullmatch(text)) is not None
 
     def substitution(self, template: str) -> Callable[[str], str]:
@@ -601,6 +607,34 @@ class SafeRegex:
 
     def __repr__(self) -> str:
         return f"SafeRegex({self.pattern!r})"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ONE_CHARACTER = frozenset((_c.LITERAL, _c.NOT_LITERAL, _c.IN, _c.ANY, _c.CATEGORY))
+_REPEATS = frozenset((_c.MAX_REPEAT, _c.MIN_REPEAT))
+
+
+def _is_linear(tree: Any) -> bool:
+    """Whether Python's backtracking engine runs the pattern in time linear in the text, so
+    RE2 (whose every call costs microseconds of conversion) is not needed: anchored at the
+    start (`^` without `(?m)`, or `\\A`), then single characters, classes and anchors, with
+    at most one repeat, of a single character or class (`^[a-z0-9][a-z0-9._-]*$`, a case id's
+    pattern). Only one place to start and one repeat to give back: nothing to retry twice."""
+    items = list(tree)
+    if tree.state.flags & re.MULTILINE or not items:
+        return False
+    if items[0] not in ((_c.AT, _c.AT_BEGINNING), (_c.AT, _c.AT_BEGINNING_STRING)):
+        return False
+    repeats = 0
+    for op, av in items[1:]:
+        if op in _REPEATS:
+            body = list(av[2])
+            if len(body) != 1 or body[0][0] not in _ONE_CHARACTER:
+                return False
+            repeats += 1
+        elif op not in _ONE_CHARACTER and op is not _c.AT:
+            return False
+    return repeats <= 1
 
 
 def _program(pattern: str, tree: Any, dollar: str | None, capture: bool) -> tuple[Any, _Translator]:

@@ -362,3 +362,57 @@ def test_every_stored_table_is_what_its_python_scans() -> None:
     others = set(unicodeclasses.UNICODE_VERSIONS) - {unicodedata.unidata_version}
     if not checked:
         pytest.skip(f"no other Python here to check the Unicode {sorted(others)} tables on")
+
+
+LINEAR = [
+    "^[a-z0-9][a-z0-9._-]*\\Z",
+    "^[a-z0-9][a-z0-9._-]*$",
+    "\\A\\d+",
+    "^a.*b$",
+    "(?i)^ab[x-z]?$",
+]
+NOT_LINEAR = ["^(a+)+$", "a+", "^a*b*$", "(?m)^a*$", "^(?:ab)*$", "^a|b"]
+
+
+@pytest.mark.parametrize("pattern", LINEAR + NOT_LINEAR)
+def test_patterns_python_runs_in_linear_time_are_told_apart(pattern: str) -> None:
+    from validator.evaluation import saferegex
+
+    tree = saferegex._p.parse(pattern)
+    assert saferegex._is_linear(tree) == (pattern in LINEAR)
+
+
+@pytest.mark.parametrize("pattern", LINEAR)
+def test_a_pattern_python_runs_in_linear_time_gives_the_answers_of_the_linear_time_engine(
+    pattern: str,
+) -> None:
+    safe = compile_safe(pattern)
+    texts = [
+        "",
+        "a",
+        "ab",
+        "AB",
+        "a\n",
+        "ab\n",
+        "abx",
+        "abz\n",
+        "x-1.y",
+        "X",
+        "-x",
+        "12",
+        "١٢",
+        "a\nb",
+    ]
+    texts += ["a" * 50 + "b", "a.b_c-d", "中文", "a\ud800b"]
+    for text in texts:
+        for ask, engine in (
+            (safe.search, safe._search.search),
+            (safe.fullmatch, safe._full.fullmatch),
+        ):
+            try:
+                expected = engine(text) is not None
+            except UnicodeEncodeError:
+                with pytest.raises(ValueError, match="lone surrogate"):
+                    ask(text)
+                continue
+            assert ask(text) == expected, (pattern, text)
