@@ -279,17 +279,14 @@ class _Reader:
                 k = item.end()
                 if follows == "]":
                     return out, k
-            else:
-                value, k = self._flow_value(line, k, i, (*path, len(out)), depth + 1)
-                out.append(value)
-                k = _skip(line, k)
                 if line[k] == "]":
-                    return out, k + 1
-                if line[k] != ",":
-                    raise _Unsure
-                k = _skip(line, k + 1)
-            if line[k] == "]":
-                raise _Unsure  # a trailing comma
+                    raise _Unsure  # a trailing comma
+                continue
+            value, k = self._flow_value(line, k, i, (*path, len(out)), depth + 1)
+            out.append(value)
+            k, closed = _separator(line, k, "]")
+            if closed:
+                return out, k
 
     def _flow_mapping(self, line: str, k: int, i: int, path: _Path, depth: int) -> tuple[Any, int]:
         out: dict[str, Any] = {}
@@ -302,14 +299,9 @@ class _Reader:
             key = found.group(1)
             self.keys[(*path, key)] = (i + 1, k + 1)
             out[key], k = self._flow_value(line, found.end(), i, (*path, key), depth + 1)
-            k = _skip(line, k)
-            if line[k] == "}":
-                return out, k + 1
-            if line[k] != ",":
-                raise _Unsure
-            k = _skip(line, k + 1)
-            if line[k] == "}":
-                raise _Unsure  # a trailing comma
+            k, closed = _separator(line, k, "}")
+            if closed:
+                return out, k
 
     def _flow_value(self, line: str, k: int, i: int, path: _Path, depth: int) -> tuple[Any, int]:
         first = line[k]
@@ -390,6 +382,21 @@ def _plain(line: str, at: int) -> Any:
     if ": " in text or text[-1] == ":":
         raise _Unsure  # a key in a value: the full path explains
     return _scalar(text) if first in _RESOLVED else text
+
+
+def _separator(line: str, k: int, closing: str) -> tuple[int, bool]:
+    """After an entry of a `[ ]` or `{ }`: the column of the next entry, or the column after
+    the closing bracket and True when it closes there (_Unsure for anything else, a
+    trailing comma included)."""
+    k = _skip(line, k)
+    if line[k] == closing:
+        return k + 1, True
+    if line[k] != ",":
+        raise _Unsure
+    k = _skip(line, k + 1)
+    if line[k] == closing:
+        raise _Unsure  # a trailing comma
+    return k, False
 
 
 def _skip(line: str, k: int) -> int:
