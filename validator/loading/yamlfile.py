@@ -1,8 +1,9 @@
 """Safe YAML loading that keeps the line and column of every key and value.
 
-We compose the YAML node graph (`yamlfast`: libyaml through `ruamel.yaml.clib` when it is
-installed, about five times faster than the pure-Python parser) and build plain Python data
-from it ourselves. Doing the construction here, rather than in ruamel's constructor, is what lets us:
+A file written in the YAML people write by hand is read by `yamlsubset`, without a parser,
+into the same data and positions. Any other file takes the full path: we compose the YAML
+node graph (`yamlfast`: libyaml through `ruamel.yaml.clib` when it is installed, about five
+times faster than the pure-Python parser) and build plain Python data from it ourselves. Doing the construction here, rather than in ruamel's constructor, is what lets us:
 
 - remember a position for every key and value, so schema errors point at the exact node;
 - report a duplicate key at its second occurrence, as a problem rather than an exception;
@@ -73,12 +74,13 @@ class YamlDocument:
 
     Where a part is written is read from the composed node tree when it is asked for (a
     valid file's positions are rarely read: building a table of every node's position for
-    each file cost a fifth of loading it); `values` and `keys` are those tables, made on
-    first use."""
+    each file cost a fifth of loading it), or, for a file `yamlsubset` read (no node tree),
+    from the positions it recorded; `values` and `keys` are those tables, made on first
+    use."""
 
     file: str
     data: Any
-    root: Any = field(default=None, repr=False)  # the composed node tree
+    root: Any = field(default=None, repr=False)  # the composed node tree (None: see `written`)
     # Problems found while reading that do not stop the file from being checked further
     # (a duplicate key: the first value is kept). Validators report them with their own.
     problems: list[Problem] = field(default_factory=list)

@@ -2,9 +2,10 @@
 
 Case files, and most spec and config files, use a small part of YAML: `key: value` lines,
 lists written with `- ` or in `[ ]`, `{ }` on one line, text quoted on one line, `>` and `|`
-blocks, comments. `read` reads exactly that part, line by line in Python, several times
-faster than composing libyaml's node tree and building data from it (`yamlfile`), and gives
-the same data and the same position for every key and value. For anything else it answers
+blocks, comments. `read` reads exactly that part, line by line in Python, in about half the
+time of composing libyaml's node tree and building data from it (`yamlfile`; ~55 us against
+~120 us for a 15-line case file) and without importing ruamel.yaml, and gives the same data
+and the same position for every key and value. For anything else it answers
 None and `yamlfile` reads the file the full way, with every problem and hint it finds: an
 anchor or alias, a tag, text or a list spread over lines, a tab or a control character, a
 duplicate or quoted key, an empty value, a backslash in double quotes, a number or date
