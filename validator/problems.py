@@ -7,6 +7,7 @@ users' tooling rely on them) and each is documented in docs/lint-codes.md.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -17,6 +18,10 @@ from .codes import WARNING as WARNING
 from .codes import severity_allowed
 from .dataclass import dataclass
 from .display import one_line
+
+# Half of a UTF-16 character pair (`\ud800`): text a JSON escape or a library caller can hold
+# but no UTF-8 file or report can; each reader replaces it or says so.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, order=True)

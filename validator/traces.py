@@ -22,7 +22,7 @@ from . import fastjson
 from .dataclass import dataclass
 from .files import read_within
 from .otlp import otlp_pairs
-from .problems import kind_of
+from .problems import LONE_SURROGATE, kind_of
 
 DEFAULT_MAX_TRACE_BYTES = 64 * 1024 * 1024
 
@@ -261,7 +261,6 @@ def _paths_of(document: dict[str, Any], wanted: set[int]) -> dict[int, str]:
     return found
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD]")  # where a surrogate escape may start
 _HIGH = range(0xD800, 0xDC00)
 _LOW = range(0xDC00, 0xE000)
@@ -310,7 +309,7 @@ def _replace_surrogates(document: dict[str, Any], prefix: str) -> int:
         else:
             for i, value in enumerate(node):
                 if isinstance(value, str) and not value.isascii():
-                    node[i], n = _SURROGATE.subn("\ufffd", value)
+                    node[i], n = LONE_SURROGATE.subn("\ufffd", value)
                     count += n
                 elif isinstance(value, (dict, list)):
                     stack.append(value)
@@ -321,11 +320,11 @@ def _fix_dict(node: dict[str, Any], prefix: str) -> int:
     count = 0
     for key, value in node.items():
         if isinstance(value, str) and not value.isascii():
-            node[key], n = _SURROGATE.subn("\ufffd", value)
+            node[key], n = LONE_SURROGATE.subn("\ufffd", value)
             count += n
-    bad_keys = [k for k in node if not k.isascii() and _SURROGATE.search(k)]
+    bad_keys = [k for k in node if not k.isascii() and LONE_SURROGATE.search(k)]
     if bad_keys:
-        items = [(_SURROGATE.sub("\ufffd", k), v) for k, v in node.items()]
+        items = [(LONE_SURROGATE.sub("\ufffd", k), v) for k, v in node.items()]
         if len({k for k, _ in items}) != len(items):
             raise TraceError(
                 f"{prefix}two keys of one object become the same once lone surrogates are"
@@ -333,7 +332,7 @@ def _fix_dict(node: dict[str, Any], prefix: str) -> int:
             )
         node.clear()
         node.update(items)
-        count += sum(len(_SURROGATE.findall(k)) for k in bad_keys)
+        count += sum(len(LONE_SURROGATE.findall(k)) for k in bad_keys)
     return count
 
 
@@ -459,7 +458,7 @@ def parse_document(data: bytes | str, where: str = "") -> Document:
         raise TraceError(prefix + _duplicates_reason(value, reader.duplicates))
     if replaced or _lone_surrogate_escape(text):
         if isinstance(value, str):  # a document that is one string (not a trace: refused later)
-            value, count = _SURROGATE.subn("\ufffd", value)
+            value, count = LONE_SURROGATE.subn("\ufffd", value)
             replaced += count
         else:
             replaced += _replace_surrogates(value, prefix)
@@ -479,7 +478,7 @@ def _text_of(text: str, given_as_text: bool) -> tuple[str, int]:
     try:
         text.encode("utf-8")  # C speed; fails only on lone surrogates
     except UnicodeEncodeError:
-        return _SURROGATE.subn("\ufffd", text)
+        return LONE_SURROGATE.subn("\ufffd", text)
     return text, 0
 
 

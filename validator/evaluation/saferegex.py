@@ -46,6 +46,7 @@ from re import _constants as _c  # type: ignore[attr-defined]  # Python's own re
 from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any
 
+from ..problems import LONE_SURROGATE
 from . import unicodeclasses
 
 __all__ = ["RegexError", "SafeRegex", "compile_safe"]
@@ -563,14 +564,14 @@ class SafeRegex:
     def search(self, text: str) -> bool:
         """Whether the pattern matches somewhere in `text` (as `re.search`)."""
         text = _text(text)
-        if self._linear and (text.isascii() or not _SURROGATE.search(text)):
+        if self._linear and (text.isascii() or not LONE_SURROGATE.search(text)):
             return self._python.search(text) is not None
         return _encoding_guard(lambda: self._search.search(text)) is not None
 
     def fullmatch(self, text: str) -> bool:
         """Whether the pattern matches all of `text` (as `re.fullmatch`)."""
         text = _text(text)
-        if self._linear and (text.isascii() or not _SURROGATE.search(text)):
+        if self._linear and (text.isascii() or not LONE_SURROGATE.search(text)):
             return self._python.fullmatch(text) is not None
         return _encoding_guard(lambda: self._full.fullmatch(text)) is not None
 
@@ -612,7 +613,6 @@ class SafeRegex:
         return f"SafeRegex({self.pattern!r})"
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _ONE_CHARACTER = frozenset((_c.LITERAL, _c.NOT_LITERAL, _c.IN, _c.ANY, _c.CATEGORY))
 _REPEATS = frozenset((_c.MAX_REPEAT, _c.MIN_REPEAT))
 

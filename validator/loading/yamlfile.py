@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from .. import codes
 from ..dataclass import dataclass
 from ..files import FileRefused, read_file
-from ..problems import ERROR, WARNING, Problem, ProblemsFound
+from ..problems import ERROR, LONE_SURROGATE, WARNING, Problem, ProblemsFound
 from . import yamlsubset
 from .slips import (
     comment_cuts,
@@ -730,7 +730,7 @@ class _Builder:
 
     def _text(self, node: Any) -> str | None:
         value = str(node.value)
-        if value.isascii() or not _SURROGATE.search(value):  # isascii: a flag, no scan
+        if value.isascii() or not LONE_SURROGATE.search(value):  # isascii: a flag, no scan
             return value
         self._add(
             node,
@@ -755,7 +755,6 @@ class _Builder:
 
 
 _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _line_starts(text: str) -> list[int]:
