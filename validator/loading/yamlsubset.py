@@ -103,6 +103,11 @@ def _dash(line: str, at: int) -> bool:
     return line.startswith("-", at) and (len(line) == at + 1 or line[at + 1] == " ")
 
 
+def _key(line: str, at: int) -> re.Match[str] | None:
+    """A plain key written from column `at`, with its `: ` (group 1: the key)."""
+    return _WORD_KEY.match(line, at) or _KEY.match(line, at)
+
+
 def _comment_or_nothing(rest: str) -> bool:
     """What may follow a value on its line: spaces, then a comment after a space."""
     tail = rest.lstrip(" ")
@@ -147,7 +152,7 @@ class _Reader:
         while i < len(lines):
             content = lines[i].lstrip(" ")
             if content and content[0] != "#":
-                dash = content[0] == "-" and (len(content) == 1 or content[1] == " ")
+                dash = content[0] == "-" and content[1:2] in ("", " ")  # `_dash`, inlined
                 return i, len(lines[i]) - len(content), dash
             i += 1
         return i, 0, False
@@ -181,7 +186,7 @@ class _Reader:
         at = col
         while True:
             line = lines[i]
-            found = _WORD_KEY.match(line, at) or _KEY.match(line, at)
+            found = _key(line, at)
             if found is None:
                 raise _Unsure
             key = found.group(1)
@@ -210,7 +215,7 @@ class _Reader:
             if c == len(line) or line[c] == "#" or _dash(line, c):
                 raise _Unsure  # an empty entry, or a list in a list's entry
             item = (*path, len(out))
-            if _WORD_KEY.match(line, c) or _KEY.match(line, c):
+            if _key(line, c):
                 value, i = self._mapping(i, c, c, item, depth + 1)
             else:
                 value, i = self._value(line, c, i, m, item, depth + 1)
