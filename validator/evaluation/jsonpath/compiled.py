@@ -4,7 +4,10 @@ Every expression is parsed by jsonpath-ng's extended parser (ng.py): its grammar
 what is valid, how names are spelled (``$.01`` is the field ``"1"``, ``$['a\\nb']`` is the
 field ``"anb"``), and how segments associate (``|`` binds tighter than ``.``, so
 ``$.a|$.b`` is ``$.(a|$).b``). The plain-Python evaluator (fast.py) takes the AST when it
-can; jsonpath-ng evaluates the rest (ng.py).
+can (planner.py); jsonpath-ng evaluates the rest (ng.py). The one exception: an expression
+of plain names, ``*`` and indexes (``$.a.b[*].c``, plain.py) is planned from its text, the
+plan its AST would give, and jsonpath-ng is loaded only if that query is ever asked where
+its matches are (`find_located`); a run whose queries are all such never loads it (~20 ms).
 
 Two rules make a query safe for a release gate:
 
@@ -22,11 +25,9 @@ import re
 import warnings
 from typing import Any
 
-from . import ng
+from . import plain
 from .errors import QueryError, QueryEvaluationError, query_error, reason
-from .fast import Finder, native
-from .located import located
-from .regexes import guard_regexes, intersection_column, parse_time_regex_error
+from .fast import Finder, evaluator
 
 # AST depth jsonpath-ng's recursive find() can evaluate well inside Python's stack; only
 # queries the plain-Python evaluator cannot take are held to it.
@@ -50,7 +51,9 @@ class Query:
 
     __slots__ = ("_find", "_path", "expression", "fast", "view")
 
-    def __init__(self, expression: str, path: Any) -> None:
+    def __init__(self, expression: str, path: Any, found: tuple[Finder, bool] | None) -> None:
+        """`path`: jsonpath-ng's AST (None: parsed when first needed); `found`: the
+        plain-Python evaluator of it and whether it is `fast`, None when there is none."""
         self.expression = expression
         self._path = path
         self._find: Finder | None = None
@@ -58,9 +61,18 @@ class Query:
         self.view = reads_view(expression)
         # `fast`: only plain child/index/wildcard/descendant steps (the common shapes).
         self.fast = False
-        found = native(path)
         if found is not None:
             self._find, self.fast = found
+
+    @property
+    def path(self) -> Any:
+        """jsonpath-ng's AST of the expression (parsed now if the query was planned from
+        its text)."""
+        if self._path is None:
+            from . import ng
+
+            self._path = ng.parse(self.expression)
+        return self._path
 
     @property
     def native(self) -> bool:
@@ -79,6 +91,8 @@ class Query:
         try:
             if self._find is not None:
                 return self._find(document, document)
+            from . import ng  # loaded: only a query jsonpath-ng parsed has no _find
+
             return [match.value for match in ng.find_matches(self._path, document)]
         except Exception as exc:  # RecursionError and MemoryError included
             raise QueryEvaluationError(self.expression, reason(exc)) from None
@@ -89,7 +103,9 @@ class Query:
         jsonpath-ng's own evaluation, the reference semantics. When that cannot be had for a
         match (a `len` or `sub()` result, an evaluation jsonpath-ng cannot finish, or one that
         disagrees with `find`), its path is None: a value is never shown at a wrong place."""
-        return located(self._path, self.find(document), document)
+        from .located import located
+
+        return located(self.path, self.find(document), document)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Worker processes receive the suite pickled: send the text and compile it again
@@ -121,6 +137,18 @@ def compile_query(expression: str) -> Query:
 def _compile_cached(expression: str) -> Query:
     if not expression.strip():
         raise QueryError(expression, 1, "empty expression: expected a JSONPath such as '$.a.b'")
+    planned = plain.plan(expression)
+    if planned is not None:
+        return Query(expression, None, evaluator(planned))
+    return _parsed(expression)
+
+
+def _parsed(expression: str) -> Query:
+    """The Query of an expression jsonpath-ng's parser reads (and the checks after it)."""
+    from . import ng
+    from .planner import native
+    from .regexes import guard_regexes, intersection_column, parse_time_regex_error
+
     try:
         with warnings.catch_warnings():
             # Deprecated-but-valid syntax (`|` unions, bare words in filters) must not
@@ -145,7 +173,7 @@ def _compile_cached(expression: str) -> Query:
             )
         depth = max(depth, level)
     guard_regexes(expression, path)
-    query = Query(expression, path)
+    query = Query(expression, path, native(path))
     if not query.native and depth > MAX_JSONPATH_NG_DEPTH:
         raise QueryError(
             expression,

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .ng import Unevaluable
+
+class Unevaluable(Exception):
+    """Raised inside an evaluation with the plain reason for QueryEvaluationError."""
 
 
 class QueryError(ValueError):

@@ -22,6 +22,7 @@ from typing import Any
 
 from ...dependencies import UnsupportedDependency
 from ...problems import kind_of, show
+from .errors import Unevaluable
 
 PURPOSE = "the JSONPath evaluator reads its AST classes and comparison rules"
 
@@ -156,10 +157,6 @@ def walk(path: Any) -> Iterator[tuple[Any, int]]:
 
 
 # --------------------------------------------------------------------------- evaluation
-
-
-class Unevaluable(Exception):
-    """Raised inside an evaluation with the plain reason for QueryEvaluationError."""
 
 
 class StrictOperation(Operation):  # type: ignore[misc, valid-type]
