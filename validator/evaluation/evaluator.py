@@ -60,6 +60,11 @@ class Evaluator:
         self._set_off: dict[tuple[Spec, bool, str, bool], CheckResult] = {}
         self._blocking: dict[str, bool] = {}  # severity -> whether a failure fails the run
         self._plans: dict[tuple[Spec, ...], list[tuple[Spec, Planned]]] = {}
+        # The `when_input` names of a plan's specs, and the plans made from them: a plan is
+        # read-only, shared by the cases whose key (specs; for each name, whether the case
+        # sets it and whether it sets it to false) is the same.
+        self._switches: dict[tuple[Spec, ...], tuple[str, ...]] = {}
+        self._shared_plans: dict[tuple[Any, ...], list[Planned]] = {}
         # With `keep_context`, the context of the last trace evaluated against a case (None
         # when the last one could not be), for `explain` to look at again (`look`). Off for
         # `run`, so that no trace outlives its evaluation.
@@ -193,10 +198,28 @@ class Evaluator:
         return run
 
     def _planned(self, case: Case) -> list[Planned]:
-        """The case's checks as its runs apply them (see `_plan`)."""
+        """The case's checks as its runs apply them (see `_plan`): the same list for every
+        case with the same specs, no severity override, and the same `when_input` inputs
+        set (and set to false), so a suite of a thousand such cases makes a few."""
+        specs = self.suite.checks_for(case)
         overrides = case.fields.get("severity_overrides")
+        if overrides:
+            return self._plan_of(case, specs, overrides)
+        switches = self._switches.get(specs)
+        if switches is None:
+            names = [s.when_input for s in specs if s.when_input is not None]
+            switches = self._switches[specs] = tuple(dict.fromkeys(names))
+        key = (specs, tuple([(case.sets(n), _set_false(case, n)) for n in switches]))
+        plan = self._shared_plans.get(key)
+        if plan is None:
+            plan = self._shared_plans[key] = self._plan_of(case, specs, None)
+        return plan
+
+    def _plan_of(
+        self, case: Case, specs: tuple[Spec, ...], overrides: dict[str, str] | None
+    ) -> list[Planned]:
         plan: list[Planned] = []
-        for spec, entry in self._compiled(self.suite.checks_for(case)):
+        for spec, entry in self._compiled(specs):
             if overrides and spec.id in overrides:
                 severity = overrides[spec.id]
                 entry = (entry[0], entry[1], severity, self._is_blocking(severity))

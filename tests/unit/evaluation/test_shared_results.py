@@ -84,3 +84,66 @@ def test_runs_with_the_same_verdict_share_the_verdict_checks_results(tmp_path: P
     assert check(runs[1], "verdict-allowed").status == "pass"
     # A check that reads the answer's text is evaluated for each run.
     assert check(runs[1], "keyword-coverage") is not check(runs[3], "keyword-coverage")
+
+
+# Cases that apply the same specs but set different `when_input` inputs, or override a
+# severity: each gets its own plan of checks, however they follow one another.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "plain": {},
+    "tool-budget": {"max_tool_calls": 1},
+    "loose-budget": {"max_tool_calls": 50},
+    "banned-tool": {"forbidden_tools": ["mysql_explain"]},
+    "both": {"max_tool_calls": 1, "forbidden_tools": ["redis_info"]},
+    "warning-only": {"severity_overrides": {"evidence-coverage": "warning"}},
+}
+_VARIANT_SUITES: dict[str, Suite] = {}
+
+
+def _variant_suite(tmp: Path) -> Suite:
+    if "suite" not in _VARIANT_SUITES:
+        folder = tmp / "variants"
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, changes in VARIANTS.items():
+            fields = {**GOOD_CASE, "id": name, **changes}
+            (folder / f"{name}.yaml").write_text(json.dumps(fields), "utf-8")
+        _VARIANT_SUITES["suite"] = load_suite(folder)
+    return _VARIANT_SUITES["suite"]
+
+
+def _full_view(run: RunResult) -> list[tuple[Any, ...]]:
+    return [(*row, c.severity, c.blocking) for row, c in zip(_view(run), run.checks, strict=True)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(order=st.lists(st.sampled_from(sorted(VARIANTS)), min_size=2, max_size=10))
+def test_cases_that_set_other_inputs_never_share_a_plan(
+    tmp_path_factory: Any, order: list[str]
+) -> None:
+    suite = _variant_suite(tmp_path_factory.getbasetemp())
+    evaluator = Evaluator(suite)  # cases one after another, as a run evaluates them
+    for index, case_id in enumerate(order):
+        trace = _trace("PASS", index)
+        trace["caseId"] = case_id
+        trace["toolInvocations"][0]["arguments"] = {"query": "select 1"}
+        together = evaluator.evaluate(copy.deepcopy(trace), case_id)
+        alone = evaluate_trace(suite, trace, case_id)
+        assert together == alone
+        assert _full_view(together) == _full_view(alone)
+
+
+def test_the_variants_get_different_checks(tmp_path: Path) -> None:
+    # What makes the test above able to fail: the inputs each case sets decide its checks.
+    suite = _variant_suite(tmp_path)
+
+    def statuses(case_id: str) -> dict[str, str]:
+        trace = {**_trace("PASS", 0), "caseId": case_id}
+        return {c.check: c.status for c in evaluate_trace(suite, trace, case_id).checks}
+
+    assert statuses("plain")["max-tool-calls"] == "skipped"
+    assert statuses("tool-budget")["max-tool-calls"] == "fail"  # two calls, a budget of one
+    assert statuses("loose-budget")["max-tool-calls"] == "pass"
+    assert statuses("banned-tool")["forbidden-tools"] == "fail"
+    assert statuses("plain")["forbidden-tools"] == "skipped"
+    trace = {**_trace("PASS", 0), "caseId": "warning-only"}
+    run = evaluate_trace(suite, trace, "warning-only")
+    assert {c.check: c.severity for c in run.checks}["evidence-coverage"] == "warning"
