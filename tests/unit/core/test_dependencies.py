@@ -106,4 +106,3 @@ def test_the_command_line_says_which_jsonpath_ng_is_installed(
         " installed and has no jsonpath_ng.ext.filter.EQUALITY_ONLY_OPERATOR_MAP: install a"
         " supported release with pip install 'jsonpath-ng>=1.16,<1.17'\n"
     )
-
