@@ -238,7 +238,7 @@ _FUSED_AFTER_DESCEND: dict[str, Callable[[Any], Step]] = {
 }
 
 
-def _build_steps(plan: list[tuple[str, Any]]) -> list[Step]:
+def _build_steps(plan: Plan) -> list[Step]:
     plan = [entry for entry in plan if entry[0] != "this"]  # `@` is the value itself
     steps: list[Step] = []
     i = 0
@@ -254,7 +254,7 @@ def _build_steps(plan: list[tuple[str, Any]]) -> list[Step]:
     return steps
 
 
-def finder(plan: list[tuple[str, Any]]) -> Finder:
+def finder(plan: Plan) -> Finder:
     """A function (value, root) -> matches for a plan."""
     if all(kind in ("field", "this") for kind, _ in plan):
         return _field_chain(tuple(arg for kind, arg in plan if kind == "field"))

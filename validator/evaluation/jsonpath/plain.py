@@ -20,7 +20,8 @@ expression of the compliance suite, of the repository, and on generated ones.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from .fast import Plan
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _SEGMENT = re.compile(rf"\.\.({_NAME})|\.({_NAME})|\.\*|\[\*\]|\[(0|-?[1-9][0-9]{{0,8}})\]")
@@ -33,11 +34,11 @@ _RESERVED = frozenset(
 )
 
 
-def plan(expression: str) -> list[tuple[str, Any]] | None:
+def plan(expression: str) -> Plan | None:
     """The evaluator's plan of `expression` (fast.py), or None when it is not plain."""
     if not expression.startswith("$"):
         return None
-    steps: list[tuple[str, Any]] = []
+    steps: Plan = []
     position, end = 1, len(expression)
     match = _SEGMENT.match
     while position < end:

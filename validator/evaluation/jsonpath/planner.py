@@ -43,6 +43,8 @@ def plan_of(path: Any) -> Plan:
     return _plan(path, True)
 
 
+# Nodes whose find() looks only at the value it is given, never at parents or the root,
+# so one segment can be evaluated by jsonpath-ng on a bare value. (Root, Parent, `path`,
 # sorting - which returns a bare datum, not a list - and unknown nodes are not.)
 _CONTEXT_FREE = frozenset(
     {
@@ -191,7 +193,7 @@ def _filter_predicate(node: Any) -> Predicate:
 # ----------------------------------------------------------------------------- plans
 
 
-def _plan(node: Any, leftmost: bool) -> list[tuple[str, Any]]:
+def _plan(node: Any, leftmost: bool) -> Plan:
     """Flatten a jsonpath-ng AST into (kind, argument) steps; raises _NotPlannable.
 
     Child and Descendants chains are walked without recursion, so thousands of segments
