@@ -24,6 +24,11 @@ from .display import one_line
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def has_lone_surrogate(text: str) -> bool:
+    """Whether `text` holds a lone surrogate (`str.isascii` first: a flag, no scan)."""
+    return not text.isascii() and LONE_SURROGATE.search(text) is not None
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
     """One problem in one file, at a 1-based line and column."""

@@ -22,7 +22,7 @@ from . import fastjson
 from .dataclass import dataclass
 from .files import read_within
 from .otlp import otlp_pairs
-from .problems import LONE_SURROGATE, kind_of
+from .problems import LONE_SURROGATE, has_lone_surrogate, kind_of
 
 DEFAULT_MAX_TRACE_BYTES = 64 * 1024 * 1024
 
@@ -322,7 +322,7 @@ def _fix_dict(node: dict[str, Any], prefix: str) -> int:
         if isinstance(value, str) and not value.isascii():
             node[key], n = LONE_SURROGATE.subn("\ufffd", value)
             count += n
-    bad_keys = [k for k in node if not k.isascii() and LONE_SURROGATE.search(k)]
+    bad_keys = [k for k in node if has_lone_surrogate(k)]
     if bad_keys:
         items = [(LONE_SURROGATE.sub("\ufffd", k), v) for k, v in node.items()]
         if len({k for k, _ in items}) != len(items):

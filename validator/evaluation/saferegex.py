@@ -46,7 +46,7 @@ from re import _constants as _c  # type: ignore[attr-defined]  # Python's own re
 from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any
 
-from ..problems import LONE_SURROGATE
+from ..problems import has_lone_surrogate
 from . import unicodeclasses
 
 __all__ = ["RegexError", "SafeRegex", "compile_safe"]
@@ -564,14 +564,14 @@ class SafeRegex:
     def search(self, text: str) -> bool:
         """Whether the pattern matches somewhere in `text` (as `re.search`)."""
         text = _text(text)
-        if self._linear and (text.isascii() or not LONE_SURROGATE.search(text)):
+        if self._linear and not has_lone_surrogate(text):  # RE2's error for the other
             return self._python.search(text) is not None
         return _encoding_guard(lambda: self._search.search(text)) is not None
 
     def fullmatch(self, text: str) -> bool:
         """Whether the pattern matches all of `text` (as `re.fullmatch`)."""
         text = _text(text)
-        if self._linear and (text.isascii() or not LONE_SURROGATE.search(text)):
+        if self._linear and not has_lone_surrogate(text):  # RE2's error for the other
             return self._python.fullmatch(text) is not None
         return _encoding_guard(lambda: self._full.fullmatch(text)) is not None
 

@@ -3,7 +3,8 @@
 A file written in the YAML people write by hand is read by `yamlsubset`, without a parser,
 into the same data and positions. Any other file takes the full path: we compose the YAML
 node graph (`yamlfast`: libyaml through `ruamel.yaml.clib` when it is installed, about five
-times faster than the pure-Python parser) and build plain Python data from it ourselves. Doing the construction here, rather than in ruamel's constructor, is what lets us:
+times faster than the pure-Python parser) and build plain Python data from it ourselves.
+Doing the construction here, rather than in ruamel's constructor, is what lets us:
 
 - remember a position for every key and value, so schema errors point at the exact node;
 - report a duplicate key at its second occurrence, as a problem rather than an exception;
@@ -30,7 +31,7 @@ from typing import Any, NamedTuple
 from .. import codes
 from ..dataclass import dataclass
 from ..files import FileRefused, read_file
-from ..problems import ERROR, LONE_SURROGATE, WARNING, Problem, ProblemsFound
+from ..problems import ERROR, WARNING, Problem, ProblemsFound, has_lone_surrogate
 from . import yamlsubset
 from .slips import (
     comment_cuts,
@@ -730,7 +731,7 @@ class _Builder:
 
     def _text(self, node: Any) -> str | None:
         value = str(node.value)
-        if value.isascii() or not LONE_SURROGATE.search(value):  # isascii: a flag, no scan
+        if not has_lone_surrogate(value):
             return value
         self._add(
             node,
