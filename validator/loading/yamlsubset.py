@@ -55,8 +55,14 @@ _NOT_PLAIN = frozenset("?:,[]{}#&*!|>'\"%@`")
 # A block scalar's header: `|` or `>`, `-` (strip) or nothing (clip), then a comment at most.
 _HEADER = re.compile(r"([|>])(-?)(?: +#.*| *)$")
 
-_BOOLEANS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False}
-_BOOLEANS["FALSE"] = False
+_BOOLEANS = {
+    "true": True,
+    "True": True,
+    "TRUE": True,
+    "false": False,
+    "False": False,
+    "FALSE": False,
+}
 _NULLS = frozenset(("~", "null", "Null", "NULL"))
 _NUMBER_START = frozenset("-+.0123456789")
 # The first characters of a plain value that may not be text (see `_scalar`).
@@ -69,12 +75,10 @@ _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})\.[0-9]{1,17}\Z")
 # makes it text.
 _NUMBERISH = re.compile(r"[0-9a-fA-FxobinINtTZ_.+\-: ]*\Z")
 
-# A path into the data (keys and list indexes) -> (line, column), both 1-based.
-Places = dict[tuple[str | int, ...], tuple[int, int]]
+_Path = tuple[str | int, ...]  # keys and list indexes (yamlfile's PathKey)
+# A path into the data -> (line, column), both 1-based.
+Places = dict[_Path, tuple[int, int]]
 Read = tuple[Any, Places, Places]
-
-
-_Path = tuple[str | int, ...]
 
 
 class _Unsure(Exception):
