@@ -25,12 +25,13 @@ writes NaN and Infinity as null where json refuses them, allow_nan=False) and wh
 refuses (non-text keys, integers beyond 64 bits, lone surrogates): those values are encoded
 by json, so the bytes never depend on which encoder ran.
 
-Writing one line (`dumps_compact`, report.json's rows): orjson's compact output is json's
-with `separators=(",", ":")`, ~8x faster than json's C encoder (6 ms against 52 ms for
-2,000 case rows), with the same exceptions for floats and refusals; a `null` cannot be
-told apart here (every row holds some), so a NaN or an infinity would be written as null
-where json refuses it: a row never holds one (NaN and Infinity in a trace are dropped when
-it is read, a case file cannot hold one, every figure the report computes is finite).
+Writing one line (`dumps_compact`; `compact_utf8` gives report.json's rows as bytes):
+orjson's compact output is json's with `separators=(",", ":")`, ~8x faster than json's C
+encoder (6 ms against 52 ms for 2,000 case rows), with the same exceptions for floats and
+refusals; a `null` cannot be told apart here (every row holds some), so a NaN or an
+infinity would be written as null where json refuses it: a row never holds one (NaN and
+Infinity in a trace are dropped when it is read, a case file cannot hold one, every figure
+the report computes is finite).
 Without orjson installed (a platform with no wheel for it), json does all.
 """
 
@@ -126,14 +127,21 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(","
 def dumps_compact(value: Any) -> str:
     """`json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))`,
     byte for byte for every value without NaN or an infinity (see the module's docstring)."""
-    if _orjson is not None:
-        try:
-            out = _orjson.dumps(value, option=_COMPACT_OPTIONS)
-        except _orjson.JSONEncodeError:  # a non-text key, an integer beyond 64 bits...
-            out = None
-        if out is not None and not _float_written_otherwise(out):
-            return out.decode("utf-8")
-    return _COMPACT.encode(value)
+    out = compact_utf8(value)
+    return _COMPACT.encode(value) if out is None else out.decode("utf-8")
+
+
+def compact_utf8(value: Any) -> bytes | None:
+    """`dumps_compact(value)` encoded as UTF-8, when orjson writes it (a report file takes
+    these bytes as they are: no text made to be encoded again); None when json must write
+    it (or orjson is not installed): `dumps_compact` then."""
+    if _orjson is None:
+        return None
+    try:
+        out = _orjson.dumps(value, option=_COMPACT_OPTIONS)
+    except _orjson.JSONEncodeError:  # a non-text key, an integer beyond 64 bits...
+        return None
+    return None if _float_written_otherwise(out) else out
 
 
 def dumps_indented(value: Any) -> str:

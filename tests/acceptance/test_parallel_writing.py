@@ -67,8 +67,8 @@ def _in_child_on(monkeypatch: pytest.MonkeyPatch, name: str, act: str) -> None:
     parent = os.getpid()
     real = report_module.Reporter.chunks
 
-    def chunks(self: report_module.Reporter, document: Report) -> Iterable[str]:
-        def pieces() -> Iterator[str]:
+    def chunks(self: report_module.Reporter, document: Report) -> Iterable[str | bytes]:
+        def pieces() -> Iterator[str | bytes]:
             for index, piece in enumerate(real(self, document)):
                 if self.name == name and index == 2:
                     if act == "raise-anywhere":
@@ -159,7 +159,7 @@ def test_formats_are_dealt_round_the_processes(
     log = tmp_path / "who.log"
     real = report_module.Reporter.chunks
 
-    def chunks(self: report_module.Reporter, document: Report) -> Iterable[str]:
+    def chunks(self: report_module.Reporter, document: Report) -> Iterable[str | bytes]:
         with log.open("a") as out:
             out.write(f"{self.name} {os.getpid()}\n")
         return real(self, document)

@@ -269,3 +269,28 @@ def test_a_step_summary_write_failing_midway_is_truncated_back(
     assert append_step_summary(report, summary) is False
     assert len(calls) == 2, "the short write was continued"
     assert summary.read_text("utf-8") == "## Earlier step\n"
+
+
+def test_report_json_rows_keep_json_s_bytes_whichever_encoder_writes_them(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # report.json's rows are written as the bytes orjson gives, or json's text where orjson
+    # writes otherwise (a float of 1e-7, a lone surrogate: U+FFFD in the file): one file,
+    # every row json's own compact bytes.
+    import json
+
+    _small_suite(ws)
+    report = _report(ws, "1767225600", monkeypatch)
+    odd = {"case_id": "odd\udc80", "figure": 1e-07, "text": "no-such-thing"}
+    tiny = {"case_id": "tiny", "figure": 1.5e-05}
+    report.rows.extend([odd, tiny])
+    assert report.items is not None
+    report.items.extend([None, None])
+    write_reports(report, ws.out, ["json"])
+    raw = (ws.out / "report.json").read_bytes()
+    lines = raw.decode("utf-8").splitlines()
+    for row in report.rows:
+        text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        expected = text.replace("\udc80", "\ufffd")
+        assert any(line.strip().rstrip(",") == expected for line in lines), expected
+    assert json.loads(raw)["cases"][-2]["case_id"] == "odd\ufffd"

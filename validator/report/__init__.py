@@ -2,7 +2,8 @@
 
 `REPORTERS` is the one list of output formats (the command line's `--format` choices come
 from it). A reporter is a function giving the file's text in pieces (`chunks(report)`, so a
-large report is streamed to disk) plus the file name it writes. Adding a format means one
+large report is streamed to disk; a piece is text, or bytes already encoded as UTF-8, as
+orjson writes report.json's rows) plus the file name it writes. Adding a format means one
 module with a `chunks(report: Report) -> Iterable[str]` and one entry here. Writing
 is atomic for the whole set: every file is first written beside its target under a temporary
 name, and only when all are complete are they renamed into place, so a run that fails or is
@@ -16,7 +17,7 @@ import errno
 import importlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -40,12 +41,17 @@ class Reporter:
     # (where each check's input is in the case and trace files, for locations).
     needs: frozenset[str] = frozenset()
 
-    def chunks(self, report: Report) -> Iterable[str]:
-        """The file's text, piece by piece. Reporter modules are imported when used: a run
-        that writes JSON never imports the XML or HTML machinery."""
+    def chunks(self, report: Report) -> Iterable[str | bytes]:
+        """The file's text, piece by piece: text, or bytes already encoded as UTF-8 (what
+        orjson writes). Reporter modules are imported when used: a run that writes JSON
+        never imports the XML or HTML machinery."""
         module = importlib.import_module(f"{__name__}.{self.module}")
-        pieces: Iterable[str] = module.chunks(report)
+        pieces: Iterable[str | bytes] = module.chunks(report)
         return pieces
+
+    def text(self, report: Report) -> str:
+        """The whole file as text (a job summary, a test)."""
+        return b"".join(_encoded(self.chunks(report))).decode("utf-8")
 
 
 def _replacement(error: UnicodeError) -> tuple[bytes, int]:
@@ -93,9 +99,12 @@ DEFAULT_FORMATS = ("json", "md")
 STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
-# A file written with the reports, in the same all-or-nothing set: (file name, its text in
-# pieces, made when it is written, after every report of the set).
-ExtraFile = tuple[str, Callable[[], Iterable[str]]]
+# A file's text in pieces (text, or UTF-8 bytes), made when the file is written.
+Pieces = Callable[[], Iterable[str | bytes]]
+
+# A file written with the reports, in the same all-or-nothing set: (file name, its pieces,
+# made after every report of the set).
+ExtraFile = tuple[str, Pieces]
 
 
 def write_reports(
@@ -161,7 +170,7 @@ def _write_formats(
     count = min(processes, len(writers))
     if count < 2:
         return [_write_temp(name, pieces, out_dir, temps) for name, pieces in writers]
-    files: list[tuple[str, Callable[[], Iterable[str]]]] = []
+    files: list[tuple[str, Pieces]] = []
     for name, pieces in writers:
         fd, temp = _create_temp(name, out_dir, temps)
         os.close(fd)
@@ -170,13 +179,13 @@ def _write_formats(
     return [temp for temp, _ in files]
 
 
-def _write_files(files: list[tuple[str, Callable[[], Iterable[str]]]]) -> None:
+def _write_files(files: list[tuple[str, Pieces]]) -> None:
     """Write each (temporary file, its text) from the start, complete and synced."""
     for temp, pieces in files:
         _write_into(os.open(temp, os.O_WRONLY | os.O_TRUNC), pieces)
 
 
-def _pieces(name: str, report: Report) -> Callable[[], Iterable[str]]:
+def _pieces(name: str, report: Report) -> Pieces:
     reporter = REPORTERS[name]
     return lambda: reporter.chunks(report)
 
@@ -245,16 +254,24 @@ def _create_temp(filename: str, out_dir: Path, temps: list[str]) -> tuple[int, s
     return fd, temp
 
 
-def _write_into(fd: int, pieces: Callable[[], Iterable[str]]) -> None:
-    with os.fdopen(fd, "w", encoding="utf-8", errors=REPLACE_SURROGATES, newline="\n") as handle:
-        handle.writelines(pieces())
+def _encoded(pieces: Iterable[str | bytes]) -> Iterator[bytes]:
+    """Each piece as UTF-8 bytes (a lone surrogate in a text: U+FFFD)."""
+    for piece in pieces:
+        yield piece.encode("utf-8", REPLACE_SURROGATES) if isinstance(piece, str) else piece
+
+
+# Bytes a report file is written in: few write(2) calls for a file of megabytes.
+_WRITE_BUFFER = 1 << 20
+
+
+def _write_into(fd: int, pieces: Pieces) -> None:
+    with os.fdopen(fd, "wb", buffering=_WRITE_BUFFER) as handle:
+        handle.writelines(_encoded(pieces()))
         handle.flush()
         os.fsync(handle.fileno())
 
 
-def _write_temp(
-    filename: str, pieces: Callable[[], Iterable[str]], out_dir: Path, temps: list[str]
-) -> str:
+def _write_temp(filename: str, pieces: Pieces, out_dir: Path, temps: list[str]) -> str:
     """One file into a new temporary file beside its target (recorded in `temps`)."""
     fd, temp = _create_temp(filename, out_dir, temps)
     _write_into(fd, pieces)
@@ -366,9 +383,9 @@ def append_step_summary(report: Report, path: Path, written: list[Path] | None =
 def _summary_text(report: Report, written: list[Path] | None) -> str:
     markdown = next((p for p in written or () if p.name == REPORTERS["md"].filename), None)
     try:
-        text = markdown.read_text("utf-8") if markdown else "".join(REPORTERS["md"].chunks(report))
+        text = markdown.read_text("utf-8") if markdown else REPORTERS["md"].text(report)
     except OSError:
-        text = "".join(REPORTERS["md"].chunks(report))
+        text = REPORTERS["md"].text(report)
     data = text.encode("utf-8", REPLACE_SURROGATES)
     if len(data) > STEP_SUMMARY_LIMIT:
         note = "\n_The report is longer than a job summary may be: read report.md for the rest._\n"

@@ -189,7 +189,7 @@ def test_streamed_report_renders_exactly_as_its_plain_document(
     rows = next(plain.cases())["runs"]["items"]
     assert len(rows) == 6 and rows == next(streamed.cases())["runs"]["items"]
     for name, reporter in REPORTERS.items():
-        assert "".join(reporter.chunks(streamed)) == "".join(reporter.chunks(plain)), name
+        assert reporter.text(streamed) == reporter.text(plain), name
 
 
 def _failed(run: RunResult) -> list[tuple[str, str]]:
