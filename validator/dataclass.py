@@ -1,10 +1,10 @@
 """`dataclass`: the house's dataclass decorator, the standard one made at a lower cost.
 
-`dataclasses.dataclass` writes a `__repr__`, an `__eq__` and (frozen) a `__hash__` as
-Python source for each class and compiles it when the class is made: ~0.3 ms a class on
-a development machine, ~22 ms of the ~130 ms a `run` spent importing its ~80 classes,
-paid by every command before it does anything. This `dataclass` makes the same
-dataclass without those three and gives it generic ones that read the fields' table:
+`dataclasses.dataclass` writes each class's methods as Python source and compiles it when
+the class is made: ~0.2 ms a method on a development machine, about a fifth of what a `run`
+spent importing its ~75 classes (~170 methods), paid by every command before it does
+anything. This `dataclass` makes the same dataclass and compiles nothing for most classes,
+giving them generic methods that read the fields' table instead:
 
 - `repr(x)` is `Name(a=1, b='x')`, the fields with `repr=True` in order, `...` for an
   instance met again inside its own repr (as dataclasses write it);
@@ -13,14 +13,27 @@ dataclass without those three and gives it generic ones that read the fields' ta
   class (else `NotImplemented`);
 - a frozen class hashes the tuple of the fields `hash` picks (or `compare` when `hash` is
   unset): the same value as dataclasses'; a class that is not frozen and has `__eq__` is
-  unhashable; `eq=False` keeps identity.
+  unhashable; `eq=False` keeps identity;
+- `__init__` takes the fields with `init=True` as dataclasses' does (in order, by position
+  or by name, defaults and `default_factory` filled in, `init=False` fields set to their
+  default, then `__post_init__`), and fills the instance's `__dict__` in field order; the
+  same `TypeError` for a missing, unknown or repeated argument;
+- a frozen class's `__setattr__` and `__delattr__` raise `FrozenInstanceError` as
+  dataclasses' do (its own `__init__` fills `__dict__`, so it never meets them).
 
-Everything else is dataclasses' own (`__init__`, `frozen`, `slots`, `fields()`,
-`replace()`, `asdict()`, pickling), so it is a dataclass for every tool that asks
-(`dataclasses.is_dataclass`, mypy through `dataclass_transform`). A method the class body
-writes itself is kept. `order=True` is left to dataclasses whole. Every dataclass of the
-package is made here (tests/project/test_layout.py); tests/unit/core/test_dataclass.py
-holds the two decorators to the same behaviour.
+A class made for every trace or check (a result, a job, a parsed trace) passes
+`fast_init=True`: dataclasses' own compiled `__init__` (and, frozen, its `__setattr__` and
+`__delattr__`), ~1.5 us faster per instance than the generic one, for ~0.5 ms when the class
+is made. So do classes with `slots=True` (no `__dict__` to fill), `kw_only`, an `InitVar`
+or a `ClassVar` annotation, and `order=True` is left to dataclasses whole.
+
+Everything else is dataclasses' own (`slots`, `fields()`, `replace()`, `asdict()`,
+pickling), so it is a dataclass for every tool that asks (`dataclasses.is_dataclass`, mypy
+through `dataclass_transform`); only `__dataclass_params__` says `init=False` (and
+`frozen=False`) for a class whose methods are the generic ones. A method the class body
+writes itself is kept. Every dataclass of the package is made here (tests/project/
+test_layout.py); tests/unit/core/test_dataclass.py holds the two decorators to the same
+behaviour.
 """
 
 from __future__ import annotations
@@ -47,8 +60,10 @@ def dataclass(
     frozen: bool = False,
     slots: bool = False,
     kw_only: bool = False,
+    fast_init: bool = False,
 ) -> Any:
-    """A dataclass: `@dataclass`, `@dataclass(frozen=True)`, ... (dataclasses' options)."""
+    """A dataclass: `@dataclass`, `@dataclass(frozen=True)`, ... (dataclasses' options).
+    `fast_init`: dataclasses' own compiled `__init__`, for a class made per trace or check."""
 
     def wrap(cls: type) -> Any:
         if order:  # ordering needs dataclasses' own comparison methods
@@ -57,10 +72,19 @@ def dataclass(
                 kw_only=kw_only,
             )  # fmt: skip
         own = dict(cls.__dict__)  # what the class body wrote, before dataclasses adds to it
+        generic = not (fast_init or slots or kw_only or _pseudo_fields(own))
+        if generic and frozen and ("__setattr__" in own or "__delattr__" in own):
+            name = "__setattr__" if "__setattr__" in own else "__delattr__"
+            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
         made: Any = dataclasses.dataclass(
-            cls, init=init, repr=False, eq=False, frozen=frozen, slots=slots, kw_only=kw_only
-        )
+            cls, init=init and not generic, repr=False, eq=False,
+            frozen=frozen and not generic, slots=slots, kw_only=kw_only,
+        )  # fmt: skip
         fields = dataclasses.fields(made)
+        if generic and init:
+            _set(made, "__init__", _init_of(made, fields))
+        if generic and frozen:
+            _set_frozen(made, fields)
         if repr and "__repr__" not in own:
             _set(made, "__repr__", _repr_of(tuple(f.name for f in fields if f.repr)))
         if eq:
@@ -68,6 +92,132 @@ def dataclass(
         return made
 
     return wrap if cls is None else wrap(cls)
+
+
+def _pseudo_fields(own: dict[str, Any]) -> bool:
+    """Whether the class body annotates an `InitVar`, a `ClassVar` or `KW_ONLY` (by name:
+    annotations are text here): dataclasses' own `__init__` then, which knows them."""
+    annotations = own.get("__annotations__") or {}
+    return any(marker in str(hint) for hint in annotations.values() for marker in _PSEUDO_MARKERS)
+
+
+_PSEUDO_MARKERS = ("InitVar", "ClassVar", "KW_ONLY")
+_MISSING = dataclasses.MISSING
+
+
+def _init_of(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
+    """dataclasses' `__init__` for `fields`, without compiling one: the arguments bound as
+    Python binds them, the instance's `__dict__` filled in field order."""
+    taken = [f for f in fields if f.init]
+    names = tuple(f.name for f in taken)
+    count = len(names)
+    default: dict[str, Any] = {f.name: f.default for f in taken if f.default is not _MISSING}
+    made = {f.name: f.default_factory for f in taken if f.default_factory is not _MISSING}
+    _check_order(cls, taken)
+    rest = tuple(
+        (f.name, f.default, f.default_factory)
+        for f in fields
+        if not f.init and (f.default is not _MISSING or f.default_factory is not _MISSING)
+    )
+    post_init = hasattr(cls, "__post_init__")
+    every = frozenset(names)
+    least = count - len(default) - len(made)  # the arguments without a default
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        values = dict(zip(names, args, strict=False))  # fewer arguments than names: a default
+        for name, value in kwargs.items():
+            if name not in every:
+                raise TypeError(f"{_called(__init__)} got an unexpected keyword argument {name!r}")
+            if name in values:
+                raise TypeError(f"{_called(__init__)} got multiple values for argument {name!r}")
+            values[name] = value
+        if len(args) > count:  # after the names, as Python checks them
+            raise TypeError(_too_many(__init__, least, count, len(args)))
+        if len(values) < count:
+            _fill(__init__, values, names, default, made)
+        state = self.__dict__
+        for name in names:
+            state[name] = values[name]
+        for name, value, factory in rest:
+            state[name] = value if factory is _MISSING else factory()
+        if post_init:
+            self.__post_init__()
+
+    return __init__
+
+
+def _fill(
+    init: Callable[..., None],
+    values: dict[str, Any],
+    names: tuple[str, ...],
+    default: dict[str, Any],
+    made: dict[str, Callable[[], Any]],
+) -> None:
+    """The arguments not given: their defaults, else Python's TypeError naming those
+    missing."""
+    missing = []
+    for name in names:
+        if name in values:
+            continue
+        if name in default:
+            values[name] = default[name]
+        elif name in made:
+            values[name] = made[name]()
+        else:
+            missing.append(repr(name))
+    if missing:
+        if len(missing) == 1:
+            listed = missing[0]
+        elif len(missing) == 2:
+            listed = f"{missing[0]} and {missing[1]}"
+        else:
+            listed = f"{', '.join(missing[:-1])}, and {missing[-1]}"
+        plural = "s" if len(missing) > 1 else ""
+        raise TypeError(
+            f"{_called(init)} missing {len(missing)} required positional argument{plural}: {listed}"
+        )
+
+
+def _called(init: Callable[..., None]) -> str:
+    """How Python names a method in its errors: `Case.__init__()`."""
+    return f"{init.__qualname__}()"
+
+
+def _too_many(init: Callable[..., None], least: int, most: int, given: int) -> str:
+    """Python's words for too many positional arguments (`self` counted, as it counts it)."""
+    takes = f"from {least + 1} to {most + 1}" if least < most else f"{most + 1}"
+    plural = "" if takes == "1" else "s"
+    return f"{_called(init)} takes {takes} positional argument{plural} but {given + 1} were given"
+
+
+def _check_order(cls: type, taken: list[dataclasses.Field[Any]]) -> None:
+    """dataclasses' rule: a field without a default never follows one with a default."""
+    seen_default = False
+    for f in taken:
+        has_default = f.default is not _MISSING or f.default_factory is not _MISSING
+        if seen_default and not has_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        seen_default = seen_default or has_default
+
+
+def _set_frozen(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> None:
+    """dataclasses' frozen `__setattr__` and `__delattr__`: assigning or deleting a field,
+    or any attribute of an instance of the class itself, raises FrozenInstanceError."""
+    names = frozenset(f.name for f in fields)
+    owner: Any = cls  # a subclass that is not frozen may set what is not a field
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is owner or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(owner, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is owner or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(owner, self).__delattr__(name)
+
+    _set(cls, "__setattr__", __setattr__, replace=True)
+    _set(cls, "__delattr__", __delattr__, replace=True)
 
 
 def _set_eq_and_hash(

@@ -179,7 +179,7 @@ def format_of(name: str, setting: str | None = None) -> str:
     return "jsonl" if name.endswith(JSONL_SUFFIXES) else "json"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, fast_init=True)
 class Job:
     """One unit of reading: a trace file, or one line of a JSON Lines file (carried as text).
 

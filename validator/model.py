@@ -32,7 +32,7 @@ class Finder(Protocol):
 # Cases
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, fast_init=True)
 class Case:
     """One case as written by its author, validated."""
 

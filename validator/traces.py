@@ -48,7 +48,7 @@ class TraceError(Exception):
         self.kind = kind
 
 
-@dataclass
+@dataclass(fast_init=True)
 class ParsedTrace:
     """A parsed trace document, with a note for each value that was dropped when read."""
 
@@ -414,7 +414,7 @@ def _latin1_hint(data: bytes, at: int) -> str:
     return f" (it reads as '{char}' in {name}: the file looks saved as {name}, not UTF-8)"
 
 
-@dataclass
+@dataclass(fast_init=True)
 class Document:
     """A parsed JSON document of any shape, NaN/Infinity still marked (see `drop_invalid`)."""
 

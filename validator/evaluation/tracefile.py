@@ -276,7 +276,7 @@ def _stem(name: str) -> str:
 # Reading a job's traces
 
 
-@dataclass
+@dataclass(fast_init=True)
 class Trace:
     """One trace read from a job: its document, or why it cannot be evaluated."""
 

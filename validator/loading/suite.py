@@ -205,7 +205,7 @@ class _Cases:
     tool_names: list[ToolName] = field(default_factory=list)  # of every readable file
 
 
-@dataclass
+@dataclass(fast_init=True)
 class CaseFile:
     """One case file read, validated and built, with what the cross-file rules need of it
     (not its YAML document): plain data, so a loading process can send it back."""

@@ -32,7 +32,7 @@ _MARKS = (True, "glob")  # names only, or names and globs
 _GLOB_CHARS = frozenset("*?[")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, fast_init=True)
 class ToolName:
     """One tool name written in a case file, and where."""
 

@@ -69,7 +69,7 @@ class Position(NamedTuple):
     column: int  # 1-based
 
 
-@dataclass
+@dataclass(fast_init=True)
 class YamlDocument:
     """A loaded YAML file: its plain data and where each part of it was written.
 

@@ -1,11 +1,14 @@
-"""The house's `dataclass` behaves as the standard library's: the same repr, equality,
-hashing, immutability, fields, `replace` and pickling, for every option the package uses.
+"""The house's `dataclass` behaves as the standard library's: the same construction (and
+the same errors for a wrong call), repr, equality, hashing, immutability, fields, `replace`
+and pickling, for every option the package uses.
 
-Each shape is made twice, by the house's decorator and by `dataclasses.dataclass`, and
-instances of both are put through the same operations."""
+Each shape is made three times, by the house's decorator (its generic methods, and with
+`fast_init=True` dataclasses' compiled ones) and by `dataclasses.dataclass`, and instances
+of all three are put through the same operations."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import pickle
@@ -79,27 +82,33 @@ def _shapes(make: Maker) -> dict[str, type]:
     class Nested:
         child: Any = None
 
-    for cls in (Plain, Frozen, Identity, MutableIdentity, Slotted, One, Empty, Ordered, Own):
-        cls.__qualname__ = cls.__name__  # the same repr for both makers' classes
-    Nested.__qualname__ = "Nested"
-    return {
-        cls.__name__: cls
-        for cls in (
-            Plain,
-            Frozen,
-            Identity,
-            MutableIdentity,
-            Slotted,
-            One,
-            Empty,
-            Ordered,
-            Own,
-            Nested,
-        )
-    }
+    @make(frozen=True)
+    class Derived:
+        a: int
+        b: list[int] = dataclasses.field(default_factory=list)
+        total: int = dataclasses.field(init=False, default=0)
+        seen: list[int] = dataclasses.field(init=False, default_factory=list, compare=False)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "total", self.a + len(self.b))
+
+    @make
+    class Three:
+        a: int
+        b: str
+        c: float
+
+    shapes = (Plain, Frozen, Identity, MutableIdentity, Slotted, One, Empty, Ordered, Own)
+    for cls in (*shapes, Nested, Derived, Three):
+        cls.__qualname__ = cls.__name__  # the same repr and messages for every maker's class
+    return {cls.__name__: cls for cls in (*shapes, Nested, Derived, Three)}
 
 
-HOUSE, STANDARD = _shapes(dataclass), _shapes(dataclasses.dataclass)
+def _fast(cls: type | None = None, /, **options: Any) -> Any:
+    return dataclass(cls, fast_init=True, **options)
+
+
+HOUSE, FAST, STANDARD = _shapes(dataclass), _shapes(_fast), _shapes(dataclasses.dataclass)
 
 ARGS: dict[str, list[tuple[Any, ...]]] = {
     "Plain": [(1,), (1, "y"), (2, "x", [3])],
@@ -112,7 +121,23 @@ ARGS: dict[str, list[tuple[Any, ...]]] = {
     "Ordered": [(1, "a"), (0, "b")],
     "Own": [(1,)],
     "Nested": [()],
+    "Derived": [(1,), (1, [2, 3])],
+    "Three": [(1, "b", 2.5)],
 }
+
+# Calls right and wrong: by name, twice the same argument, an unknown name, too many or
+# too few arguments.
+CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    ((), {}),
+    ((1,), {}),
+    ((), {"a": 1}),
+    ((1,), {"a": 2}),
+    ((), {"zzz": 1}),
+    ((1, "x"), {"b": "y"}),
+    ((1, 2, 3, 4, 5, 6, 7), {}),
+    ((), {"b": "x"}),
+    ((), {"a": 1, "b": "x", "c": 0.5}),
+]
 
 
 def _outcome(fn: Any) -> Any:
@@ -120,6 +145,23 @@ def _outcome(fn: Any) -> Any:
         return ("value", fn())
     except Exception as exc:  # the same kind of error from both
         return ("raises", type(exc).__name__)
+
+
+def _call(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    try:
+        return ("value", repr(cls(*args, **kwargs)))
+    except TypeError as exc:  # the same words as Python's for the compiled __init__
+        return ("raises", str(exc))
+
+
+def _deleted(x: Any, name: str) -> str:
+    delattr(x, name)  # a frozen record refuses
+    return repr(x)
+
+
+def _added(x: Any) -> Any:
+    x.extra = 1  # a frozen record refuses any attribute
+    return x.extra
 
 
 def _assigned(x: Any) -> str:
@@ -141,6 +183,11 @@ def _behaviour(classes: dict[str, type], name: str) -> list[Any]:
         seen.append(_outcome(lambda x=x: _assigned(x)))
         seen.append([f.name for f in dataclasses.fields(x)])
         seen.append(dataclasses.is_dataclass(x))
+        seen.append(_outcome(lambda x=x: repr(pickle.loads(pickle.dumps(x)))))
+        seen.append(_outcome(lambda x=x: repr(copy.deepcopy(x))))
+        seen.append(_outcome(lambda x=x: _added(x)))
+        seen.append(_outcome(lambda x=x: _deleted(x, "zzz")))
+        seen.append(_outcome(lambda x=x: _deleted(x, "a")))
     for x in made:
         for y in made:
             seen.append(_outcome(lambda x=x, y=y: x == y))
@@ -151,6 +198,24 @@ def _behaviour(classes: dict[str, type], name: str) -> list[Any]:
 @pytest.mark.parametrize("name", sorted(ARGS))
 def test_each_shape_behaves_as_the_standard_dataclass(name: str) -> None:
     assert _behaviour(HOUSE, name) == _behaviour(STANDARD, name)
+    assert _behaviour(FAST, name) == _behaviour(STANDARD, name)
+
+
+@pytest.mark.parametrize("name", sorted(ARGS))
+def test_each_shape_is_called_as_the_standard_dataclass(name: str) -> None:
+    expected = [_call(STANDARD[name], args, kwargs) for args, kwargs in CALLS]
+    assert [_call(HOUSE[name], args, kwargs) for args, kwargs in CALLS] == expected
+    assert [_call(FAST[name], args, kwargs) for args, kwargs in CALLS] == expected
+
+
+def test_a_default_before_a_field_without_one_is_refused_as_dataclasses_do() -> None:
+    for make in (dataclass, dataclasses.dataclass):
+        with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+            @make
+            class Wrong:
+                a: int = 0
+                b: int
 
 
 def test_instances_of_another_class_with_the_same_fields_are_not_equal() -> None:
@@ -195,8 +260,10 @@ def test_the_package_s_records_survive_pickling_as_they_are() -> None:
     assert hash(pickle.loads(pickle.dumps(binding))) == hash(binding)
 
 
-def test_repr_eq_and_hash_are_not_compiled_per_class(monkeypatch: pytest.MonkeyPatch) -> None:
-    # What makes the decorator cheaper: dataclasses compiles no source for them.
+def test_only_the_classes_that_ask_are_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What makes the decorator cheaper: dataclasses compiles no source for a class, except
+    # one with order=True (left to dataclasses whole: Ordered, frozen) and the `__init__` of
+    # one with slots=True (Slotted) or fast_init=True.
     compiled: list[str] = []
 
     def spy(source: str, *args: Any) -> None:
@@ -206,9 +273,11 @@ def test_repr_eq_and_hash_are_not_compiled_per_class(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(dataclasses, "exec", spy, raising=False)
     _shapes(house.dataclass)
     source = "\n".join(compiled)
-    assert "def __init__" in source, "the spy sees what dataclasses compiles"
-    for method in ("__repr__", "__eq__", "__hash__"):
-        assert source.count(f"def {method}(") == 1, f"{method}: only the class with order=True"
+    counts = {m: source.count(f"def {m}(") for m in ("__init__", "__repr__", "__setattr__")}
+    assert counts == {"__init__": 2, "__repr__": 1, "__setattr__": 1}, counts
+    compiled.clear()
+    _shapes(_fast)
+    assert "\n".join(compiled).count("def __init__(") == len(ARGS), "fast_init: every class"
 
 
 def test_both_equality_rules_whatever_python_runs_them() -> None:
