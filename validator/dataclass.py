@@ -16,16 +16,17 @@ giving them generic methods that read the fields' table instead:
   unhashable; `eq=False` keeps identity;
 - `__init__` takes the fields with `init=True` as dataclasses' does (in order, by position
   or by name, defaults and `default_factory` filled in, `init=False` fields set to their
-  default, then `__post_init__`), and fills the instance's `__dict__` in field order; the
-  same `TypeError` for a missing, unknown or repeated argument;
+  default, then `__post_init__`), storing them in field order as dataclasses' does (a
+  frozen class's through `object.__setattr__`); the same `TypeError` for a missing, unknown
+  or repeated argument;
 - a frozen class's `__setattr__` and `__delattr__` raise `FrozenInstanceError` as
-  dataclasses' do (its own `__init__` fills `__dict__`, so it never meets them).
+  dataclasses' do.
 
 A class made for every trace or check (a result, a job, a parsed trace) passes
 `fast_init=True`: dataclasses' own compiled `__init__` (and, frozen, its `__setattr__` and
 `__delattr__`), ~1.5 us faster per instance than the generic one, for ~0.5 ms when the class
-is made. So do classes with `slots=True` (no `__dict__` to fill), `kw_only`, an `InitVar`
-or a `ClassVar` annotation, and `order=True` is left to dataclasses whole.
+is made. So do classes with `slots=True`, `kw_only`, an `InitVar` or a `ClassVar`
+annotation, and `order=True` is left to dataclasses whole.
 
 Everything else is dataclasses' own (`slots`, `fields()`, `replace()`, `asdict()`,
 pickling), so it is a dataclass for every tool that asks (`dataclasses.is_dataclass`, mypy
@@ -107,7 +108,7 @@ _MISSING = dataclasses.MISSING
 
 def _init_of(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
     """dataclasses' `__init__` for `fields`, without compiling one: the arguments bound as
-    Python binds them, the instance's `__dict__` filled in field order."""
+    Python binds them, each field stored in field order."""
     taken = [f for f in fields if f.init]
     names = tuple(f.name for f in taken)
     count = len(names)
@@ -135,15 +136,20 @@ def _init_of(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[
             raise TypeError(_too_many(__init__, least, count, len(args)))
         if len(values) < count:
             _fill(__init__, values, names, default, made)
-        state = self.__dict__
         for name in names:
-            state[name] = values[name]
+            _store(self, name, values[name])
         for name, value, factory in rest:
-            state[name] = value if factory is _MISSING else factory()
+            _store(self, name, value if factory is _MISSING else factory())
         if post_init:
             self.__post_init__()
 
     return __init__
+
+
+# Each field stored as `self.name = value` stores it (a frozen class's own __setattr__
+# passed by): the instance keeps the layout attribute reads are fastest on, which filling
+# its `__dict__` at once would give up (every later read of a field costs more).
+_store = object.__setattr__
 
 
 def _fill(
