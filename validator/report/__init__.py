@@ -40,6 +40,11 @@ class Reporter:
     # EXTRAS (the shown runs' traces read again: answers, tool and model calls), SOURCES
     # (where each check's input is in the case and trace files, for locations).
     needs: frozenset[str] = frozenset()
+    # Written by C code that reads the report's rows without writing to them (orjson): a
+    # forked child writing it copies few of this process's pages, where a format written in
+    # Python writes to every row it reads (reference counts), and a child copies each page
+    # it touches (~30 ms for 2,000 cases). Such formats go to the children first.
+    light_in_child: bool = False
 
     def chunks(self, report: Report) -> Iterable[str | bytes]:
         """The file's text, piece by piece: text, or bytes already encoded as UTF-8 (what
@@ -73,7 +78,9 @@ SOURCES = "sources"  # where each check's input is in the files (Report.sources)
 REPORTERS: dict[str, Reporter] = {
     r.name: r
     for r in (
-        Reporter("json", "report.json", "json", "the stable document, for machines"),
+        Reporter(
+            "json", "report.json", "json", "the stable document, for machines", light_in_child=True
+        ),
         Reporter("md", "report.md", "markdown", "for review in a pull request"),
         Reporter("junit", "report.junit.xml", "junit", "JUnit XML, for CI test views"),
         Reporter("html", "report.html", "html", "a page for people", frozenset({EXTRAS})),
@@ -163,10 +170,10 @@ def _write_formats(
     writers: Sequence[ExtraFile], out_dir: Path, temps: list[str], processes: int
 ) -> list[str]:
     """Each format into a new temporary file beside its target (recorded in `temps`), in
-    order. With `processes` > 1 the formats are dealt round (the first to this process, the
-    second to the first child, and so on: `processes.map_in_processes`); the temporary
-    files are all created here first, so the cleanup knows them, and a child that fails
-    leaves its files to be written again here."""
+    order. With `processes` > 1 the formats are shared out (`_dealt`) between this process
+    and forked children (`processes.map_in_processes`); the temporary files are all
+    created here first, so the cleanup knows them, and a child that fails leaves its files
+    to be written again here."""
     count = min(processes, len(writers))
     if count < 2:
         return [_write_temp(name, pieces, out_dir, temps) for name, pieces in writers]
@@ -175,8 +182,26 @@ def _write_formats(
         fd, temp = _create_temp(name, out_dir, temps)
         os.close(fd)
         files.append((temp, pieces))
-    map_in_processes(_write_files, [files[i::count] for i in range(count)])
+    light = [_LIGHT.get(name, False) for name, _ in writers]
+    map_in_processes(_write_files, [[files[i] for i in part] for part in _dealt(light, count)])
     return [temp for temp, _ in files]
+
+
+# Report file name -> whether a child writes it cheaply (Reporter.light_in_child).
+_LIGHT = {r.filename: r.light_in_child for r in REPORTERS.values()}
+
+
+def _dealt(light: list[bool], count: int) -> list[list[int]]:
+    """The formats (by index) each of `count` processes writes, this one first: those
+    `light` in a child dealt round the children, the others round every process from this
+    one (json and md: md here, json in a child); each process's in the given order."""
+    parts: list[list[int]] = [[] for _ in range(count)]
+    heavy = [i for i, is_light in enumerate(light) if not is_light]
+    for turn, i in enumerate(i for i, is_light in enumerate(light) if is_light):
+        parts[1 + turn % (count - 1)].append(i)
+    for turn, i in enumerate(heavy):
+        parts[turn % count].append(i)
+    return [sorted(part) for part in parts]
 
 
 def _write_files(files: list[tuple[str, Pieces]]) -> None:
