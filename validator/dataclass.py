@@ -16,9 +16,9 @@ giving them generic methods that read the fields' table instead:
   unhashable; `eq=False` keeps identity;
 - `__init__` takes the fields with `init=True` as dataclasses' does (in order, by position
   or by name, defaults and `default_factory` filled in, `init=False` fields set to their
-  default, then `__post_init__`), storing them in field order as dataclasses' does (a
-  frozen class's through `object.__setattr__`); the same `TypeError` for a missing, unknown
-  or repeated argument;
+  default, then `__post_init__`), each stored in field order through
+  `object.__setattr__`, as dataclasses' frozen classes store them; the same `TypeError` for
+  a missing, unknown or repeated argument;
 - a frozen class's `__setattr__` and `__delattr__` raise `FrozenInstanceError` as
   dataclasses' do.
 
@@ -73,7 +73,7 @@ def dataclass(
                 kw_only=kw_only,
             )  # fmt: skip
         own = dict(cls.__dict__)  # what the class body wrote, before dataclasses adds to it
-        generic = not (fast_init or slots or kw_only or _pseudo_fields(own))
+        generic = not (fast_init or slots or kw_only or _pseudo_fields(cls, own))
         if generic and frozen and ("__setattr__" in own or "__delattr__" in own):
             name = "__setattr__" if "__setattr__" in own else "__delattr__"
             raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
@@ -95,11 +95,18 @@ def dataclass(
     return wrap if cls is None else wrap(cls)
 
 
-def _pseudo_fields(own: dict[str, Any]) -> bool:
+def _pseudo_fields(cls: type, own: dict[str, Any]) -> bool:
     """Whether the class body annotates an `InitVar`, a `ClassVar` or `KW_ONLY` (by name:
-    annotations are text here): dataclasses' own `__init__` then, which knows them."""
+    annotations are text here), or a dataclass it derives from has such a pseudo-field (its
+    table holds more than its fields): dataclasses' own `__init__` then, which knows them."""
     annotations = own.get("__annotations__") or {}
-    return any(marker in str(hint) for hint in annotations.values() for marker in _PSEUDO_MARKERS)
+    if any(marker in str(hint) for hint in annotations.values() for marker in _PSEUDO_MARKERS):
+        return True
+    return any(
+        len(vars(base).get("__dataclass_fields__", ())) > len(dataclasses.fields(base))
+        for base in cls.__mro__[1:]
+        if "__dataclass_fields__" in vars(base)
+    )
 
 
 _PSEUDO_MARKERS = ("InitVar", "ClassVar", "KW_ONLY")
@@ -146,9 +153,10 @@ def _init_of(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[
     return __init__
 
 
-# Each field stored as `self.name = value` stores it (a frozen class's own __setattr__
-# passed by): the instance keeps the layout attribute reads are fastest on, which filling
-# its `__dict__` at once would give up (every later read of a field costs more).
+# Each field is stored as `self.name = value` would store it (a frozen class's own
+# __setattr__ passed by, as dataclasses' frozen __init__ does): the instance keeps the
+# layout attribute reads are fastest on, which filling its `__dict__` at once would give up
+# (every later read of a field would cost more).
 _store = object.__setattr__
 
 

@@ -15,7 +15,7 @@ import pickle
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -339,3 +339,30 @@ def test_no_class_with_the_generic_init_is_made_per_case_or_trace(
         counts.append(dict(made))
     assert counts[0], "the counter sees the generic __init__ at work"
     assert counts[0] == counts[1]
+
+
+def test_pseudo_fields_keep_dataclasses_own_init_in_a_derived_class_too() -> None:
+    # An InitVar (here, or in a dataclass derived from) is passed to __post_init__, which
+    # only dataclasses' own __init__ knows how to do; a ClassVar is no field.
+    @dataclass
+    class Base:
+        x: int
+        k: dataclasses.InitVar[int] = 0
+        total: int = dataclasses.field(init=False, default=0)
+
+        def __post_init__(self, k: int) -> None:
+            self.total = self.x + k
+
+    @dataclass
+    class Derived(Base):
+        z: int = 1
+
+    @dataclass
+    class Counted:
+        a: int
+        made: ClassVar[int] = 0
+
+    assert (Base(1, 5).total, Derived(1, 5, 2).total, Derived(1, 5, 2).z) == (6, 6, 2)
+    assert repr(Counted(3)).endswith(".Counted(a=3)") and Counted.made == 0
+    with pytest.raises(TypeError, match="unexpected keyword argument 'made'"):
+        Counted(3, made=1)  # type: ignore[call-arg]
