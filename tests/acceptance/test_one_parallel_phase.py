@@ -16,7 +16,7 @@ from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
 from validator.commands import fused
 from validator.evaluation.worker import Worker
-from validator.inputs import Job
+from validator.inputs import Job, Plan
 from validator.results import RunResult
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the phase forks its workers")
@@ -327,9 +327,20 @@ def test_the_folder_listed_for_the_phase_is_the_run_s_plan_when_it_names_the_cas
     one = _run(ws, "1", "out-1")
     made = _plans(monkeypatch)
     seen = _phases(monkeypatch)
+    jobs_made: list[int] = []
+    real_jobs = Plan.jobs
+
+    def jobs(self: Plan, *args: Any, **kwargs: Any) -> Any:
+        jobs_made.append(1)
+        return real_jobs(self, *args, **kwargs)
+
+    monkeypatch.setattr(Plan, "jobs", jobs)
     assert _run(ws, "2", "out-2") == one
     assert seen == ["fused"]
     assert made == ["fused"], "listed once, for the phase, and kept"
+    # Its jobs made once for the phase, the run's being those, and once more for the
+    # traces report.html reads again (the answers it shows).
+    assert len(jobs_made) == 2, jobs_made
     report = (ws.root / "out-2" / "report.json").read_text()
     assert "case-04.txt" in report and "case-03/" in report
 

@@ -178,6 +178,9 @@ class PrePlan:
     traces: int  # trace files of every name, those left to after the join included
     plan: Plan  # the listing, planned as if each name were a case that picks no file
     names: tuple[str, ...]  # those names, sorted
+    # Every job of that plan, in order: the run's own jobs when the listing is its plan
+    # (run.listing), made once. The phase's jobs above are these very objects.
+    made: tuple[Job, ...] = ()
 
 
 def pre_plan(options: Options) -> PrePlan | None:
@@ -205,8 +208,9 @@ def pre_plan(options: Options) -> PrePlan | None:
     plan.max_bytes = options.max_bytes
     if any(src.how == CONTENT for src in plan.sources):
         return None
+    made = tuple(plan.jobs())
     jobs: dict[str, list[Job]] = {}
-    for job in plan.jobs():
+    for job in made:
         if job.case_id is not None and job.unmatched is None:
             jobs.setdefault(job.case_id, []).append(job)
     # A case with more traces than a few chunks is left to the usual path, which spreads
@@ -216,7 +220,7 @@ def pre_plan(options: Options) -> PrePlan | None:
     if traces > MAX_FUSED_TRACES:
         return None
     kept = {c: tuple(found) for c, found in jobs.items() if len(found) <= MAX_FUSED_RUNS}
-    return PrePlan(kept, traces, plan, tuple(keys))
+    return PrePlan(kept, traces, plan, tuple(keys), made)
 
 
 def _key(entry: os.DirEntry[str]) -> str:
@@ -304,6 +308,8 @@ def fused_phase(
         for read in ordered_map(unit, batches, wanted, spec, None, notify or _stderr):
             if read.record is None:  # its workers died: read here, its traces the usual way
                 read.record = unit.reader(read.path)
+            elif read.runs is not None and (case := _evaluable(read.record)) is not None:
+                read.jobs = jobs[case.id]  # this process's own, not the copies sent back
             reads.append(read)
             if lasting:
                 # What came back lives until the process ends right after the command: frozen

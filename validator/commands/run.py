@@ -59,7 +59,7 @@ from ..results import RunResult
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from . import ends_after_command, gating, keep_to_exit, options
 from .extras import collect_extras
-from .fused import Fused, checked, fused_phase, rest_of
+from .fused import Fused, PrePlan, checked, fused_phase, rest_of
 from .fused import Options as FusedOptions
 from .layout import SuiteFlags, config_errors, read_config, resolve
 from .live import LiveLog
@@ -144,10 +144,11 @@ def find_traces(
     suite: Suite,
     full: Suite,
     elsewhere: Collection[str] = (),
-    listed: Plan | None = None,
+    listed: PrePlan | None = None,
 ) -> Traces:
     """The plan of the fixtures: every file a trace of some case, or unused (with why).
-    `listed`: that very plan, made already (see `listing`): the folder is not walked again."""
+    `listed`: that very plan and its jobs, made already (see `listing`): the folder is not
+    walked again, nor its jobs made again."""
     fixtures = options.fixtures
     shown = display_path(fixtures)
     if not (fixtures.is_dir() or fixtures.is_file()):
@@ -157,19 +158,23 @@ def find_traces(
             "pass --fixtures with the folder (or file) of saved traces",
         )
     settings = options.traces
-    plan = listed or plan_fixtures(
-        list(suite.cases),
-        fixtures,
-        shown,
-        set(full.cases),
-        options.follow_symlinks,
-        patterns=settings.pattern,
-        by_name=settings.case_id is None,
-        picks=picks_of(full),
-        format=settings.format,
-        group=settings.group,
-        whole_files=reads_whole_files(settings),
-        elsewhere=elsewhere,
+    plan = (
+        listed.plan
+        if listed is not None
+        else plan_fixtures(
+            list(suite.cases),
+            fixtures,
+            shown,
+            set(full.cases),
+            options.follow_symlinks,
+            patterns=settings.pattern,
+            by_name=settings.case_id is None,
+            picks=picks_of(full),
+            format=settings.format,
+            group=settings.group,
+            whole_files=reads_whole_files(settings),
+            elsewhere=elsewhere,
+        )
     )
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
     plan.max_bytes = options.max_trace_bytes
@@ -178,10 +183,11 @@ def find_traces(
     # Counting JSON Lines lines costs a read of the file: only when progress is shown (a bar
     # on a terminal, a line every tenth of the traces off one), so never with -q.
     wanted = not options.terminal.quiet
-    return Traces(plan.jobs(), shown, plan, root, plan.job_count if wanted else None)
+    jobs = iter(listed.made) if listed is not None else plan.jobs()
+    return Traces(jobs, shown, plan, root, plan.job_count if wanted else None)
 
 
-def listing(fused: Fused | None, suite: Suite) -> Plan | None:
+def listing(fused: Fused | None, suite: Suite) -> PrePlan | None:
     """The fused phase's listing of the fixtures folder when it is the plan `find_traces`
     would make: listed for exactly the suite's case ids, none of which picks files by its
     `fixture:` key. (The other inputs of the plan are the same whenever the phase runs: the
@@ -191,7 +197,7 @@ def listing(fused: Fused | None, suite: Suite) -> Plan | None:
     names, full = fused.listing.names, fused.suite
     if not names == tuple(suite.cases) == tuple(full.cases) or picks_of(full):
         return None
-    return fused.listing.plan
+    return fused.listing
 
 
 def warn_strays(plan: Plan, full: Suite, root: Path | None, max_bytes: int) -> None:
