@@ -306,11 +306,7 @@ def fused_phase(
     lasting = ends_after_command()
     try:
         for read in ordered_map(unit, batches, wanted, spec, None, notify or _stderr):
-            if read.record is None:  # its workers died: read here, its traces the usual way
-                read.record = unit.reader(read.path)
-            elif read.runs is not None and (case := _evaluable(read.record)) is not None:
-                read.jobs = jobs[case.id]  # this process's own, not the copies sent back
-            reads.append(read)
+            reads.append(_received(read, unit, jobs))
             if lasting:
                 # What came back lives until the process ends right after the command: frozen
                 # as it comes (a constant-time move), no collection of the young objects
@@ -327,6 +323,17 @@ def fused_phase(
         if bar is not None:
             bar.close()
         raise
+
+
+def _received(read: Read, unit: Unit, jobs: dict[str, tuple[Job, ...]]) -> Read:
+    """A case file as a worker sent it back: read here when its workers died (its traces
+    are then the usual path's); else its jobs made this process's own objects, not the
+    copies sent back (the run's jobs are these very ones when the listing is its plan)."""
+    if read.record is None:
+        read.record = unit.reader(read.path)
+    elif read.runs is not None and (case := _evaluable(read.record)) is not None:
+        read.jobs = jobs[case.id]
+    return read
 
 
 def _batches(paths: list[Path], jobs: dict[str, tuple[Job, ...]]) -> list[list[Path]]:
