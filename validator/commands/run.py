@@ -158,10 +158,10 @@ def find_traces(
             "pass --fixtures with the folder (or file) of saved traces",
         )
     settings = options.traces
-    plan = (
-        listed.plan
-        if listed is not None
-        else plan_fixtures(
+    if listed is not None:
+        plan = listed.plan
+    else:
+        plan = plan_fixtures(
             list(suite.cases),
             fixtures,
             shown,
@@ -175,7 +175,6 @@ def find_traces(
             whole_files=reads_whole_files(settings),
             elsewhere=elsewhere,
         )
-    )
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
     plan.max_bytes = options.max_trace_bytes
     root = None if options.follow_symlinks or plan.single else fixtures
