@@ -26,7 +26,7 @@ from types import FrameType, ModuleType
 from .commands import EXIT_FAILED, EXIT_USAGE
 from .commands.options import program
 from .dataclass import dataclass
-from .dependencies import UnsupportedDependency
+from .dependencies import UnsupportedDependency, missing_dependency
 from .problems import InternalError, ProblemsFound, UsageError
 from .version import __version__
 
@@ -261,14 +261,20 @@ def _dispatch(command: Command, args: argparse.Namespace) -> int:
     except BrokenPipeError:
         return EXIT_FAILED
     except Exception as exc:  # never a traceback: say it is our bug and where it happened
-        detail = str(exc) if isinstance(exc, InternalError) else f"{type(exc).__name__}: {exc}"
-        print(
-            f"internal error (a bug in trace-validator {__version__}, please report it): {detail}",
-            file=sys.stderr,
-        )
+        print(_unexpected(exc), file=sys.stderr)
     if command.writes_reports:  # it could not be done: say so last, and what is stale
         print(_no_report(command, out), file=sys.stderr)
     return EXIT_USAGE
+
+
+def _unexpected(exc: Exception) -> str:
+    """The line for an error no command expects: a library missing from this Python (what
+    to install), else a bug of ours (where it happened)."""
+    missing = missing_dependency(exc)
+    if missing is not None:
+        return f"error: {missing}"
+    detail = str(exc) if isinstance(exc, InternalError) else f"{type(exc).__name__}: {exc}"
+    return f"internal error (a bug in trace-validator {__version__}, please report it): {detail}"
 
 
 def _no_report(command: Command, out: Path) -> str:

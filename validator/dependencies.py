@@ -22,6 +22,44 @@ SUPPORTED = {
 }
 
 
+# The top-level module -> (distribution, the range pyproject.toml requires) of every library a
+# run imports. A module missing at run time (a broken environment, a package removed after
+# install) is said as what to install, never as a bug of the tool (`missing_dependency`).
+# orjson is not here: without it, json reads and writes everything (validator/fastjson.py).
+REQUIRED = {
+    "jsonpath_ng": ("jsonpath-ng", ">=1.16,<1.17"),
+    "ruamel": ("ruamel.yaml", ">=0.18.6,<0.20"),
+    "jsonschema": ("jsonschema", ">=4.18,<5"),
+    "markdown_it": ("markdown-it-py", ">=3,<5"),
+    "re2": ("google-re2", ">=1.1,<2"),
+}
+
+
+def missing_dependency(error: BaseException) -> str | None:
+    """What to install, when `error` (or an error it was raised from) is the import of a
+    library in REQUIRED failing because the library is not installed; None otherwise."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ModuleNotFoundError) and current.name:
+            module = current.name.split(".")[0]
+            if module in REQUIRED:
+                import sys  # here: only when a library is missing
+
+                distribution, wanted = REQUIRED[module]
+                return (
+                    f"trace-validator needs {distribution} (the module {module}), which is not"
+                    f" installed for this Python ({sys.executable}): install it with"
+                    f" {sys.executable} -m pip install '{distribution}{wanted}'"
+                )
+        inner = getattr(current, "error", None)  # problems.InternalError's
+        current = (
+            inner if isinstance(inner, BaseException) else current.__cause__ or current.__context__
+        )
+    return None
+
+
 def installed_version(distribution: str) -> str | None:
     """The installed version of `distribution` (None when it is not installed)."""
     from importlib import metadata  # here: a command that starts well never imports it

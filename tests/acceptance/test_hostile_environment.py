@@ -139,3 +139,31 @@ def test_a_long_case_id_from_a_trace_is_cut_with_a_marker_everywhere(
         assert "(3,0" in result.out
     for report in suite.out.iterdir():
         assert "a" * 300 not in report.read_text("utf-8"), report.name
+
+
+# Run the command line in a Python where importing re2 fails as it does when google-re2 is
+# not installed (None in sys.modules: ModuleNotFoundError naming the module).
+_WITHOUT_RE2 = (
+    "import runpy, sys; sys.modules['re2'] = None; sys.argv[0] = 'validator';"
+    " runpy.run_module('validator', run_name='__main__', alter_sys=True)"
+)
+
+
+def test_a_library_missing_from_the_python_is_said_as_what_to_install(suite: Workspace) -> None:
+    args = ["run", "--cases", "cases", "--fixtures", "fixtures", "--out", "reports"]
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_RE2, *args],
+        cwd=suite.root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "internal error" not in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "error: trace-validator needs google-re2 (the module re2), which is not installed" in (
+        done.stderr
+    )
+    assert f"install it with {sys.executable} -m pip install 'google-re2>=1.1,<2'" in done.stderr
+    assert not (suite.out / "report.json").exists()

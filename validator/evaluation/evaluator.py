@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any
 
+from ..dependencies import missing_dependency
 from ..display import shorten
 from ..model import Case, Finder, Spec, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
@@ -107,8 +108,11 @@ class Evaluator:
             reason = "not enough memory to evaluate this trace: raise the memory limit"
             return RunResult(case_id or "?", ERROR, reason, fixture)
         except Exception as exc:  # one broken trace must not stop the others
+            missing = missing_dependency(exc)
             reason = (
-                f"internal error while evaluating this trace (please report it as a bug): {exc!r}"
+                f"cannot evaluate this trace: {missing}"
+                if missing is not None
+                else f"internal error while evaluating this trace (please report it as a bug): {exc!r}"
             )
             return RunResult(case_id or "?", ERROR, reason, fixture)
 

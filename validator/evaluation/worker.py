@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from ..dependencies import missing_dependency
 from ..inputs import Job
 from ..model import Suite, TraceSettings
 from ..results import ERROR, RunResult
@@ -126,7 +127,12 @@ class Worker:
             reason = "not enough memory to read and parse this trace: raise the memory limit, or split the trace"
             out.extend(self._errors(job, reason, job.fixture))
         except Exception as exc:  # a bug must cost one file, not the run
-            reason = f"internal error while reading this trace (please report it as a bug): {exc!r}"
+            missing = missing_dependency(exc)
+            reason = (
+                f"cannot read this trace: {missing}"
+                if missing is not None
+                else f"internal error while reading this trace (please report it as a bug): {exc!r}"
+            )
             out.extend(self._errors(job, reason, job.fixture, guess=False))
         if not out:
             out.extend(self._errors(job, "the file holds no trace (only blank lines)", job.fixture))

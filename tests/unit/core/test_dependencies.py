@@ -14,8 +14,9 @@ import jsonpath_ng.jsonpath
 import pytest
 from conftest import REPO
 
-from validator.dependencies import SUPPORTED, UnsupportedDependency
+from validator.dependencies import REQUIRED, SUPPORTED, UnsupportedDependency, missing_dependency
 from validator.evaluation.jsonpath import ng
+from validator.problems import InternalError
 
 
 def test_pyproject_pins_the_ranges_the_fast_paths_were_checked_with() -> None:
@@ -106,3 +107,52 @@ def test_the_command_line_says_which_jsonpath_ng_is_installed(
         " installed and has no jsonpath_ng.ext.filter.EQUALITY_ONLY_OPERATOR_MAP: install a"
         " supported release with pip install 'jsonpath-ng>=1.16,<1.17'\n"
     )
+
+
+def test_pyproject_requires_every_library_a_missing_import_names() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
+    required = {r.split(";")[0].replace(" ", "") for r in project["dependencies"]}
+    for distribution, wanted in REQUIRED.values():
+        assert f"{distribution}{wanted}" in required
+
+
+def _missing(module: str) -> ModuleNotFoundError:
+    return ModuleNotFoundError(f"No module named '{module}'", name=module)
+
+
+def test_a_required_library_missing_is_found_through_wrapping_and_chaining() -> None:
+    wrapped = InternalError("specs/trace-fields.yaml", _missing("re2"))
+    assert "google-re2" in (missing_dependency(wrapped) or "")
+    try:
+        try:
+            raise _missing("markdown_it.main")
+        except ImportError as exc:
+            raise RuntimeError("while rendering") from exc
+    except RuntimeError as chained:
+        found = missing_dependency(chained)
+    assert found is not None and "markdown-it-py (the module markdown_it)" in found
+    assert f"{sys.executable} -m pip install 'markdown-it-py>=3,<5'" in found
+
+
+@pytest.mark.parametrize(
+    "error",
+    [_missing("yaml"), _missing("orjson"), ValueError("re2"), ImportError("cannot import name")],
+)
+def test_other_errors_are_not_taken_for_a_missing_library(error: Exception) -> None:
+    assert missing_dependency(error) is None
+
+
+def test_a_trace_whose_evaluation_lacks_a_library_is_an_error_saying_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from validator.evaluation.evaluator import Evaluator
+    from validator.model import Suite, TraceFields
+
+    def lacking(*args: object, **kwargs: object) -> None:
+        raise _missing("re2")
+
+    monkeypatch.setattr(Evaluator, "_evaluate", lacking)
+    run = Evaluator(Suite({}, {}, TraceFields({}))).evaluate({"caseId": "a"}, "a", "a.json")
+    assert run.status == "error"
+    assert run.reason is not None
+    assert run.reason.startswith("cannot evaluate this trace: trace-validator needs google-re2")
