@@ -17,9 +17,11 @@ import errno
 import importlib
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
+from typing import BinaryIO
 
 from ..dataclass import dataclass
 from ..problems import UsageError
@@ -141,8 +143,10 @@ def write_reports(
     temps: list[str] = []
     try:
         many = processes > 1 and _rows(report) >= CONCURRENT_MIN_ROWS
-        made = _write_formats(writers, out_dir, temps, processes if many else 1)
-        made += [_write_temp(name, p, out_dir, temps) for name, p in extra]
+        syncs = _Syncs()
+        made = _write_formats(writers, out_dir, temps, processes if many else 1, syncs)
+        made += [_write_temp(name, p, out_dir, temps, syncs) for name, p in extra]
+        syncs.wait()
         _move_into_place(list(zip(made, targets, strict=True)))
     except BaseException as exc:  # SIGTERM and Ctrl-C too (see cli): no temp file stays
         _remove(temps)  # any child writing one was ended first (see map_in_processes)
@@ -167,7 +171,7 @@ def _rows(report: Report) -> int:
 
 
 def _write_formats(
-    writers: Sequence[ExtraFile], out_dir: Path, temps: list[str], processes: int
+    writers: Sequence[ExtraFile], out_dir: Path, temps: list[str], processes: int, syncs: _Syncs
 ) -> list[str]:
     """Each format into a new temporary file beside its target (recorded in `temps`), in
     order. With `processes` > 1 the formats are shared out (`_dealt`) between this process
@@ -176,7 +180,7 @@ def _write_formats(
     to be written again here."""
     count = min(processes, len(writers))
     if count < 2:
-        return [_write_temp(name, pieces, out_dir, temps) for name, pieces in writers]
+        return [_write_temp(name, pieces, out_dir, temps, syncs) for name, pieces in writers]
     files: list[tuple[str, Pieces]] = []
     for name, pieces in writers:
         fd, temp = _create_temp(name, out_dir, temps)
@@ -289,17 +293,64 @@ def _encoded(pieces: Iterable[str | bytes]) -> Iterator[bytes]:
 _WRITE_BUFFER = 1 << 20
 
 
-def _write_into(fd: int, pieces: Pieces) -> None:
-    with os.fdopen(fd, "wb", buffering=_WRITE_BUFFER) as handle:
+def _write_into(fd: int, pieces: Pieces, syncs: _Syncs | None = None) -> None:
+    """Write the file and close it, on disk (fsync) before it is renamed into place: now,
+    or in a thread of `syncs` while the next file is written."""
+    handle = os.fdopen(fd, "wb", buffering=_WRITE_BUFFER)
+    try:
         handle.writelines(_encoded(pieces()))
         handle.flush()
+    except BaseException:
+        with suppress(OSError):
+            handle.close()
+        raise
+    if syncs is None:
+        _sync_and_close(handle)
+    else:
+        syncs.start(handle)
+
+
+def _sync_and_close(handle: BinaryIO) -> None:
+    try:
         os.fsync(handle.fileno())
+    finally:
+        handle.close()
 
 
-def _write_temp(filename: str, pieces: Pieces, out_dir: Path, temps: list[str]) -> str:
+class _Syncs:
+    """The fsync of each file written, in a thread of its own: fsync waits for the disk
+    without holding the interpreter, so the next file is written meanwhile (report.json's
+    ~15-20 ms for 2,000 cases, hidden behind report.md's writing). `wait` before renaming."""
+
+    def __init__(self) -> None:
+        self._threads: list[threading.Thread] = []
+        self._errors: list[OSError] = []
+
+    def start(self, handle: BinaryIO) -> None:
+        thread = threading.Thread(target=self._run, args=(handle,), name="fsync")
+        thread.start()
+        self._threads.append(thread)
+
+    def _run(self, handle: BinaryIO) -> None:
+        try:
+            _sync_and_close(handle)
+        except OSError as exc:
+            self._errors.append(exc)
+
+    def wait(self) -> None:
+        """Every file on disk and closed; the first error of any raised (OSError)."""
+        for thread in self._threads:
+            thread.join()
+        if self._errors:
+            raise self._errors[0]
+
+
+def _write_temp(
+    filename: str, pieces: Pieces, out_dir: Path, temps: list[str], syncs: _Syncs | None = None
+) -> str:
     """One file into a new temporary file beside its target (recorded in `temps`)."""
     fd, temp = _create_temp(filename, out_dir, temps)
-    _write_into(fd, pieces)
+    _write_into(fd, pieces, syncs)
     return temp
 
 
