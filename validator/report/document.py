@@ -131,15 +131,35 @@ def run_row(run: RunResult) -> dict[str, Any]:
     }
 
 
-def _run_fields(run: RunResult) -> dict[str, Any]:
+class SkippedRows:
+    """The entry of each skipped check, made once per result: a check a case sets off
+    (`when_input`) is one result shared by every case of its plan (`Evaluator`), so a
+    report of 2,000 such cases makes its entry once, not 2,000 times. Each result is held
+    with its entry, so its id is not reused while the memo lives."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[CheckResult, dict[str, Any]]] = {}
+
+    def __call__(self, check: CheckResult, details: dict[str, Any] | None) -> dict[str, Any]:
+        made = self._made.get(id(check))
+        if made is None:
+            made = self._made[id(check)] = (check, _check_row(check, details))
+        return made[1]
+
+
+def _run_fields(run: RunResult, skipped: SkippedRows | None = None) -> dict[str, Any]:
     """Every case-row field that describes its representative run, in one pass over its
-    checks (a report of thousands of cases makes this for each)."""
+    checks (a report of thousands of cases makes this for each; `skipped`: the entries of
+    skipped checks made so far)."""
     checks, failed, warned = [], [], []
     coverage: dict[str, dict[str, Any]] = {}  # report_as -> the first applied check's details
     for check in run.checks:
         details = check.details  # found once, for the row and the columns
-        checks.append(_check_row(check, details))
         status = check.status
+        if status == SKIPPED and skipped is not None:
+            checks.append(skipped(check, details))
+        else:
+            checks.append(_check_row(check, details))
         if status == FAIL:
             if check.blocking:
                 failed.append({"check": check.check, "message": check.message})
@@ -165,14 +185,18 @@ _NO_RUN = RunResult("", "")
 
 
 def case_row(
-    case: CaseResult, with_items: bool = True, quarantined: str | None = None
+    case: CaseResult,
+    with_items: bool = True,
+    quarantined: str | None = None,
+    skipped: SkippedRows | None = None,
 ) -> dict[str, Any]:
     """The case's row of the report. `with_items=False` leaves a multi-run case's
     `runs.items` out (a `Report` adds them when the row is read). `quarantined`: the reason
-    the quarantine file gives, when the case is in it."""
+    the quarantine file gives, when the case is in it. `skipped`: shared by the rows of one
+    report (the entries of its skipped checks, each made once)."""
     run = case.representative
     out = _case_head(case)
-    out.update(_run_fields(run or _NO_RUN))
+    out.update(_run_fields(run or _NO_RUN, skipped))
     if case.notes:
         out["notes"] = [*case.notes, *out["notes"]]
     out["tags"] = list(case.tags)
@@ -359,7 +383,8 @@ def build_report(
         "inputs": inputs or {},
         "summary": summary,
     }
-    rows = [case_row(c, False, quarantine.get(c.case_id)) for c in cases]
+    skipped = SkippedRows()
+    rows = [case_row(c, False, quarantine.get(c.case_id), skipped) for c in cases]
     if comparison is not None:
         judged = [c for c in cases if c.case_id not in quarantine]
         gated = summarize(judged, ks) if len(judged) < len(cases) else summary

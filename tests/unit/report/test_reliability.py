@@ -434,3 +434,10 @@ def test_rounding_is_half_to_even_on_exact_ties() -> None:
     assert estimates([(8, 1)], [1])["pass_hat"]["1"] == 0.125
     assert estimates([(20000, 1)], [1])["pass_hat"]["1"] == 0.0  # 0.00005: a tie, to even
     assert estimates([(20000, 3)], [1])["pass_hat"]["1"] == 0.0002  # 0.00015: to even, up
+
+
+def test_wilson_interval_gives_each_caller_its_own_list() -> None:
+    first = wilson_interval(8, 10)
+    assert first is not None
+    first.append(0.5)
+    assert wilson_interval(8, 10) == [0.4901, 0.9434]

@@ -1,0 +1,60 @@
+"""The report's case rows: a check that many cases set off is one result, and its entry in
+the rows is made once; every row still reads as its own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Workspace, good_trace
+
+from validator import load_suite
+from validator.evaluation.evaluator import Evaluator
+from validator.evaluation.grouping import group_results
+from validator.report import document
+from validator.report.document import build_report
+
+CASES = ("alpha", "beta", "gamma")
+
+
+def _report(ws: Workspace) -> document.Report:
+    for case_id in CASES:
+        ws.case(id=case_id)
+    suite = load_suite(ws.cases)
+    evaluator = Evaluator(suite)
+    runs = [evaluator.evaluate(good_trace(c), c, f"{c}.json") for c in CASES]
+    cases, _ = group_results(suite, runs)
+    return build_report(cases)
+
+
+def test_a_check_every_case_sets_off_is_one_entry_made_once(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[tuple[str, str]] = []
+    real = document._check_row
+
+    def counted(check: Any, details: Any) -> dict[str, Any]:
+        made.append((check.check, check.status))
+        return real(check, details)
+
+    monkeypatch.setattr(document, "_check_row", counted)
+    report = _report(ws)
+    rows = list(report.cases())
+    entries = rows[0]["checks"]
+    set_off = [c for c in entries if c["message"].startswith("skipped: the case does not set")]
+    assert set_off, "the case sets no check off: the test reads nothing"
+    for entry in set_off:  # the same entry in every row, made once
+        assert all(entry in row["checks"] for row in rows)
+        assert made.count((entry["check"], "skipped")) == 1
+    # A check skipped by its guard, or applied, is each run's own result: made for each row.
+    for entry in entries:
+        if entry not in set_off:
+            assert made.count((entry["check"], entry["status"])) == len(CASES), entry
+
+
+def test_rows_are_the_same_made_once_or_each_time(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    once = list(_report(ws).cases())
+    monkeypatch.setattr(document, "SkippedRows", lambda: None)
+    assert list(_report(ws).cases()) == once
