@@ -49,6 +49,7 @@ from ..loading.suite import (
 from ..model import Case, Spec, Suite, TraceFields, TraceSettings
 from ..problems import ERROR, WARNING, ProblemsFound
 from ..processes import Workers, ordered_map, usable_cores
+from ..report.document import RowFields
 from ..results import PASS, RunResult
 from . import ends_after_command
 from .progress import Progress, ProgressBar
@@ -114,7 +115,7 @@ class Unit:
                 cases.setdefault(case.id, case)  # a second file with its id: an error anyway
         if not cases:
             return out
-        worker, compact = self._worker(cases), Compactor()
+        worker, compact = self._worker(cases), Compactor(RowFields())
         for read in out:
             case = _evaluable(read.record)
             if case is not None and cases.get(case.id) is case:

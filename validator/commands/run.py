@@ -49,7 +49,7 @@ from ..report import (
     write_reports,
 )
 from ..report.baseline import Baseline, load_baseline
-from ..report.document import Report, build_report, source_date_note
+from ..report.document import Report, RowFields, build_report, source_date_note
 from ..report.gate import Gate, exit_decision
 from ..report.history import DEFAULT_DEPTH, History, load_history
 from ..report.shard import Shard
@@ -480,6 +480,7 @@ def _evaluations(
         progress=bar if isinstance(bar, ProgressBar) else None,  # lines: the live log's
         settings=options.traces,
         aside=frozenset(aside),  # dropped when grouped
+        kept=RowFields(),
     )
 
 

@@ -3,6 +3,7 @@ memory stays flat in the number of traces."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..results import FAIL, PASS, CheckResult, RunResult
@@ -20,7 +21,10 @@ class Compactor:
     of the runs (a worker's chunk) it keeps a superset of what it keeps on the whole.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, kept: Callable[[RunResult], None] | None = None) -> None:
+        # Called with each run kept whole that has no `row_fields` yet: the report's fields
+        # are made while its results are fresh in memory (and, in a worker, in parallel).
+        self._on_kept = kept
         self._kept: dict[str, bool] = {}  # case id -> a run that did not pass is kept whole
         # Equal values of compacted runs, held once: runs that come back from a worker
         # process each bring their own copy of the case id, the status, the verdict and
@@ -31,6 +35,8 @@ class Compactor:
         kept = self._kept.get(run.case_id)
         if kept is None or (not kept and run.status != PASS):
             self._kept[run.case_id] = run.status != PASS
+            if self._on_kept is not None and run.row_fields is None:
+                self._on_kept(run)
             return run
         return self.shrink(run)
 
@@ -38,6 +44,7 @@ class Compactor:
         """The run as one that does not represent its case: its values shared with other
         runs, its failed checks only, without clause details."""
         same = self._same
+        run.row_fields = None  # it no longer represents its case
         run.case_id = same.setdefault(run.case_id, run.case_id)
         run.status = same.setdefault(run.status, run.status)
         run.verdict = same.setdefault(run.verdict, run.verdict)

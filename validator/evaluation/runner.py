@@ -42,6 +42,7 @@ def evaluate_all(
     notify: Callable[[str], None] = note_on_stderr,
     settings: TraceSettings | None = None,
     aside: frozenset[str] = frozenset(),
+    kept: Callable[[RunResult], None] | None = None,
 ) -> Iterator[RunResult]:
     """Evaluate jobs in order, reading each file only when its turn comes.
 
@@ -57,7 +58,8 @@ def evaluate_all(
     time: its chunk is evaluated again in a new worker, and only if that one dies too do its
     traces become errors (see `processes.Pool`). `notify` gets one line per such event, and one when
     fewer processes than `workers` are used. `aside`: case ids of the whole suite whose traces
-    are set aside unevaluated (another shard's, cases not selected; see `Worker`)."""
+    are set aside unevaluated (another shard's, cases not selected; see `Worker`). `kept`:
+    given each run the compaction keeps whole, as it comes (see `Compactor`)."""
     size = chunk or DEFAULT_CHUNK
     batches = _chunks(jobs, size)
     cores = usable_cores()
@@ -66,7 +68,7 @@ def evaluate_all(
     count = max(1, min(wanted, len(ahead)))
     if workers is not None and count < workers:
         notify(_lowered(workers, count, cores, ahead, size))
-    compact = Compactor()
+    compact = Compactor(kept)
     here = Worker(suite, max_bytes, root, settings, aside)
     everything = chain(ahead, batches)
     if count > 1:

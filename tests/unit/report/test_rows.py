@@ -9,10 +9,11 @@ import pytest
 from conftest import Workspace, good_trace
 
 from validator import load_suite
+from validator.evaluation.compaction import Compactor
 from validator.evaluation.evaluator import Evaluator
 from validator.evaluation.grouping import group_results
 from validator.report import document
-from validator.report.document import build_report
+from validator.report.document import RowFields, build_report
 
 CASES = ("alpha", "beta", "gamma")
 
@@ -58,3 +59,44 @@ def test_rows_are_the_same_made_once_or_each_time(
     once = list(_report(ws).cases())
     monkeypatch.setattr(document, "SkippedRows", lambda: None)
     assert list(_report(ws).cases()) == once
+
+
+def _runs(ws: Workspace, kept: Any) -> list[Any]:
+    """Three runs of one case (pass, fail, pass) and one of another, compacted as a run
+    compacts them, `kept` given each run kept whole."""
+    ws.case(id="alpha")
+    ws.case(id="beta")
+    suite = load_suite(ws.cases)
+    evaluator, compact = Evaluator(suite), Compactor(kept)
+    failing = good_trace("alpha")
+    failing["selfEvaluation"]["verifier_evaluation"]["verdict"] = "REJECT"
+    traces = [("alpha", good_trace("alpha")), ("alpha", failing), ("alpha", good_trace("alpha"))]
+    traces.append(("beta", good_trace("beta")))
+    runs = [
+        compact(evaluator.evaluate(trace, case_id, f"{case_id}-{i}.json"))
+        for i, (case_id, trace) in enumerate(traces)
+    ]
+    return [suite, runs]
+
+
+def test_row_fields_made_as_runs_are_kept_are_those_the_report_makes(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite, plain = _runs(ws, None)
+    expected = list(build_report(group_results(suite, plain)[0]).cases())
+    suite, runs = _runs(ws, RowFields())
+    made = [run.fixture for run in runs if run.row_fields is not None]
+    assert made == ["alpha-0.json", "alpha-1.json", "beta-3.json"]  # the runs kept whole
+    cases, _ = group_results(suite, runs)
+    made_in_report: list[Any] = []
+    real = document._made_fields
+
+    def counted(run: Any, skipped: Any) -> dict[str, Any]:
+        made_in_report.append(run.fixture)
+        return real(run, skipped)
+
+    monkeypatch.setattr(document, "_made_fields", counted)
+    assert list(build_report(cases).cases()) == expected
+    assert made_in_report == []  # alpha's representative is its failed run, made already
+    alpha = next(c for c in cases if c.case_id == "alpha")
+    assert alpha.runs[0].row_fields is None  # no longer the representative: compacted
