@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,16 @@ GOOD_CASE: dict[str, Any] = {
     "allowed_verdicts": ["PASS"],
     "forbidden_keywords": ["drop table"],
 }
+
+
+def skip_if_sigint_ignored(signum: int) -> None:
+    """Skip a test that interrupts a run with SIGINT when this process ignores SIGINT (a
+    background job of a non-interactive shell): the run it starts inherits that, and keeps
+    ignoring it as a run started with `nohup` or `&` should."""
+    if signum == signal.SIGINT and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        pytest.skip(
+            "SIGINT is ignored in this process (started in the background), so in the run too"
+        )
 
 
 def good_trace(case_id: str = "db-slow", **changes: Any) -> dict[str, Any]:

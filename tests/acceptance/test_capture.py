@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from capture_agent import Agent
-from conftest import REPO
+from conftest import REPO, skip_if_sigint_ignored
 
 from validator.cli import main
 
@@ -380,6 +380,7 @@ for path in sorted(pathlib.Path(sys.argv[2]).glob("*.json")):
 def test_a_signal_mid_capture_keeps_only_whole_traces(
     tmp_path: Path, signum: signal.Signals, code: int
 ) -> None:
+    skip_if_sigint_ignored(signum)
     (tmp_path / "slow.py").write_text(SLOW_SCRIPT, encoding="utf-8")
     (tmp_path / "slow").touch()
     suite(

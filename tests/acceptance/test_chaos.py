@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GOOD_CASE, REPO, Workspace, good_trace
+from conftest import GOOD_CASE, REPO, Workspace, good_trace, skip_if_sigint_ignored
 
 LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
 pytestmark = [
@@ -283,6 +283,7 @@ def test_a_chunk_whose_worker_is_killed_twice_becomes_errors_and_the_run_complet
 def test_a_signal_to_the_run_ends_every_process_and_keeps_the_old_reports(
     corpus: Corpus, start: Any, tmp_path: Path, signum: int, code: int, message: str
 ) -> None:
+    skip_if_sigint_ignored(signum)
     out = tmp_path / "out"
     out.mkdir()
     for name, data in corpus.reference_files.items():
