@@ -180,3 +180,13 @@ def test_the_command_line_is_one_literal_code_span(command: str) -> None:
     children = _inline_tokens(_parser().parse(f"Command: {code_span(command)}\n"))[0]
     assert [t.type for t in children] == ["text", "code_inline"]
     assert children[1].content == command
+
+
+@pytest.mark.parametrize("text", ["# heading", "1. item", "- item", "> quote"])
+def test_a_text_escaped_once_is_escaped_again_for_where_it_stands(text: str) -> None:
+    # Short texts are remembered: by the text and by whether it starts a line.
+    inline, starting = escape(text), escape(text, line_start=True)
+    assert starting != inline and starting.replace("\\", "") == inline.replace("\\", "")
+    assert escape(text) == inline and escape(text, line_start=True) == starting
+    long = text + " x" * 200  # past what is remembered: the same rules
+    assert escape(long, line_start=True).startswith(starting)
