@@ -151,10 +151,12 @@ class RunResult:
     # Never part of report.json, which stays the same from one run to the next.
     check_seconds: float | None = field(default=None, compare=False)
     # The fields of the report's case row this run gives when it represents its case
-    # (report.document's run fields), made while the run's results are still fresh in memory
-    # by the compaction that keeps it whole (`Compactor`'s `kept`); None: made with the
-    # report. Derived from the fields above, so never compared; a compacted run has none.
-    row_fields: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    # (report.document's run fields), made by the compaction that keeps it whole (in a
+    # worker with --jobs 2: `Compactor`'s `kept`); None: made with the report. Derived from the fields above, so never compared nor written to a shard file
+    # (`cache`); a compacted run has none.
+    row_fields: dict[str, Any] | None = field(
+        default=None, compare=False, repr=False, metadata={"cache": True}
+    )
 
     @property
     def vacuous(self) -> bool:

@@ -294,3 +294,26 @@ def test_report_json_rows_keep_json_s_bytes_whichever_encoder_writes_them(
         expected = text.replace("\udc80", "\ufffd")
         assert any(line.strip().rstrip(",") == expected for line in lines), expected
     assert json.loads(raw)["cases"][-2]["case_id"] == "odd\ufffd"
+
+
+def test_the_same_files_when_no_thread_can_be_started_for_their_fsync(
+    ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _small_suite(ws)
+    report = _report(ws, "1700000000", monkeypatch)
+    write_reports(report, tmp_path / "threads", NEW_FORMATS)
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    def no_thread(self: Any) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(report_module.threading.Thread, "start", no_thread)
+    monkeypatch.setattr(report_module.os, "fsync", fsync)
+    write_reports(report, tmp_path / "none", NEW_FORMATS)
+    assert len(synced) == len(NEW_FORMATS)  # each file synced all the same, here
+    assert _state(tmp_path / "none") == _state(tmp_path / "threads")

@@ -22,8 +22,8 @@ class Compactor:
     """
 
     def __init__(self, kept: Callable[[RunResult], None] | None = None) -> None:
-        # Called with each run kept whole that has no `row_fields` yet: the report's fields
-        # are made while its results are fresh in memory (and, in a worker, in parallel).
+        # Called with each run kept whole that has no `row_fields` yet (the report's fields
+        # of the run, made here: in a worker, in parallel; see report.document.RowFields).
         self._on_kept = kept
         self._kept: dict[str, bool] = {}  # case id -> a run that did not pass is kept whole
         # Equal values of compacted runs, held once: runs that come back from a worker

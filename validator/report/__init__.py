@@ -328,7 +328,11 @@ class _Syncs:
 
     def start(self, handle: BinaryIO) -> None:
         thread = threading.Thread(target=self._run, args=(handle,), name="fsync")
-        thread.start()
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had (a process limit): synced here, now
+            _sync_and_close(handle)
+            return
         self._threads.append(thread)
 
     def _run(self, handle: BinaryIO) -> None:

@@ -105,6 +105,8 @@ def _data(record: Any) -> dict[str, Any]:
     nested = _NESTED[type(record)]
     out: dict[str, Any] = {}
     for f in fields(record):
+        if f.metadata.get("cache"):  # made again from the other fields where needed
+            continue
         value = getattr(record, f.name)
         if f.name in nested:
             value = [_data(item) for item in value]

@@ -3,6 +3,7 @@ the rows is made once; every row still reads as its own."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from validator import load_suite
 from validator.evaluation.compaction import Compactor
 from validator.evaluation.evaluator import Evaluator
 from validator.evaluation.grouping import group_results
-from validator.report import document
+from validator.report import document, shard
 from validator.report.document import RowFields, build_report
 
 CASES = ("alpha", "beta", "gamma")
@@ -100,3 +101,14 @@ def test_row_fields_made_as_runs_are_kept_are_those_the_report_makes(
     assert made_in_report == []  # alpha's representative is its failed run, made already
     alpha = next(c for c in cases if c.case_id == "alpha")
     assert alpha.runs[0].row_fields is None  # no longer the representative: compacted
+
+
+def test_a_shard_file_holds_no_row_fields_and_reads_back_equal(ws: Workspace) -> None:
+    _, runs = _runs(ws, RowFields())
+    kept = [run for run in runs if run.row_fields is not None]
+    assert kept
+    for run in kept:
+        data = shard.run_data(run)
+        assert "row_fields" not in data
+        again = shard.run_from(json.loads(json.dumps(data)))
+        assert again == run and again.row_fields is None
