@@ -85,6 +85,7 @@ class Line:
     times: list[float] = field(default_factory=list)
     rss: list[float] = field(default_factory=list)
     cores: list[float] = field(default_factory=list)  # CPU seconds / wall seconds, per run
+    cpu: list[float] = field(default_factory=list)  # CPU seconds, per run
 
     @property
     def median(self) -> float:
@@ -93,6 +94,13 @@ class Line:
     @property
     def median_cores(self) -> float:
         return statistics.median(self.cores)
+
+
+def _pairwise(tool: Line, reference: Line) -> str:
+    """The median of each repeat's ratio, in wall seconds and in CPU seconds."""
+    wall = statistics.median(t / r for t, r in zip(tool.times, reference.times, strict=True))
+    cpu = statistics.median(t / r for t, r in zip(tool.cpu, reference.cpu, strict=True))
+    return f"{wall:.2f} (CPU {cpu:.2f})"
 
 
 # Runs one command and reports its wall time and peak RSS. A launcher process of its own,
@@ -254,6 +262,7 @@ def bench_shape(
             line.times.append(t.seconds)
             line.rss.append(t.rss_mb)
             line.cores.append(t.cpu / t.seconds)
+            line.cpu.append(t.cpu)
     spin.append(effective_cores(root, loops))
     floor, b1, b2, c, d = (line.median for line in lines)
     print(
@@ -273,6 +282,11 @@ def bench_shape(
         f"ratios: c/b = {c / b1:.2f} ({verdict('c/b', c / b1)}),"
         f" d/b2 = {d / b2:.2f} ({verdict('d/b2', d / b2)});"
         f" c/a = {c / floor:.2f}, d/a = {d / floor:.2f}; speed-up c/d = {c / d:.2f}, b/b2 = {b1 / b2:.2f}"
+    )
+    print(
+        "pairwise (each repeat's two runs, which ran a few seconds apart, then the median; a"
+        f" slow drift of the machine's load cancels out): c/b = {_pairwise(lines[3], lines[1])}"
+        f", d/b2 = {_pairwise(lines[4], lines[2])}"
     )
     print(
         f"effective cores (CPU s / wall s): validator --jobs 2 {cores_d:.2f}, reference --jobs 2"
