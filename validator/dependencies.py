@@ -15,13 +15,6 @@ path instead (same results, slower) and says why in `Composer.portable_reason`.
 
 from __future__ import annotations
 
-# distribution -> the version range the code reading its internals was checked against
-SUPPORTED = {
-    "jsonpath-ng": ">=1.16,<1.17",
-    "ruamel.yaml": ">=0.18.6,<0.20",
-}
-
-
 # The top-level module -> (distribution, the range pyproject.toml requires) of every library a
 # run imports. A module missing at run time (a broken environment, a package removed after
 # install) is said as what to install, never as a bug of the tool (`missing_dependency`).
@@ -32,6 +25,15 @@ REQUIRED = {
     "jsonschema": ("jsonschema", ">=4.18,<5"),
     "markdown_it": ("markdown-it-py", ">=3,<5"),
     "re2": ("google-re2", ">=1.1,<2"),
+}
+
+# distribution -> the version range the code reading its internals was checked against:
+# those libraries' required ranges (one place for each range).
+_READ_INTERNALS = ("jsonpath-ng", "ruamel.yaml")
+SUPPORTED = {
+    distribution: wanted
+    for distribution, wanted in REQUIRED.values()
+    if distribution in _READ_INTERNALS
 }
 
 
