@@ -128,7 +128,13 @@ def dumps_compact(value: Any) -> str:
     """`json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))`,
     byte for byte for every value without NaN or an infinity (see the module's docstring)."""
     out = compact_utf8(value)
-    return _COMPACT.encode(value) if out is None else out.decode("utf-8")
+    return json_compact(value) if out is None else out.decode("utf-8")
+
+
+def json_compact(value: Any) -> str:
+    """`dumps_compact(value)` written by json alone: for a value `compact_utf8` declined,
+    without asking orjson again."""
+    return _COMPACT.encode(value)
 
 
 def compact_utf8(value: Any) -> bytes | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..fastjson import compact_utf8, dumps_indented
+from ..fastjson import compact_utf8, dumps_indented, json_compact
 from ..fastjson import dumps_compact as _compact
 from .document import Report
 
@@ -26,7 +26,7 @@ def _rows(rows: Iterable[dict[str, Any]]) -> Iterator[str | bytes]:
     for row in rows:
         lead = b"[\n    " if first else b",\n    "
         out = compact_utf8(row)
-        yield lead.decode() + _compact(row) if out is None else lead + out
+        yield lead.decode() + json_compact(row) if out is None else lead + out
         first = False
     yield "[]" if first else "\n  ]"
 
