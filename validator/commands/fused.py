@@ -90,6 +90,13 @@ class Read:
     runs: list[RunResult] | None = None
 
 
+# What a worker sends back for one case file of its batch, in the batch's order: the file's
+# record and, when its case was evaluated there, the runs. Not its path nor its jobs: this
+# process knows both (the batch it sent, its pre-plan) and puts them back (`_received`);
+# unpickled here, they were ~10 % of what came back (a Path and a tuple of Jobs a file).
+Sent = tuple[CaseFile | None, list[RunResult] | None]
+
+
 @dataclass(frozen=True)
 class Unit:
     """What a worker does with a batch of case files: reads each, then evaluates the
@@ -106,21 +113,23 @@ class Unit:
     max_bytes: int
     root: Path | None
 
-    def __call__(self, paths: list[Path]) -> list[Read]:
-        out = [Read(path, self.reader(path)) for path in paths]
+    def __call__(self, paths: list[Path]) -> list[Sent]:
+        records = [self.reader(path) for path in paths]
         cases: dict[str, Case] = {}
-        for read in out:
-            case = _evaluable(read.record)
+        for record in records:
+            case = _evaluable(record)
             if case is not None and case.id in self.jobs:
                 cases.setdefault(case.id, case)  # a second file with its id: an error anyway
         if not cases:
-            return out
+            return [(record, None) for record in records]
         worker, compact = self._worker(cases), Compactor(RowFields())
-        for read in out:
-            case = _evaluable(read.record)
+        out: list[Sent] = []
+        for record in records:
+            case = _evaluable(record)
+            runs = None
             if case is not None and cases.get(case.id) is case:
-                read.jobs = self.jobs[case.id]
-                read.runs = [compact(run) for job in read.jobs for run in worker.runs(job)]
+                runs = [compact(run) for job in self.jobs[case.id] for run in worker.runs(job)]
+            out.append((record, runs))
         return out
 
     def warm(self, path: Path) -> None:
@@ -147,7 +156,7 @@ def _evaluable(record: CaseFile | None) -> Case | None:
     return record.case
 
 
-def _unit(unit: Unit) -> Callable[[list[Path]], list[Read]]:
+def _unit(unit: Unit) -> Callable[[list[Path]], list[Sent]]:
     return unit
 
 
@@ -155,8 +164,8 @@ def _describe(paths: list[Path]) -> str:
     return f"{display_path(paths[0])} .. {display_path(paths[-1])}"
 
 
-def _given_up(paths: list[Path], deaths: list[str]) -> list[Read]:
-    return [Read(path, None) for path in paths]
+def _given_up(paths: list[Path], deaths: list[str]) -> list[Sent]:
+    return [(None, None) for _ in paths]
 
 
 @dataclass
@@ -306,8 +315,11 @@ def fused_phase(
     done = failed = 0
     lasting = ends_after_command()
     try:
-        for read in ordered_map(unit, batches, wanted, spec, None, notify or _stderr):
-            reads.append(_received(read, unit, jobs))
+        # Results come back in the order of the batches: each is the file of the same place.
+        sent = ordered_map(unit, batches, wanted, spec, None, notify or _stderr)
+        for path, (record, runs) in zip((p for b in batches for p in b), sent, strict=True):
+            read = _received(path, record, runs, unit, jobs)
+            reads.append(read)
             if lasting:
                 # What came back lives until the process ends right after the command: frozen
                 # as it comes (a constant-time move), no collection of the young objects
@@ -326,15 +338,23 @@ def fused_phase(
         raise
 
 
-def _received(read: Read, unit: Unit, jobs: dict[str, tuple[Job, ...]]) -> Read:
-    """A case file as a worker sent it back: read here when its workers died (its traces
-    are then the usual path's); else its jobs made this process's own objects, not the
-    copies sent back (the run's jobs are these very ones when the listing is its plan)."""
-    if read.record is None:
-        read.record = unit.reader(read.path)
-    elif read.runs is not None and (case := _evaluable(read.record)) is not None:
-        read.jobs = jobs[case.id]
-    return read
+def _received(
+    path: Path,
+    record: CaseFile | None,
+    runs: list[RunResult] | None,
+    unit: Unit,
+    jobs: dict[str, tuple[Job, ...]],
+) -> Read:
+    """The case file at `path` as a worker sent it back: read here when its workers died
+    (its traces are then the usual path's); else, when its case was evaluated, with the
+    jobs the pre-plan gave it, this process's own objects (the run's jobs are these very
+    ones when the listing is its plan)."""
+    if record is None:
+        return Read(path, unit.reader(path))
+    case = _evaluable(record)
+    if runs is None or case is None:
+        return Read(path, record)
+    return Read(path, record, jobs[case.id], runs)
 
 
 def _batches(paths: list[Path], jobs: dict[str, tuple[Job, ...]]) -> list[list[Path]]:
