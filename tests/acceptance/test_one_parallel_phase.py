@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import os
 import signal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -208,10 +207,10 @@ def test_a_worker_that_dies_reading_case_files_costs_time_only(
     one = _run(ws, "1", "out-1")
     parent, real = os.getpid(), fused.Unit.__call__
 
-    def deadly(self: fused.Unit, paths: list[Path]) -> Any:
-        if os.getpid() != parent and any(p.name == "case-01.yaml" for p in paths):
+    def deadly(self: fused.Unit, batch: list[int]) -> Any:
+        if os.getpid() != parent and any(self.paths[i].name == "case-01.yaml" for i in batch):
             os.kill(os.getpid(), signal.SIGKILL)  # every time: the batch is given up
-        return real(self, paths)
+        return real(self, batch)
 
     # Before any fork the first case file only warms this process (`Unit.warm`, not
     # `__call__`); the first batch (case-00 .. case-02) is the first the worker is sent,

@@ -79,7 +79,7 @@ def checked(loaded: LoadResult) -> Suite:
     return loaded.suite
 
 
-@dataclass
+@dataclass(fast_init=True)
 class Read:
     """One case file, read in a worker, and the runs of its case's traces when it was
     evaluated there (None: not evaluated there, its traces are the usual path's)."""
@@ -112,9 +112,12 @@ class Unit:
     jobs: dict[str, tuple[Job, ...]]  # case id (a name in the fixtures) -> its jobs
     max_bytes: int
     root: Path | None
+    # The run's case files, in order. A batch is a list of places in it: a worker is
+    # sent a few integers, not Paths (pickled and rebuilt, ~40 us a batch each way).
+    paths: tuple[Path, ...] = ()
 
-    def __call__(self, paths: list[Path]) -> list[Sent]:
-        records = [self.reader(path) for path in paths]
+    def __call__(self, batch: list[int]) -> list[Sent]:
+        records = [self.reader(self.paths[index]) for index in batch]
         cases: dict[str, Case] = {}
         for record in records:
             case = _evaluable(record)
@@ -132,14 +135,18 @@ class Unit:
             out.append((record, runs))
         return out
 
-    def warm(self, path: Path) -> None:
+    def warm(self, index: int) -> None:
         """Read one case file and evaluate the first of its traces, and drop what they give:
         what that imports and builds on first use is inherited by the workers forked next.
         Not the whole file's work: a case may have a hundred traces, which this process
         would evaluate alone, and the file is read again with its batch."""
-        case = _evaluable(self.reader(path))
+        case = _evaluable(self.reader(self.paths[index]))
         if case is not None and case.id in self.jobs:
             self._worker({case.id: case}).runs(self.jobs[case.id][0])
+
+    def describe(self, batch: list[int]) -> str:
+        """A batch as a note names it: its first and last case files."""
+        return f"{display_path(self.paths[batch[0]])} .. {display_path(self.paths[batch[-1]])}"
 
     def _worker(self, cases: dict[str, Case]) -> Worker:
         """A worker evaluating the traces of `cases`, a suite of these cases alone."""
@@ -156,16 +163,12 @@ def _evaluable(record: CaseFile | None) -> Case | None:
     return record.case
 
 
-def _unit(unit: Unit) -> Callable[[list[Path]], list[Sent]]:
+def _unit(unit: Unit) -> Callable[[list[int]], list[Sent]]:
     return unit
 
 
-def _describe(paths: list[Path]) -> str:
-    return f"{display_path(paths[0])} .. {display_path(paths[-1])}"
-
-
-def _given_up(paths: list[Path], deaths: list[str]) -> list[Sent]:
-    return [(None, None) for _ in paths]
+def _given_up(batch: list[int], deaths: list[str]) -> list[Sent]:
+    return [(None, None) for _ in batch]
 
 
 @dataclass
@@ -302,12 +305,12 @@ def fused_phase(
         return None
     jobs = listed.jobs
     specs = read_specs(folders)
-    unit = _unit_for(options, specs, config, jobs)
+    unit = _unit_for(options, specs, config, jobs, tuple(case_paths))
     if unit is None:
         return None  # no usable trace fields: loading says why, the usual way
     batches = _batches(case_paths, jobs)
     spec = Workers(
-        _unit, (unit,), _describe, _given_up, noun="case files", fate=_FATE, warm=unit.warm
+        _unit, (unit,), unit.describe, _given_up, noun="case files", fate=_FATE, warm=unit.warm
     )
     # Against every trace of the listing: those of a case left to after the join come last.
     bar = make_bar(listed.traces) if make_bar else None
@@ -317,8 +320,8 @@ def fused_phase(
     try:
         # Results come back in the order of the batches: each is the file of the same place.
         sent = ordered_map(unit, batches, wanted, spec, None, notify or _stderr)
-        for path, (record, runs) in zip((p for b in batches for p in b), sent, strict=True):
-            read = _received(path, record, runs, unit, jobs)
+        for index, (record, runs) in zip((i for b in batches for i in b), sent, strict=True):
+            read = _received(case_paths[index], record, runs, unit, jobs)
             reads.append(read)
             if lasting:
                 # What came back lives until the process ends right after the command: frozen
@@ -357,15 +360,16 @@ def _received(
     return Read(path, record, jobs[case.id], runs)
 
 
-def _batches(paths: list[Path], jobs: dict[str, tuple[Job, ...]]) -> list[list[Path]]:
-    """The case files in batches of about a chunk of traces each (FUSED_UNIT files at most),
-    each file weighed by the traces named after its file name (a guess: a case's id is
-    known once its file is read; a wrong guess costs balance only)."""
-    out: list[list[Path]] = []
-    batch: list[Path] = []
+def _batches(paths: list[Path], jobs: dict[str, tuple[Job, ...]]) -> list[list[int]]:
+    """The case files (their places in `paths`) in batches of about a chunk of traces each
+    (FUSED_UNIT files at most), each file weighed by the traces named after its file name
+    (a guess: a case's id is known once its file is read; a wrong guess costs balance
+    only)."""
+    out: list[list[int]] = []
+    batch: list[int] = []
     weight = 0
-    for path in paths:
-        batch.append(path)
+    for index, path in enumerate(paths):
+        batch.append(index)
         weight += max(1, len(jobs.get(path.stem, ())))
         if len(batch) >= FUSED_UNIT or weight >= DEFAULT_CHUNK:
             out.append(batch)
@@ -387,7 +391,11 @@ def _processes(options: Options, files: int) -> int:
 
 
 def _unit_for(
-    options: Options, specs: Specs, config: Config | None, jobs: dict[str, tuple[Job, ...]]
+    options: Options,
+    specs: Specs,
+    config: Config | None,
+    jobs: dict[str, tuple[Job, ...]],
+    paths: tuple[Path, ...],
 ) -> Unit | None:
     fields = fields_of(specs.specs)
     if fields is None:
@@ -402,6 +410,7 @@ def _unit_for(
         jobs,
         options.max_bytes,
         None if options.follow_symlinks else options.fixtures,
+        paths,
     )
 
 
