@@ -5,7 +5,8 @@
     python bench/run.py --quick      # a small smoke run (N=200, 3 repeats, no memory runs)
 
 For each corpus shape (see bench/corpus.py) it generates a deterministic corpus into a
-temporary folder and times, alternating and taking medians, each as a fresh process:
+temporary folder and times, alternating and taking medians, each as a fresh process (each
+repeat runs the lines in a rotated order):
 
   (a)  floor      read and json-parse every trace file, nothing else
   (b)  reference  bench/reference.py: the standard set by hand, with dict access
@@ -255,9 +256,13 @@ def bench_shape(
         for name in ("report.json", "report.md")
     )
     spin = []
-    for _ in range(repeat):
+    for turn in range(repeat):
         spin.append(effective_cores(root, loops))
-        for line in lines:
+        # Each repeat starts one line later (a, b, b2, c, d; then b, b2, c, d, a; ...), so no
+        # line always runs right after the same one: a run that leaves work behind (dirty
+        # pages being written, a cache filled) would otherwise weigh on one line only.
+        start = turn % len(lines)
+        for line in lines[start:] + lines[:start]:
             t = timed(line.command, root)
             line.times.append(t.seconds)
             line.rss.append(t.rss_mb)
