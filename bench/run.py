@@ -13,6 +13,7 @@ repeat runs the lines in a rotated order):
   (b2) reference  bench/reference.py --jobs 2: a process pool over the cases
   (c)  jobs=1     python -m validator run --jobs 1, compared with (b)
   (d)  jobs=2     python -m validator run --jobs 2, compared with (b2)
+  (b') reference  (b) once more: b'/b is how far a ratio moves with nothing changed
 
 Each line also shows its effective cores: CPU seconds (user + system, of the process and
 the workers it waited for) over wall seconds. It checks that the reference (with one and
@@ -237,12 +238,15 @@ def bench_shape(
         f" generated in {made:.1f} s"
     )
     ref1, ref2 = root / "reference1.json", root / "reference2.json"
+    ref1_again = root / "reference1-again.json"
     lines = [
         Line("(a) floor: read + json.loads", [PY, "-c", FLOOR, str(fixtures)]),
         Line("(b) reference --jobs 1", reference_cmd(cases, fixtures, ref1, 1)),
         Line("(b2) reference --jobs 2", reference_cmd(cases, fixtures, ref2, 2)),
         Line("(c) validator --jobs 1", validator_cmd(cases, fixtures, root / "out1", 1)),
         Line("(d) validator --jobs 2", validator_cmd(cases, fixtures, root / "out2", 2)),
+        # The reference once more: its ratio to (b) is what a ratio moves with nothing changed.
+        Line("(b') reference --jobs 1, again", reference_cmd(cases, fixtures, ref1_again, 1)),
     ]
     for line in lines:  # warm the page cache and the .pyc files; not counted
         timed(line.command, root)
@@ -269,7 +273,7 @@ def bench_shape(
             line.cores.append(t.cpu / t.seconds)
             line.cpu.append(t.cpu)
     spin.append(effective_cores(root, loops))
-    floor, b1, b2, c, d = (line.median for line in lines)
+    floor, b1, b2, c, d, _ = (line.median for line in lines)
     print(
         f"{'':30} {'median s':>9} {'traces/s':>9} {'vs (b)':>7} {'vs (a)':>7} {'cores':>6}"
         f" {'peak RSS':>9}   runs (s)"
@@ -292,6 +296,11 @@ def bench_shape(
         "pairwise (each repeat's two runs, which ran a few seconds apart, then the median; a"
         f" slow drift of the machine's load cancels out): c/b = {_pairwise(lines[3], lines[1])}"
         f", d/b2 = {_pairwise(lines[4], lines[2])}"
+    )
+    print(
+        f"noise: the reference against itself, b'/b = {_pairwise(lines[5], lines[1])} pairwise:"
+        " a ratio moves about that far from one run of this benchmark to the next with"
+        " nothing changed"
     )
     print(
         f"effective cores (CPU s / wall s): validator --jobs 2 {cores_d:.2f}, reference --jobs 2"
