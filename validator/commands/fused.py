@@ -114,7 +114,7 @@ class Unit:
     root: Path | None
     # The run's case files, in order. A batch is a list of places in it: a worker is
     # sent a few integers, not Paths (pickled and rebuilt, ~40 us a batch each way).
-    paths: tuple[Path, ...] = ()
+    paths: tuple[Path, ...]
 
     def __call__(self, batch: list[int]) -> list[Sent]:
         records = [self.reader(self.paths[index]) for index in batch]
