@@ -152,8 +152,9 @@ class RunResult:
     check_seconds: float | None = field(default=None, compare=False)
     # The fields of the report's case row this run gives when it represents its case
     # (report.document's run fields), made by the compaction that keeps it whole (in a
-    # worker with --jobs 2: `Compactor`'s `kept`); None: made with the report. Derived from the fields above, so never compared nor written to a shard file
-    # (`cache`); a compacted run has none.
+    # worker with --jobs 2: `Compactor`'s `kept`); None: made with the report. Derived
+    # from the fields above, so never compared nor written to a shard file (`cache`); a
+    # compacted run has none.
     row_fields: dict[str, Any] | None = field(
         default=None, compare=False, repr=False, metadata={"cache": True}
     )
