@@ -163,13 +163,11 @@ def _by_value(run: CheckProgram, queries: tuple[Finder, ...]) -> CheckProgram:
         if not case.again:
             return run(case, ctx)
         try:
-            values = tuple(tuple(ctx.find(query)) for query in queries)
+            values = _texts_found(queries, ctx)
         except QueryEvaluationError:  # the program says so, in its own words
             return run(case, ctx)
-        for found in values:
-            for value in found:
-                if value is not None and type(value) is not str:
-                    return run(case, ctx)
+        if values is None:
+            return run(case, ctx)
         key = (run, values)
         memo = case.shared
         result = memo.get(key)
@@ -180,6 +178,22 @@ def _by_value(run: CheckProgram, queries: tuple[Finder, ...]) -> CheckProgram:
         return result
 
     return shared
+
+
+def _texts_found(
+    queries: tuple[Finder, ...], ctx: TraceContext, longest: int | None = None
+) -> tuple[tuple[Any, ...], ...] | None:
+    """What `queries` find, as the key of an outcome shared by value; None when a value is
+    neither a text nor null (values equal across types, `1`, `1.0`, `true`, are never taken
+    for one another) or is a text longer than `longest`. Raises QueryEvaluationError."""
+    values = tuple(tuple(ctx.find(query)) for query in queries)
+    for found in values:
+        for value in found:
+            if value is None:
+                continue
+            if type(value) is not str or (longest is not None and len(value) > longest):
+                return None
+    return values
 
 
 def _combined(results: list[ClauseResult]) -> tuple[str, str]:
@@ -310,7 +324,43 @@ def _compile_guard(
                 f" fails instead of being skipped: {_why(condition, exc)}"
             ) from None
 
-    return holds
+    if condition.unbound or not PREDICATES[condition.predicate].pure:
+        return holds
+    return _remembered(holds, condition.queries)
+
+
+# Guards remembered by value, per guard and process, at most this many values each, and only
+# texts this short: a verdict or a status, which every trace repeats (an answer never does).
+_GUARD_VALUES_MAX = 256
+_GUARD_TEXT_LONGEST = 200
+
+
+def _remembered(
+    holds: Callable[[CaseArguments, TraceContext], bool], queries: tuple[Finder, ...]
+) -> Callable[[CaseArguments, TraceContext], bool]:
+    """`holds`, for a guard whose predicate is pure and whose arguments are all literal:
+    whether it holds is then a function of the texts its queries find alone, the same for
+    every case, so `when: {query: $.verdict, predicate: in, params: {values: [REJECT]}}` is
+    judged once per verdict a run sees, not once per trace (judging makes a message, which a
+    guard drops). A query that cannot be evaluated takes the guard's own path, which says
+    so; a value that is not a short text or null is judged as usual, each time."""
+    memo: dict[tuple[tuple[Any, ...], ...], bool] = {}
+
+    def remembered(case: CaseArguments, ctx: TraceContext) -> bool:
+        try:
+            key = _texts_found(queries, ctx, _GUARD_TEXT_LONGEST)
+        except QueryEvaluationError:
+            return holds(case, ctx)
+        if key is None:
+            return holds(case, ctx)
+        held = memo.get(key)
+        if held is None:
+            held = holds(case, ctx)
+            if len(memo) < _GUARD_VALUES_MAX:
+                memo[key] = held
+        return held
+
+    return remembered
 
 
 def _unexamined(clause: Clause, condition: Condition) -> ClauseResult:

@@ -147,3 +147,27 @@ def test_the_variants_get_different_checks(tmp_path: Path) -> None:
     trace = {**_trace("PASS", 0), "caseId": "warning-only"}
     run = evaluate_trace(suite, trace, "warning-only")
     assert {c.check: c.severity for c in run.checks}["evidence-coverage"] == "warning"
+
+
+# A guard whose arguments are all literal (degraded-output's `when`: the verdict is in
+# [REJECT]; keyword-coverage's `unless`: the same) is remembered by the texts it reads, for
+# every case the process evaluates: each trace must still get what its own verdict decides.
+# Texts that differ by case or a space, a long text, values of other types: never mistaken.
+GUARD_VERDICTS = st.sampled_from(
+    ["REJECT", "reject", "REJECT ", "PASS", "", None, 1, True, ["REJECT"], "REJECT" + "!" * 300]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(runs=st.lists(st.tuples(st.sampled_from(sorted(VARIANTS)), GUARD_VERDICTS), max_size=10))
+def test_a_guard_remembered_by_value_decides_as_each_trace_alone(
+    tmp_path_factory: Any, runs: list[tuple[str, Any]]
+) -> None:
+    suite = _variant_suite(tmp_path_factory.getbasetemp())
+    evaluator = Evaluator(suite)
+    for index, (case_id, verdict) in enumerate(runs):
+        trace = {**_trace(verdict, index), "caseId": case_id}
+        statuses = {c.check: c.status for c in evaluator.evaluate(trace, case_id).checks}
+        rejected = isinstance(verdict, str) and verdict == "REJECT"
+        assert (statuses["degraded-output"] == "skipped") is not rejected, (verdict, statuses)
+        assert (statuses["keyword-coverage"] == "skipped") is rejected, (verdict, statuses)
