@@ -26,9 +26,13 @@ from .messages import render
 from .params import LIST_TYPES, PARAM_TYPES, type_error
 from .predicates import PREDICATES, Outcome, TraceContext, param_type_error
 from .query import QueryEvaluationError
+from .sharing import by_value, remembered
 
 _ABSENT = object()
 Arguments = dict[str, Any]
+# A condition's arguments from a case's fields and a trace, or the Outcome saying which
+# parameter has no value or a wrong one (see `_compile_arguments`).
+Resolver = Callable[[dict[str, Any], TraceContext], Arguments | Outcome]
 
 
 class CaseArguments:
@@ -45,18 +49,26 @@ class CaseArguments:
         self._args: dict[Condition, Arguments | Outcome] = {}
         # Whether a trace of this case was evaluated before (its runs come one after
         # another): from the second on, checks that judge values alone share their results
-        # (`_by_value`), kept here by (check, values).
+        # (`sharing.by_value`), kept here by (check, values).
         self.again = False
         self.shared: dict[tuple[Any, ...], CheckResult] = {}
 
     def of(self, condition: Condition, ctx: TraceContext) -> Arguments | Outcome:
+        """The condition's arguments for this case and trace (`explain` and the library)."""
         if not condition.unbound:
             return condition.fixed
+        return self.resolved(condition, _compile_arguments(condition), ctx)
+
+    def resolved(
+        self, condition: Condition, resolve: Resolver, ctx: TraceContext
+    ) -> Arguments | Outcome:
+        """What `resolve` (the condition's, see `_compile_arguments`) gives: once per case
+        when no parameter reads the trace, else for this trace."""
         if not condition.per_case:
-            return _arguments(condition, self.fields, ctx)
+            return resolve(self.fields, ctx)
         args = self._args.get(condition)
         if args is None:
-            args = self._args[condition] = _arguments(condition, self.fields, ctx)
+            args = self._args[condition] = resolve(self.fields, ctx)
         return args
 
 
@@ -118,11 +130,7 @@ def compile_check(spec: Spec) -> CheckProgram:
             outcome.examined = 0
         return outcome
 
-    return run if not _judges_values_alone(spec) else _by_value(run, _queries_of(spec))
-
-
-# A case's results shared by value, at most this many per case (its runs' distinct values).
-_SHARED_MAX = 64
+    return run if not _judges_values_alone(spec) else by_value(run, _queries_of(spec))
 
 
 def _judges_values_alone(spec: Spec) -> bool:
@@ -148,52 +156,6 @@ def _conditions(spec: Spec) -> list[Condition]:
     for clause in spec.clauses:
         every += [clause.condition, clause.when, clause.unless]
     return [c for c in every if c is not None]
-
-
-def _by_value(run: CheckProgram, queries: tuple[Finder, ...]) -> CheckProgram:
-    """`run`, its result shared by the runs of a case whose queries find the same texts (or
-    nulls): a check of the verdict gives a case's 40 runs two or three results, not 40.
-
-    Only texts and nulls make a key, so values equal across types (`1`, `1.0`, `true`) are
-    never taken for one another; a shared result is read-only like every other (the
-    compactor makes new ones). A case's first trace is evaluated as it is, so a suite of one
-    trace per case pays nothing for this."""
-
-    def shared(case: CaseArguments, ctx: TraceContext) -> CheckResult:
-        if not case.again:
-            return run(case, ctx)
-        try:
-            values = _texts_found(queries, ctx)
-        except QueryEvaluationError:  # the program says so, in its own words
-            return run(case, ctx)
-        if values is None:
-            return run(case, ctx)
-        key = (run, values)
-        memo = case.shared
-        result = memo.get(key)
-        if result is None:
-            result = run(case, ctx)
-            if len(memo) < _SHARED_MAX:
-                memo[key] = result
-        return result
-
-    return shared
-
-
-def _texts_found(
-    queries: tuple[Finder, ...], ctx: TraceContext, longest: int | None = None
-) -> tuple[tuple[Any, ...], ...] | None:
-    """What `queries` find, as the key of an outcome shared by value; None when a value is
-    neither a text nor null (values equal across types, `1`, `1.0`, `true`, are never taken
-    for one another) or is a text longer than `longest`. Raises QueryEvaluationError."""
-    values = tuple(tuple(ctx.find(query)) for query in queries)
-    for found in values:
-        for value in found:
-            if value is None:
-                continue
-            if type(value) is not str or (longest is not None and len(value) > longest):
-                return None
-    return values
 
 
 def _combined(results: list[ClauseResult]) -> tuple[str, str]:
@@ -263,12 +225,12 @@ def _compile_judge(
     conditions have one), the predicate, its arguments when no parameter waits for a case or
     a trace, its `pick`. Raises QueryEvaluationError when a query cannot be evaluated."""
     fn, pick, fixed = condition.fn, condition.pick, condition.fixed
-    static = not condition.unbound
+    resolve = _compile_arguments(condition) if condition.unbound else None
     query = condition.queries[0] if len(condition.queries) == 1 else None
 
     def judge(case: CaseArguments, ctx: TraceContext) -> tuple[list[Any], Outcome]:
         values = ctx.find(query) if query is not None else _values(condition, ctx)
-        args = fixed if static else case.of(condition, ctx)
+        args = fixed if resolve is None else case.resolved(condition, resolve, ctx)
         if isinstance(args, Outcome):
             return values, args
         picked = values
@@ -326,41 +288,7 @@ def _compile_guard(
 
     if condition.unbound or not PREDICATES[condition.predicate].pure:
         return holds
-    return _remembered(holds, condition.queries)
-
-
-# Guards remembered by value, per guard and process, at most this many values each, and only
-# texts this short: a verdict or a status, which every trace repeats (an answer never does).
-_GUARD_VALUES_MAX = 256
-_GUARD_TEXT_LONGEST = 200
-
-
-def _remembered(
-    holds: Callable[[CaseArguments, TraceContext], bool], queries: tuple[Finder, ...]
-) -> Callable[[CaseArguments, TraceContext], bool]:
-    """`holds`, for a guard whose predicate is pure and whose arguments are all literal:
-    whether it holds is then a function of the texts its queries find alone, the same for
-    every case, so `when: {query: $.verdict, predicate: in, params: {values: [REJECT]}}` is
-    judged once per verdict a run sees, not once per trace (judging makes a message, which a
-    guard drops). A query that cannot be evaluated takes the guard's own path, which says
-    so; a value that is not a short text or null is judged as usual, each time."""
-    memo: dict[tuple[tuple[Any, ...], ...], bool] = {}
-
-    def remembered(case: CaseArguments, ctx: TraceContext) -> bool:
-        try:
-            key = _texts_found(queries, ctx, _GUARD_TEXT_LONGEST)
-        except QueryEvaluationError:
-            return holds(case, ctx)
-        if key is None:
-            return holds(case, ctx)
-        held = memo.get(key)
-        if held is None:
-            held = holds(case, ctx)
-            if len(memo) < _GUARD_VALUES_MAX:
-                memo[key] = held
-        return held
-
-    return remembered
+    return remembered(holds, condition.queries)
 
 
 def _unexamined(clause: Clause, condition: Condition) -> ClauseResult:
@@ -450,30 +378,57 @@ def apply_condition(
     return result
 
 
-def _arguments(
-    condition: Condition, case_fields: dict[str, Any], ctx: TraceContext
-) -> Arguments | Outcome:
-    """The predicate's arguments, or a failed Outcome naming the first parameter that has
-    no value or a value of the wrong type."""
-    args = dict(condition.fixed)
-    for param in condition.unbound:
-        value = _resolve(param, case_fields, ctx)
-        if isinstance(value, Outcome):
-            return value
-        if value is None and param.default is not None:
-            value = _ABSENT  # null (e.g. an empty case field) means "not set"
-        if value is _ABSENT:
-            if param.required:
-                return Outcome(False, f"parameter '{param.name}' has no value")
-            value = param.default
-        kind = PARAM_TYPES[param.type]
-        # A choice left unset (null, its default) is not off the choices.
-        unset = value is None and param.default is None
-        if not kind.check(value) or (param.choices and value not in param.choices and not unset):
-            problem = type_error(param.type, value) or f"must be one of {', '.join(param.choices)}"
-            return Outcome(False, f"parameter '{param.name}' {problem}")
-        args[param.name] = value if kind.convert is None else kind.convert(value)
-    return args
+def _compile_arguments(condition: Condition) -> Resolver:
+    """The condition's arguments as a function of a case's fields and a trace, giving a
+    failed Outcome naming the first parameter that has no value or a value of the wrong
+    type. What a parameter's declaration says (its case field, defaults, type check,
+    choices, conversion) is looked up once here, not for each case."""
+    fixed = condition.fixed
+    plan = tuple(
+        (
+            param,
+            _case_field(param.raw),
+            param.raw.default if isinstance(param.raw, Binding) else None,
+            PARAM_TYPES[param.type],
+        )
+        for param in condition.unbound
+    )
+
+    def resolve(case_fields: dict[str, Any], ctx: TraceContext) -> Arguments | Outcome:
+        args = dict(fixed)
+        for param, field, given, kind in plan:
+            if field is not None:  # {case: field}, the common binding
+                value = case_fields.get(field)
+                if value is None:
+                    value = given
+            else:
+                value = _resolve(param, case_fields, ctx)
+                if isinstance(value, Outcome):
+                    return value
+            default = param.default
+            if value is None and default is not None:
+                value = _ABSENT  # null (e.g. an empty case field) means "not set"
+            if value is _ABSENT:
+                if param.required:
+                    return Outcome(False, f"parameter '{param.name}' has no value")
+                value = default
+            # A choice left unset (null, its default) is not off the choices.
+            unset = value is None and default is None
+            choices = param.choices
+            if not kind.check(value) or (choices and value not in choices and not unset):
+                problem = type_error(param.type, value) or f"must be one of {', '.join(choices)}"
+                return Outcome(False, f"parameter '{param.name}' {problem}")
+            args[param.name] = value if kind.convert is None else kind.convert(value)
+        return args
+
+    return resolve
+
+
+def _case_field(raw: Any) -> str | None:
+    """The case field a `{case: field}` binding reads; None for any other parameter."""
+    if isinstance(raw, Binding) and raw.trace is None and raw.case:
+        return raw.case
+    return None
 
 
 def _one_match(name: str, raw: Binding, ctx: TraceContext) -> Any:

@@ -81,11 +81,11 @@ class Predicate:
     zero: str  # what zero matches give, in a few words (the README's table shows it)
     gives: tuple[str, ...] = ()  # the placeholders its failures fill (evaluation.messages)
     # Its outcome is a function of the values and the arguments alone: it never reads the
-    # trace context (normalized texts, the view), so equal values give an equal outcome and
-    # a check made of such predicates shares one result between a case's runs that find the
-    # same texts (`interpreter._by_value`), and a guard of one whose arguments are literal is
-    # judged once per text it reads (`interpreter._remembered`). Marked where that pays: predicates of a value
-    # runs repeat (a verdict, a status), not of lists that differ from run to run (the tool
+    # trace context (normalized texts, the view), so equal values give an equal outcome: a
+    # check made of such predicates shares one result between a case's runs that find the
+    # same texts, and a guard of one whose arguments are literal is decided once per text
+    # it reads (`evaluation.sharing`). Marked where that pays: predicates of a value runs
+    # repeat (a verdict, a status), not of lists that differ from run to run (the tool
     # names `contains-all` reads), where the lookup would cost and never find.
     pure: bool = False
 
