@@ -44,6 +44,7 @@ class CaseState(Protocol):
 
 Case = TypeVar("Case", bound=CaseState)
 Anyone = TypeVar("Anyone")
+Outcome = TypeVar("Outcome")
 
 
 def by_value(
@@ -57,20 +58,7 @@ def by_value(
     def shared(case: Case, ctx: TraceContext) -> CheckResult:
         if not case.again:
             return run(case, ctx)
-        try:
-            values = texts_found(queries, ctx)
-        except QueryEvaluationError:  # the program says so, in its own words
-            return run(case, ctx)
-        if values is None:
-            return run(case, ctx)
-        key = (run, values)
-        memo = case.shared
-        result = memo.get(key)
-        if result is None:
-            result = run(case, ctx)
-            if len(memo) < SHARED_MAX:
-                memo[key] = result
-        return result
+        return _kept(run, queries, None, SHARED_MAX, case.shared, case, ctx)
 
     return shared
 
@@ -81,27 +69,42 @@ def remembered(
     """`holds`, for a guard whose predicate is pure and whose arguments are all literal:
     whether it holds is then a function of the texts its `queries` find alone, the same for
     every case. A value that is not a short text or null is judged as usual, each time."""
-    memo: dict[tuple[tuple[Any, ...], ...], bool] = {}
+    memo: dict[Any, bool] = {}
 
     def decided(case: Anyone, ctx: TraceContext) -> bool:
-        try:
-            key = texts_found(queries, ctx, GUARD_TEXT_LONGEST)
-        except QueryEvaluationError:  # the guard says so, in its own words
-            return holds(case, ctx)
-        if key is None:
-            return holds(case, ctx)
-        held = memo.get(key)
-        if held is None:
-            held = holds(case, ctx)
-            if len(memo) < GUARD_VALUES_MAX:
-                memo[key] = held
-        return held
+        return _kept(holds, queries, GUARD_TEXT_LONGEST, GUARD_VALUES_MAX, memo, case, ctx)
 
     return decided
 
 
-def texts_found(
-    queries: tuple[Finder, ...], ctx: TraceContext, longest: int | None = None
+def _kept(
+    judge: Callable[[Anyone, TraceContext], Outcome],
+    queries: tuple[Finder, ...],
+    longest: int | None,
+    most: int,
+    memo: dict[Any, Outcome],
+    case: Anyone,
+    ctx: TraceContext,
+) -> Outcome:
+    """`judge(case, ctx)`, kept in `memo` by the texts `queries` find (at most `most` of
+    them, none longer than `longest`) and taken from there when they are found again."""
+    try:
+        values = _texts_found(queries, ctx, longest)
+    except QueryEvaluationError:  # the judge says so, in its own words
+        return judge(case, ctx)
+    if values is None:
+        return judge(case, ctx)
+    key = (judge, values)
+    outcome = memo.get(key)
+    if outcome is None:
+        outcome = judge(case, ctx)
+        if len(memo) < most:
+            memo[key] = outcome
+    return outcome
+
+
+def _texts_found(
+    queries: tuple[Finder, ...], ctx: TraceContext, longest: int | None
 ) -> tuple[tuple[Any, ...], ...] | None:
     """What `queries` find, as the key of an outcome shared by value; None when a value is
     neither a text nor null or is a text longer than `longest`. Raises
