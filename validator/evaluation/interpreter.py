@@ -10,8 +10,9 @@ the trace. A template never replaces that JSONPath.
 condition of a spec file): it looks up the predicate, fills in and type-checks the parameters
 whose values are already known, and leaves the rest to be resolved per case or per trace.
 `compiled_check` is where a spec becomes one callable (once per process, since closures do
-not cross into worker processes): its guards, queries, predicates and message suffixes bound
-once, so that per trace only the queries, the predicates and the messages run.
+not cross into worker processes): its guards, queries, predicates, argument resolvers and
+message suffixes bound once, so that per trace only the queries, the predicates and the
+messages run. What may be decided once per value is shared by `evaluation.sharing`.
 """
 
 from __future__ import annotations

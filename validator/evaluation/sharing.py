@@ -27,11 +27,11 @@ from .context import TraceContext
 from .query import QueryEvaluationError
 
 # A case's results shared by value, at most this many per case (its runs' distinct values).
-SHARED_MAX = 64
+_SHARED_MAX = 64
 # A guard's decisions, at most this many per guard and process, and only for texts this
 # short: a verdict or a status, which traces repeat (an answer never does).
-GUARD_VALUES_MAX = 256
-GUARD_TEXT_LONGEST = 200
+_GUARD_VALUES_MAX = 256
+_GUARD_TEXT_LONGEST = 200
 
 
 class CaseState(Protocol):
@@ -44,7 +44,7 @@ class CaseState(Protocol):
 
 Case = TypeVar("Case", bound=CaseState)
 Anyone = TypeVar("Anyone")
-Outcome = TypeVar("Outcome")
+Kept = TypeVar("Kept")
 
 
 def by_value(
@@ -58,7 +58,7 @@ def by_value(
     def shared(case: Case, ctx: TraceContext) -> CheckResult:
         if not case.again:
             return run(case, ctx)
-        return _kept(run, queries, None, SHARED_MAX, case.shared, case, ctx)
+        return _kept(run, queries, None, _SHARED_MAX, case.shared, case, ctx)
 
     return shared
 
@@ -72,20 +72,20 @@ def remembered(
     memo: dict[Any, bool] = {}
 
     def decided(case: Anyone, ctx: TraceContext) -> bool:
-        return _kept(holds, queries, GUARD_TEXT_LONGEST, GUARD_VALUES_MAX, memo, case, ctx)
+        return _kept(holds, queries, _GUARD_TEXT_LONGEST, _GUARD_VALUES_MAX, memo, case, ctx)
 
     return decided
 
 
 def _kept(
-    judge: Callable[[Anyone, TraceContext], Outcome],
+    judge: Callable[[Anyone, TraceContext], Kept],
     queries: tuple[Finder, ...],
     longest: int | None,
     most: int,
-    memo: dict[Any, Outcome],
+    memo: dict[Any, Kept],
     case: Anyone,
     ctx: TraceContext,
-) -> Outcome:
+) -> Kept:
     """`judge(case, ctx)`, kept in `memo` by the texts `queries` find (at most `most` of
     them, none longer than `longest`) and taken from there when they are found again."""
     try:
