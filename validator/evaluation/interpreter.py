@@ -385,25 +385,24 @@ def _compile_arguments(condition: Condition) -> Resolver:
     type. What a parameter's declaration says (its case field, defaults, type check,
     choices, conversion) is looked up once here, not for each case."""
     fixed = condition.fixed
-    plan = tuple(
-        (
-            param,
-            _case_field(param.raw),
-            param.raw.default if isinstance(param.raw, Binding) else None,
-            PARAM_TYPES[param.type],
-        )
-        for param in condition.unbound
-    )
+    plan = []
+    for param in condition.unbound:
+        raw = param.raw
+        by_case = isinstance(raw, Binding) and raw.trace is None
+        # {case: field}: the field read (None: no field, so the binding's default) and that
+        # default; any other parameter is read per trace (`_literal_or_traced`).
+        field, given = (raw.case or None, raw.default) if by_case else (None, None)
+        plan.append((param, by_case, field, given, PARAM_TYPES[param.type]))
 
     def resolve(case_fields: dict[str, Any], ctx: TraceContext) -> Arguments | Outcome:
         args = dict(fixed)
-        for param, field, given, kind in plan:
-            if field is not None:  # {case: field}, the common binding
-                value = case_fields.get(field)
+        for param, by_case, field, given, kind in plan:
+            if by_case:  # the common binding
+                value = case_fields.get(field) if field is not None else None
                 if value is None:
                     value = given
             else:
-                value = _resolve(param, case_fields, ctx)
+                value = _literal_or_traced(param, ctx)
                 if isinstance(value, Outcome):
                     return value
             default = param.default
@@ -423,13 +422,6 @@ def _compile_arguments(condition: Condition) -> Resolver:
         return args
 
     return resolve
-
-
-def _case_field(raw: Any) -> str | None:
-    """The case field a `{case: field}` binding reads; None for any other parameter."""
-    if isinstance(raw, Binding) and raw.trace is None and raw.case:
-        return raw.case
-    return None
 
 
 def _one_match(name: str, raw: Binding, ctx: TraceContext) -> Any:
@@ -452,18 +444,17 @@ def _one_match(name: str, raw: Binding, ctx: TraceContext) -> Any:
     return Outcome(False, f"parameter '{name}' is missing: {expression} found nothing")
 
 
-def _resolve(param: Unbound, case_fields: dict[str, Any], ctx: TraceContext) -> Any:
-    """A parameter's value: literal, from the case, or from the trace (every match for a
-    type that takes a list, else the one match, or an Outcome saying why there is none)."""
+def _literal_or_traced(param: Unbound, ctx: TraceContext) -> Any:
+    """The value of a parameter not bound to the case: a literal as written, or read from
+    the trace (every match for a type that takes a list, else the one match, or an Outcome
+    saying why there is none)."""
     raw = param.raw
     if not isinstance(raw, Binding):
         return raw
-    if raw.trace is not None:
-        if param.type not in LIST_TYPES:
-            return _one_match(param.name, raw, ctx)
-        return ctx.find(raw.trace)
-    resolved = case_fields.get(raw.case) if raw.case else None
-    return raw.default if resolved is None else resolved
+    assert raw.trace is not None, "a {case: field} binding is resolved by its resolver"
+    if param.type not in LIST_TYPES:
+        return _one_match(param.name, raw, ctx)
+    return ctx.find(raw.trace)
 
 
 # --------------------------------------------------------------------------------------------
