@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,11 +13,15 @@ from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 import validator.report as report_module
 from validator.api import load_suite
 from validator.evaluation import runner
+from validator.evaluation.compaction import Compactor
+from validator.evaluation.context import TraceContext
+from validator.evaluation.evaluator import Evaluator
 from validator.evaluation.grouping import group_results
 from validator.evaluation.runner import evaluate_all
 from validator.evaluation.worker import Worker
 from validator.inputs import Job, plan_fixtures
 from validator.report.document import build_report
+from validator.results import RunResult
 from validator.traces import DEFAULT_MAX_TRACE_BYTES
 
 EPOCH = "1767225600"
@@ -133,6 +138,45 @@ def test_compacted_runs_give_the_report_of_full_runs(ws: Workspace) -> None:
     for report in reports:
         report["generated_at"] = ""
     assert reports[0] == reports[1]
+
+
+def test_brief_runs_give_the_report_of_runs_evaluated_in_full(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs the compaction will reduce are evaluated briefly (`Compactor.brevity`): every
+    report, byte for byte, is the one the same runs give evaluated in full, on the
+    benchmark's corpus of repeated runs (every way the standard checks fail)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "bench"))
+    from corpus import write_corpus
+
+    root = ws.root / "bench"
+    write_corpus(root, "runs", 400, 7)  # 50 cases of 8 runs
+    briefly: list[bool] = []
+    check = Evaluator._check
+
+    def counted(self: Evaluator, run: RunResult, ctx: TraceContext, brief: bool) -> None:
+        briefly.append(brief)
+        check(self, run, ctx, brief)
+
+    monkeypatch.setattr(Evaluator, "_check", counted)
+    files = ("report.json", "report.md", "report.html", "report.junit.xml", "report.sarif")
+    reports: dict[tuple[str, str], list[bytes]] = {}
+    for mode in ("brief", "full"):
+        if mode == "full":
+            monkeypatch.setattr(Compactor, "brevity", lambda self, case_id: None)
+        for jobs in ("1", "2"):
+            out = root / f"out-{mode}-{jobs}"
+            formats = "json,md,html,junit,sarif"
+            result = run_cli(
+                "run", "--out", str(out), "--jobs", jobs, "--format", formats, cwd=root
+            )
+            assert result.code == 1, result.err
+            reports[mode, jobs] = [(out / name).read_bytes() for name in files]
+        if mode == "brief":  # counted in this process: --jobs 1, and a share of --jobs 2
+            assert briefly.count(True) > 300, briefly.count(True)
+    assert reports["brief", "1"] == reports["full", "1"] == reports["brief", "2"]
+    assert reports["full", "1"] == reports["full", "2"]
 
 
 class CountingJobs:

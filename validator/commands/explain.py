@@ -29,6 +29,7 @@ from typing import Any
 
 from ..dataclass import dataclass
 from ..display import one_line
+from ..evaluation.compaction import Brevity
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.grouping import group_results
 from ..evaluation.interpreter import CaseArguments
@@ -253,8 +254,9 @@ class Recorder(Evaluator):
         parent: Any = None,
         *,
         own_id: bool = True,
+        brevity: Callable[[str], Brevity] | None = None,
     ) -> RunResult:
-        run = super().evaluate(trace, case_id, fixture, parent, own_id=own_id)
+        run = super().evaluate(trace, case_id, fixture, parent, own_id=own_id, brevity=brevity)
         if run.case_id == self.case_id and self.context is not None:
             self.seen[id(run)] = (run, self.context, self.arguments)
         return run

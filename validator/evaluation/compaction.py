@@ -1,12 +1,23 @@
 """Compaction: what the report never shows of a run is dropped as soon as the run is made, so
-memory stays flat in the number of traces."""
+memory stays flat in the number of traces; and a run whose compaction is known before it is
+evaluated is evaluated briefly, without making what would be dropped (`Compactor.brevity`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final, Literal
 
 from ..results import FAIL, PASS, CheckResult, RunResult
+
+# How a run is evaluated, by what its compaction will keep of it (`Compactor.brevity`). A
+# brief evaluation makes the statuses and counts of the run's checks and its failed checks in
+# full, but no message or detail of a check that passes, nor a result of one that is skipped:
+# a compacted run keeps neither.
+BRIEF: Final = "brief"  # compacted whatever its status
+# Compacted if it passes; if it does not, it is kept whole, so its checks are evaluated again
+# in full (on the same trace context: its queries and texts are not read twice).
+BRIEF_IF_PASSES: Final = "brief if it passes"
+Brevity = Literal["brief", "brief if it passes"] | None
 
 
 class Compactor:
@@ -39,6 +50,17 @@ class Compactor:
                 self._on_kept(run)
             return run
         return self.shrink(run)
+
+    def brevity(self, case_id: str | None) -> Brevity:
+        """How the next run of `case_id` may be evaluated, by what this compaction will keep
+        of it: None (in full) for its case's first run, which is kept whole; BRIEF once a run
+        of its case that did not pass is kept whole; else BRIEF_IF_PASSES. Runs of one case
+        made before the last ones were compacted only ever get a fuller evaluation than the
+        compaction needs (what it has seen of a case only grows), never a briefer one."""
+        kept = self._kept.get(case_id) if case_id is not None else None
+        if kept is None:
+            return None
+        return BRIEF if kept else BRIEF_IF_PASSES
 
     def shrink(self, run: RunResult) -> RunResult:
         """The run as one that does not represent its case: its values shared with other

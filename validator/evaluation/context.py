@@ -40,6 +40,9 @@ class TraceContext:
         # What each plain query matched, by its text: specs often read the same path (the
         # verdict, the answer) several times per trace. Callers get a copy.
         self._found: dict[str, list[Any]] = {}
+        # Whether the run will be compacted (`evaluator.Evaluator._check`): a check that
+        # passes then makes no message, since none is kept.
+        self.brief = False
 
     def document(self, query: Finder) -> Any:
         """The document `query` reads: the view's for `$.view...`, else the trace."""

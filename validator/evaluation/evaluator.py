@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..dependencies import missing_dependency
@@ -17,6 +18,7 @@ from ..display import shorten
 from ..model import Case, Finder, Spec, Suite, TraceSettings
 from ..problems import did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, SKIPPED, CheckResult, RunResult, is_blocking
+from .compaction import BRIEF_IF_PASSES, Brevity
 from .interpreter import CaseArguments, compiled_check
 from .predicates import TraceContext
 from .query import QueryEvaluationError
@@ -85,6 +87,7 @@ class Evaluator:
         parent: Any = None,
         *,
         own_id: bool = True,
+        brevity: Callable[[str], Brevity] | None = None,
     ) -> RunResult:
         """Evaluate one parsed trace. Never raises: an internal error marks this run `error`.
 
@@ -92,18 +95,25 @@ class Evaluator:
         trace-fields `case_id` decides). `parent`: the document the trace was split out of,
         kept for checks that read it. `own_id` False: the trace's own case id is not
         compared with `case_id` (the case was chosen by `traces.case_id` or a case's
-        `fixture:` key, which replace it)."""
+        `fixture:` key, which replace it). `brevity`: what the compaction the run goes to
+        will keep of a run of a given case (`Compactor.brevity`; see `_check`)."""
         self.context = None
         started = time.perf_counter()
-        run = self._evaluate_safely(trace, case_id, fixture, parent, own_id)
+        run = self._evaluate_safely(trace, case_id, fixture, parent, own_id, brevity)
         run.check_seconds = time.perf_counter() - started
         return run
 
     def _evaluate_safely(
-        self, trace: Any, case_id: str | None, fixture: str | None, parent: Any, own_id: bool
+        self,
+        trace: Any,
+        case_id: str | None,
+        fixture: str | None,
+        parent: Any,
+        own_id: bool,
+        brevity: Callable[[str], Brevity] | None,
     ) -> RunResult:
         try:
-            return self._evaluate(trace, case_id, fixture, parent, own_id)
+            return self._evaluate(trace, case_id, fixture, parent, own_id, brevity)
         except MemoryError:
             reason = "not enough memory to evaluate this trace: raise the memory limit"
             return RunResult(case_id or "?", ERROR, reason, fixture)
@@ -121,7 +131,13 @@ class Evaluator:
         return fields_case_id(self.suite.fields, trace)
 
     def _evaluate(
-        self, trace: Any, case_id: str | None, fixture: str | None, parent: Any, own_id: bool
+        self,
+        trace: Any,
+        case_id: str | None,
+        fixture: str | None,
+        parent: Any,
+        own_id: bool,
+        brevity: Callable[[str], Brevity] | None,
     ) -> RunResult:
         if not isinstance(trace, (dict, list)):
             reason = f"the trace must be a JSON object or list, found {kind_of(trace)}"
@@ -139,7 +155,8 @@ class Evaluator:
             if case_id in self.aside:
                 return set_aside(case_id or "?", fixture)
             return self._no_case(case_id or "?", fixture)
-        return self._run(case, trace, fixture, parent)
+        brief = brevity(case.id) if brevity is not None else None
+        return self._run(case, trace, fixture, parent, brief)
 
     def _no_case(self, case_id: str, fixture: str | None) -> RunResult:
         # an id from a trace is any text: it is echoed cut to a bounded length
@@ -159,7 +176,9 @@ class Evaluator:
             )
         return None
 
-    def _run(self, case: Case, trace: Any, fixture: str | None, parent: Any = None) -> RunResult:
+    def _run(
+        self, case: Case, trace: Any, fixture: str | None, parent: Any, brief: Brevity
+    ) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
             self._plan = self._planned(case)
@@ -171,28 +190,10 @@ class Evaluator:
             self.context = ctx
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
-        run.checks = checks = []
-        args, skipped, unexamined = self._args, 0, 0
-        for program, check, severity, blocking in self._plan:
-            if program is None:  # set off by the case: `check` is its shared result
-                checks.append(check)
-                skipped += 1
-                continue
-            try:
-                result = program(args, ctx)
-            except RecursionError:
-                result = CheckResult(check, FAIL, "the trace is nested too deeply to examine")
-            result.severity, result.blocking = severity, blocking
-            checks.append(result)
-            status = result.status
-            if status == SKIPPED:
-                skipped += 1
-            elif status == FAIL and blocking:  # `failed_blocking`
-                run.status = FAIL
-            elif result.examined == 0:
-                unexamined += 1
-        run.checks_skipped, run.checks_applied = skipped, len(checks) - skipped
-        run.checks_unexamined = unexamined
+        self._check(run, ctx, brief is not None)
+        if brief == BRIEF_IF_PASSES and run.status != PASS:  # kept whole after all
+            run.status = PASS
+            self._check(run, ctx, False)
         if ctx.view_adapter is not None:
             how = "configured" if settings.view else "detected"
             run.notes.append(
@@ -200,6 +201,39 @@ class Evaluator:
             )
             note_unread(run, ctx.view_document()["view"].get("unread") or [])
         return run
+
+    def _check(self, run: RunResult, ctx: TraceContext, brief: bool) -> None:
+        """Apply the case's checks to the trace: the run's checks, its counts, and its status
+        (failed by a failed blocking check). `brief`: the run will be compacted, which keeps
+        only its failed checks and its counts, so those are all that is made (`ctx.brief`
+        tells the check programs: a check that passes makes no message)."""
+        ctx.brief = brief
+        run.checks = checks = []
+        args, skipped, unexamined = self._args, 0, 0
+        for program, check, severity, blocking in self._plan:
+            if program is None:  # set off by the case: `check` is its shared result
+                if not brief:
+                    checks.append(check)
+                skipped += 1
+                continue
+            try:
+                result = program(args, ctx)
+            except RecursionError:
+                result = CheckResult(check, FAIL, "the trace is nested too deeply to examine")
+            status = result.status
+            if status == SKIPPED:
+                skipped += 1
+            elif status == FAIL:
+                if blocking:  # `failed_blocking`
+                    run.status = FAIL
+            elif result.examined == 0:
+                unexamined += 1
+            if brief and status != FAIL:
+                continue
+            result.severity, result.blocking = severity, blocking
+            checks.append(result)
+        run.checks_skipped, run.checks_applied = skipped, len(self._plan) - skipped
+        run.checks_unexamined = unexamined
 
     def _planned(self, case: Case) -> list[Planned]:
         """The case's checks as its runs apply them (see `_plan`): the same list for every

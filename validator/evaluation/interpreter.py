@@ -43,7 +43,7 @@ class CaseArguments:
     arguments for every trace of that case; the runner evaluates a case's runs one after
     another, so it keeps one of these for the case at hand (`Evaluator`)."""
 
-    __slots__ = ("_args", "again", "fields", "shared")
+    __slots__ = ("_args", "again", "fields", "shared", "shared_briefly")
 
     def __init__(self, fields: dict[str, Any]) -> None:
         self.fields = fields
@@ -53,6 +53,9 @@ class CaseArguments:
         # (`sharing.by_value`), kept here by (check, values).
         self.again = False
         self.shared: dict[tuple[Any, ...], CheckResult] = {}
+        # Those of runs evaluated briefly (`TraceContext.brief`), which a run kept whole
+        # must never be given.
+        self.shared_briefly: dict[tuple[Any, ...], CheckResult] = {}
 
     def of(self, condition: Condition, ctx: TraceContext) -> Arguments | Outcome:
         """The condition's arguments for this case and trace (`explain` and the library)."""
@@ -111,6 +114,8 @@ def compile_check(spec: Spec) -> CheckProgram:
     guard = _compile_guards(spec.when, spec.unless, spec.skip_reason)
     clauses = tuple(_compile_clause(c, check, spec.allow_empty) for c in spec.clauses)
     only = clauses[0] if len(clauses) == 1 else None
+    # The check's result when it passes in a run that will be compacted (`TraceContext.brief`).
+    passed_briefly = CheckResult(check, PASS, "", report_as=report_as)
 
     def run(case: CaseArguments, ctx: TraceContext) -> CheckResult:
         if guard is not None:
@@ -122,10 +127,14 @@ def compile_check(spec: Spec) -> CheckProgram:
                 return CheckResult(check, SKIPPED, skip, report_as=report_as)
         if only is not None:  # the common shape: the clause's result is the check's
             result = only(case, ctx)
+            if result is _PASSED_BRIEFLY:
+                return passed_briefly
             outcome = CheckResult(check, result.status, result.message, [result], report_as)
             outcome.examined = result.examined
             return outcome
         results = [clause(case, ctx) for clause in clauses]
+        if ctx.brief and all(r is _PASSED_BRIEFLY for r in results):
+            return passed_briefly
         outcome = CheckResult(check, *_combined(results), results, report_as)
         if outcome.status == PASS and any(r.examined == 0 for r in results):
             outcome.examined = 0
@@ -178,6 +187,10 @@ def _prefixed(result: ClauseResult) -> str:
     return result.message if result.worded else f"[{result.name}] {result.message}"
 
 
+# A clause's result when it passes, having examined something, in a run that will be
+# compacted (`TraceContext.brief`): the compaction keeps no message of a check that passes.
+_PASSED_BRIEFLY = ClauseResult("", PASS, "")
+
 # Predicates whose verdict is about whether the query matches at all: a pass on zero
 # matches is what they judge, not a check that had nothing to examine.
 PRESENCE_PREDICATES = frozenset({"absent"})
@@ -208,6 +221,8 @@ def _compile_clause(
         if outcome.passed:
             if not values and not empty:
                 return _unexamined(clause, condition)
+            if ctx.brief:
+                return _PASSED_BRIEFLY
             message = f"{outcome.message} {read}" if read else outcome.message
             return ClauseResult(name, PASS, message, outcome.details)
         sentence = _worded(clause, outcome, case, check)

@@ -77,7 +77,7 @@ def evaluate_all(
         )
         runs = ordered_map(here.chunk, everything, count, spec, progress, notify)
     else:
-        runs = _serial(here, everything, progress)
+        runs = _serial(here, everything, progress, compact)
     for run in runs:
         yield compact(run)
 
@@ -93,14 +93,18 @@ def _lowered(requested: int, count: int, cores: int, ahead: list[list[Job]], siz
 
 
 def _serial(
-    here: Worker, batches: Iterable[list[Job]], progress: Callable[[int], None] | None
+    here: Worker,
+    batches: Iterable[list[Job]],
+    progress: Callable[[int], None] | None,
+    compact: Compactor,
 ) -> Iterator[RunResult]:
-    """One process: a handful of jobs, or --jobs 1."""
+    """One process: a handful of jobs, or --jobs 1. `compact`: the compaction each run is
+    given to once yielded, which says how briefly the next ones may be evaluated."""
     done = 0
     for batch in batches:
         for job in batch:
             done += 1
-            yield from here.runs(job)
+            yield from here.runs(job, compact)
             if progress:
                 progress(done)
 

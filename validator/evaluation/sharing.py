@@ -4,7 +4,8 @@ queries find, so it is decided once per such value and the decision reused.
 
 - `by_value`: a check's result, shared by the runs of a case whose queries find the same
   texts or nulls (its arguments may come from the case): a check of the verdict gives a
-  case's 40 runs two or three results, not 40.
+  case's 40 runs two or three results, not 40. Results of runs evaluated briefly (to be
+  compacted: `TraceContext.brief`) are shared apart, never given to a run kept whole.
 - `remembered`: a guard (`when`, `unless`) whose arguments are all literal, decided once per
   short text it reads, for every case a process evaluates: `when: the verdict is in
   [REJECT]` is judged once per verdict a run meets, not once per trace (judging makes a
@@ -40,6 +41,7 @@ class CaseState(Protocol):
 
     again: bool
     shared: dict[tuple[Any, ...], CheckResult]
+    shared_briefly: dict[tuple[Any, ...], CheckResult]
 
 
 Case = TypeVar("Case", bound=CaseState)
@@ -58,7 +60,8 @@ def by_value(
     def shared(case: Case, ctx: TraceContext) -> CheckResult:
         if not case.again:
             return run(case, ctx)
-        return _kept(run, queries, None, _SHARED_MAX, case.shared, case, ctx)
+        memo = case.shared_briefly if ctx.brief else case.shared
+        return _kept(run, queries, None, _SHARED_MAX, memo, case, ctx)
 
     return shared
 

@@ -96,8 +96,10 @@ class Worker:
         file that may hold several, `runs` gives them all. Never raises."""
         return self.runs(job)[0]
 
-    def runs(self, job: Job) -> list[RunResult]:
-        """Read one job and evaluate each of its traces, in file order. Never raises."""
+    def runs(self, job: Job, compact: Compactor | None = None) -> list[RunResult]:
+        """Read one job and evaluate each of its traces, in file order. Never raises.
+        `compact`: the compaction its runs go to next, which says what it will keep of
+        each, so that what it would drop is not made (`Compactor.brevity`)."""
         if job.unmatched is not None:  # known from its name alone: not read
             out = [RunResult(job.case_id or "?", ERROR, job.unmatched, job.fixture)]
         elif self._set_aside(job):
@@ -105,7 +107,7 @@ class Worker:
         elif job.problem is not None:  # known before reading: a JSON Lines line too long
             out = self._errors(job, job.problem, job.fixture)
         else:
-            out = self._read_and_evaluate(job)
+            out = self._read_and_evaluate(job, compact)
         source = job.source or job.fixture
         for run in out:
             run.source = source
@@ -116,11 +118,11 @@ class Worker:
             return False
         return top_case_id(job.text) in self.aside
 
-    def _read_and_evaluate(self, job: Job) -> list[RunResult]:
+    def _read_and_evaluate(self, job: Job, compact: Compactor | None) -> list[RunResult]:
         out: list[RunResult] = []
         try:
             for trace in self.reader.traces(job):
-                out.extend(self._trace_runs(job, trace))
+                out.extend(self._trace_runs(job, trace, compact))
         except TraceError as exc:
             out.extend(self._errors(job, str(exc), job.fixture))
         except MemoryError:
@@ -149,7 +151,7 @@ class Worker:
             cases = (named or "?",)
         return [RunResult(case_id, ERROR, reason, label) for case_id in cases]
 
-    def _trace_runs(self, job: Job, trace: Trace) -> list[RunResult]:
+    def _trace_runs(self, job: Job, trace: Trace, compact: Compactor | None) -> list[RunResult]:
         if trace.error is not None:
             return self._errors(job, trace.error, trace.label, text=trace.text)
         own_id = not job.picked
@@ -163,10 +165,11 @@ class Worker:
             if problem is not None:
                 return [RunResult("?", ERROR, problem, trace.label)]
             cases, own_id = (found,), False  # traces.case_id replaces the trace's own id
+        brevity = compact.brevity if compact is not None else None
         out = []
         for case_id in cases:
             run = self.evaluator.evaluate(
-                trace.document, case_id, trace.label, trace.parent, own_id=own_id
+                trace.document, case_id, trace.label, trace.parent, own_id=own_id, brevity=brevity
             )
             run.notes[:0] = trace.notes
             out.append(run)
@@ -188,7 +191,7 @@ class Worker:
         """Evaluate a chunk. Runs that cannot be their case's representative are compacted
         here already (see `Compactor`), so less is sent back to the parent."""
         compact = Compactor()
-        return [compact(run) for job in jobs for run in self.runs(job)]
+        return [compact(run) for job in jobs for run in self.runs(job, compact)]
 
 
 def chunk_evaluator(
