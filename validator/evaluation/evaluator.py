@@ -155,8 +155,7 @@ class Evaluator:
             if case_id in self.aside:
                 return set_aside(case_id or "?", fixture)
             return self._no_case(case_id or "?", fixture)
-        brief = brevity(case.id) if brevity is not None else None
-        return self._run(case, trace, fixture, parent, brief)
+        return self._run(case, trace, fixture, parent, brevity)
 
     def _no_case(self, case_id: str, fixture: str | None) -> RunResult:
         # an id from a trace is any text: it is echoed cut to a bounded length
@@ -177,7 +176,12 @@ class Evaluator:
         return None
 
     def _run(
-        self, case: Case, trace: Any, fixture: str | None, parent: Any, brief: Brevity
+        self,
+        case: Case,
+        trace: Any,
+        fixture: str | None,
+        parent: Any,
+        brevity: Callable[[str], Brevity] | None,
     ) -> RunResult:
         if case is not self._case:
             self._case, self._args = case, CaseArguments(case.fields)
@@ -190,6 +194,7 @@ class Evaluator:
             self.context = ctx
         run = RunResult(case.id, PASS, None, fixture)
         read_metrics(self.suite, ctx, run)
+        brief = brevity(case.id) if brevity is not None else None
         self._check(run, ctx, brief is not None)
         if brief == BRIEF_IF_PASSES and run.status != PASS:  # kept whole after all
             run.status = PASS
