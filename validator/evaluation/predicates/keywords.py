@@ -275,14 +275,31 @@ def no_shared_run(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
 def _widened(run: str, a: str, b: str) -> str:
     """`run` grown on both sides while `a` and `b` still agree around its first occurrence in
     each: the shared text as a reader would quote it (the leak check stops at the first run
-    of the minimum length). Linear in the length of the texts."""
+    of the minimum length). The texts are compared as slices (in C), a stretch of n agreeing
+    characters in ~2 log2(n) comparisons of at most 2n characters each."""
     i, j = a.find(run), b.find(run)
-    start, end = 0, len(run)
-    while i - start > 0 and j - start > 0 and a[i - start - 1] == b[j - start - 1]:
-        start += 1
-    while i + end < len(a) and j + end < len(b) and a[i + end] == b[j + end]:
-        end += 1
-    return a[i - start : i + end]
+    before = _agreeing(lambda k: a[i - k : i] == b[j - k : j], min(i, j))
+    after = _agreeing(
+        lambda k: a[i + len(run) : i + len(run) + k] == b[j + len(run) : j + len(run) + k],
+        min(len(a) - i, len(b) - j) - len(run),
+    )
+    return a[i - before : i + len(run) + after]
+
+
+def _agreeing(agree: Callable[[int], bool], most: int) -> int:
+    """The largest k <= most for which agree(k) holds, agree being true up to some k and
+    false after (0 agrees): doubling k until it fails, then halving the gap."""
+    low, step = 0, 1
+    while step <= most and agree(step):
+        low, step = step, step * 2
+    high = min(step, most + 1)  # agree(high) is false, or high is past `most`
+    while high - low > 1:
+        middle = (low + high) // 2
+        if agree(middle):
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 @predicate(

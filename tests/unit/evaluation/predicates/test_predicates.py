@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from validator.evaluation.interpreter import run_predicate
 from validator.evaluation.predicates import PREDICATES, TraceContext, required_count
+from validator.evaluation.text import shared_run
 
 FALSY = [0, "", False, [], {}]
 
@@ -250,6 +251,34 @@ def test_no_predicate_raises_on_any_json_value(
     }
     outcome = run_predicate(name, values, args, TraceContext({}))
     assert isinstance(outcome.passed, bool) and isinstance(outcome.message, str)
+
+
+def _widened_one_by_one(run: str, a: str, b: str) -> str:
+    """The shared text no-shared-run quotes, grown a character at a time (the oracle)."""
+    i, j = a.find(run), b.find(run)
+    start, end = 0, len(run)
+    while i - start > 0 and j - start > 0 and a[i - start - 1] == b[j - start - 1]:
+        start += 1
+    while i + end < len(a) and j + end < len(b) and a[i + end] == b[j + end]:
+        end += 1
+    return a[i - start : i + end]
+
+
+TWO_LETTERS = st.text(alphabet="ab", max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(core=st.text(alphabet="ab", min_size=3, max_size=8), a=TWO_LETTERS, b=TWO_LETTERS)
+def test_no_shared_run_quotes_the_whole_shared_stretch(core: str, a: str, b: str) -> None:
+    text, other = a + core + b, b + core + a
+    outcome = run_predicate(
+        "no-shared-run", [text], {"other": [other], "min_length": 3, "markdown": False},
+        TraceContext({}),
+    )  # fmt: skip
+    assert not outcome.passed
+    run = shared_run(text, other, 3)
+    assert run is not None and outcome.facts is not None
+    assert outcome.facts["found"] == _widened_one_by_one(run, text, other)
 
 
 def test_spec_schema_and_docs_name_every_predicate() -> None:
