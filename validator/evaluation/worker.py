@@ -100,10 +100,11 @@ class Worker:
         """Read one job and evaluate each of its traces, in file order. Never raises.
         `compact`: the compaction its runs go to next, which says what it will keep of
         each, so that what it would drop is not made (`Compactor.brevity`)."""
+        aside = self._set_aside(job)
         if job.unmatched is not None:  # known from its name alone: not read
             out = [RunResult(job.case_id or "?", ERROR, job.unmatched, job.fixture)]
-        elif self._set_aside(job):
-            out = [set_aside(top_case_id(job.text or "") or "?", job.fixture)]
+        elif aside is not None:
+            out = [set_aside(aside, job.fixture)]
         elif job.problem is not None:  # known before reading: a JSON Lines line too long
             out = self._errors(job, job.problem, job.fixture)
         else:
@@ -113,10 +114,13 @@ class Worker:
             run.source = source
         return out
 
-    def _set_aside(self, job: Job) -> bool:
+    def _set_aside(self, job: Job) -> str | None:
+        """The case id of a JSON Lines line of a case set aside, read from its text; None
+        when the line is to be read (its case is evaluated here, or not known unparsed)."""
         if not self.aside or job.text is None or job.case_id is not None or job.problem:
-            return False
-        return top_case_id(job.text) in self.aside
+            return None
+        case_id = top_case_id(job.text)
+        return case_id if case_id in self.aside else None
 
     def _read_and_evaluate(self, job: Job, compact: Compactor | None) -> list[RunResult]:
         out: list[RunResult] = []
