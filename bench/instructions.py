@@ -9,8 +9,9 @@ count whatever else the machine is doing, so a change worth 1 % shows as 1 %. Th
 prints two tables, each from fresh processes run under `valgrind --tool=callgrind`:
 
 - the evaluation alone, per trace: the reference's `evaluate` and the tool's `Evaluator`
-  on the same parsed traces, with the Markdown and text normalization (the same functions
-  in both) memoized, so what is left is each program's own work. One process warms both
+  on the same parsed traces, each of the tool's runs compacted as a run compacts it (runs
+  the compaction reduces are evaluated briefly), with the Markdown and text normalization
+  (the same functions in both) memoized, so what is left is each program's own work. One process warms both
   up (programs compiled, texts normalized), then evaluates every trace `--loops` times per
   row, calling `os.getppid()` between rows: callgrind writes what it counted at each such
   call (`--dump-before`), so each row is its own count, divided by the traces evaluated.
@@ -91,7 +92,7 @@ def measure(root: Path, loops: int) -> dict[tuple[str, str | None], list[str]]:
     to warm up, then `loops` times for each section, calling os.getppid() before each
     section and after the last. Returns each section's statuses (tests compare them)."""
     from validator.api import load_suite
-    from validator.evaluation import context, evaluator
+    from validator.evaluation import compaction, context, evaluator
 
     sys.path.insert(0, str(HERE))
     import reference
@@ -115,8 +116,14 @@ def measure(root: Path, loops: int) -> dict[tuple[str, str | None], list[str]]:
     traces = _traces(root)
 
     def tool() -> list[str]:
-        run = evaluator.Evaluator(suite)
-        return [run.evaluate(trace, case_id, name).status for case_id, name, trace in traces]
+        # As a run evaluates: each run compacted as it is made, the compaction telling the
+        # evaluator what it will keep of the next (runs it will reduce are evaluated briefly).
+        run, compact = evaluator.Evaluator(suite), compaction.Compactor()
+        brevity = compact.brevity
+        return [
+            compact(run.evaluate(trace, case_id, name, brevity=brevity)).status
+            for case_id, name, trace in traces
+        ]
 
     def theirs() -> list[str]:
         return ["fail" if reference.evaluate(cases[c], t) else "pass" for c, _, t in traces]
