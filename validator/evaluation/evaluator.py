@@ -99,32 +99,12 @@ class Evaluator:
         will keep of a run of a given case (`Compactor.brevity`; see `_check`)."""
         self.context = None
         started = time.perf_counter()
-        run = self._evaluate_safely(trace, case_id, fixture, parent, own_id, brevity)
+        try:
+            run = self._evaluate(trace, case_id, fixture, parent, own_id, brevity)
+        except Exception as exc:  # one broken trace must not stop the others
+            run = RunResult(case_id or "?", ERROR, _error_reason(exc), fixture)
         run.check_seconds = time.perf_counter() - started
         return run
-
-    def _evaluate_safely(
-        self,
-        trace: Any,
-        case_id: str | None,
-        fixture: str | None,
-        parent: Any,
-        own_id: bool,
-        brevity: Callable[[str], Brevity] | None,
-    ) -> RunResult:
-        try:
-            return self._evaluate(trace, case_id, fixture, parent, own_id, brevity)
-        except MemoryError:
-            reason = "not enough memory to evaluate this trace: raise the memory limit"
-            return RunResult(case_id or "?", ERROR, reason, fixture)
-        except Exception as exc:  # one broken trace must not stop the others
-            missing = missing_dependency(exc)
-            reason = (
-                f"cannot evaluate this trace: {missing}"
-                if missing is not None
-                else f"internal error while evaluating this trace (please report it as a bug): {exc!r}"
-            )
-            return RunResult(case_id or "?", ERROR, reason, fixture)
 
     def case_id_of(self, trace: Any) -> tuple[str | None, str | None]:
         """The case id a trace names, and an error reason when it names one badly."""
@@ -307,6 +287,16 @@ class Evaluator:
 # One check of a case's plan: (its program, its id, severity, blocking), or (None, its
 # result, severity, blocking) when the case sets it off.
 Planned = tuple[Any, Any, str, bool]
+
+
+def _error_reason(exc: Exception) -> str:
+    """Why a trace could not be evaluated, when evaluating it raised `exc`."""
+    if isinstance(exc, MemoryError):
+        return "not enough memory to evaluate this trace: raise the memory limit"
+    missing = missing_dependency(exc)
+    if missing is not None:
+        return f"cannot evaluate this trace: {missing}"
+    return f"internal error while evaluating this trace (please report it as a bug): {exc!r}"
 
 
 def note_unread(run: RunResult, unread: list[dict[str, Any]]) -> None:
