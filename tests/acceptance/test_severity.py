@@ -153,6 +153,37 @@ def test_pass_hat_k_counts_a_run_with_a_failed_warning_as_passed(ws: Workspace) 
     assert [len(i["failed_warnings"]) for i in items] == [0, 1]
 
 
+def test_report_md_lists_each_repeated_run_s_warnings_and_failures(ws: Workspace) -> None:
+    """report.md's Warnings section names the run of a case with several runs that failed a
+    warning; its failures section names the runs of the cases that did not pass, and no
+    case that passed."""
+    ws.case(dict(GOOD_CASE, severity_overrides={"keyword-coverage": "warning"}))
+    ws.trace("db-slow", good_trace(), "db-slow/1.json")
+    ws.trace("db-slow", good_trace(finalAnswer=VAGUE), "db-slow/2.json")
+    ws.case(dict(GOOD_CASE, id="db-down"), name="db-down")
+    ws.trace("db-down", good_trace("db-down"), "db-down/1.json")
+    ws.trace("db-down", set_verdict(good_trace("db-down"), "REJECT"), "db-down/2.json")
+    ws.case(dict(GOOD_CASE, id="db-fine"), name="db-fine")
+    for n in (1, 2):
+        ws.trace("db-fine", good_trace("db-fine"), f"db-fine/{n}.json")
+    assert ws.run().code == 1
+    md = (ws.out / "report.md").read_text("utf-8")
+    warnings = md.split("## Warnings", 1)[1]
+    assert "- db-slow run " in warnings and "2.json: **keyword-coverage** (warning)" in warnings
+    assert "1.json" not in warnings.split("##", 1)[0]
+    troubled = md.split("## Cases that did not pass", 1)[1].split("## Warnings", 1)[0]
+    assert "### db-down" in troubled and "2.json: ❌" in troubled
+    assert "db-fine" not in troubled and "db-slow" not in troubled
+
+
+def test_report_md_has_no_warnings_section_without_a_failed_warning(ws: Workspace) -> None:
+    ws.case(dict(GOOD_CASE))
+    for n in (1, 2):
+        ws.trace("db-slow", good_trace(), f"db-slow/{n}.json")
+    assert ws.run().code == 0
+    assert "## Warnings" not in (ws.out / "report.md").read_text("utf-8")
+
+
 # --------------------------------------------------------------------------------------------
 # The vacuity guard
 

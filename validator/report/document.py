@@ -312,12 +312,18 @@ class Report:
         summary: dict[str, Any] = self.head["summary"]
         return summary
 
-    def cases(self) -> Iterator[dict[str, Any]]:
-        """Every case row, complete, in report order (made one at a time when lazy)."""
+    def cases(
+        self, only: Callable[[dict[str, Any]], bool] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Every case row, complete, in report order (made one at a time when lazy); with
+        `only`, the rows it keeps (judged on the row without its runs' items, which are made
+        only for the rows kept)."""
         if self.items is None:
-            yield from self.rows
+            yield from (row for row in self.rows if only is None or only(row))
             return
         for row, make in zip(self.rows, self.items, strict=True):
+            if only is not None and not only(row):
+                continue
             if make is None:
                 yield row
             else:

@@ -242,8 +242,8 @@ def chunks(report: Report) -> Iterator[str]:
     blanks = 0  # blank lines held back, so the file never ends with one
     sections = (
         lines,
-        _troubled(report.cases()),
-        _warnings(report.cases()),
+        _troubled(report.cases(only=_not_passed)),
+        _warnings(report.cases(), report.summary),
         _vacuous(report.cases(), report.summary),
         _unexamined(report.cases(), report.summary),
         unread_lines(report.cases(), report.summary, escape),
@@ -502,6 +502,10 @@ def _flaky(cases: list[dict[str, Any]], summary: dict[str, Any], multi: bool) ->
     return ["Flaky cases (some runs pass, some fail): " + ", ".join(flaky), ""]
 
 
+def _not_passed(case: dict[str, Any]) -> bool:
+    return bool(case["status"] != "pass")
+
+
 def _troubled(cases: Iterable[dict[str, Any]]) -> Iterator[str]:
     first = True
     for case in cases:
@@ -535,8 +539,10 @@ def _case_section(case: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _warnings(cases: Iterable[dict[str, Any]]) -> Iterator[str]:
+def _warnings(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterator[str]:
     """Failed checks of severity warning or info: reported, not failing their case."""
+    if summary.get("failed_warnings") == 0:  # counted over every run: no run's rows to read
+        return
     first = True
     for case in cases:
         items = case["runs"].get("items")
