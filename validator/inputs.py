@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -338,9 +338,11 @@ class Plan:
         if fmt == "jsonl" and self._per_line():
             # An export given as --fixtures: one job per line, so its lines spread over
             # the workers (and a progress bar counts them).
-            for line in iter_jsonl(self.path(src.rel), label, self.max_bytes):
-                yield Job(case, line.fixture, text=line.text, more_cases=more, picked=picked,
-                          source=label, problem=line.problem, names_cases=own)  # fmt: skip
+            def line_job(fixture: str, text: str, problem: str | None) -> Job:
+                return Job(case, fixture, text=text, more_cases=more, picked=picked,
+                           source=label, problem=problem, names_cases=own)  # fmt: skip
+
+            yield from iter_jsonl(self.path(src.rel), label, self.max_bytes, line_job)
         else:
             group = src.rel or self.shown if self.group in ("file", "folder") else None
             yield Job(case, label, path, format=fmt, more_cases=more, picked=picked,
@@ -705,8 +707,19 @@ def not_a_file(path: Path) -> str:
     return f"{path}: no such file or folder"
 
 
-def iter_jsonl(path: Path, shown: str, max_bytes: int = DEFAULT_MAX_TRACE_BYTES) -> Iterator[Job]:
-    """One job per non-blank line, read lazily; the line's caseId picks its case.
+def _line_job(fixture: str, text: str, problem: str | None) -> Job:
+    return Job(None, fixture, text=text, problem=problem)
+
+
+def iter_jsonl(
+    path: Path,
+    shown: str,
+    max_bytes: int = DEFAULT_MAX_TRACE_BYTES,
+    job: Callable[[str, str, str | None], Job] = _line_job,
+) -> Iterator[Job]:
+    """One job per non-blank line, read lazily; the line's caseId picks its case. `job`
+    makes each from the line's fixture, text and problem (by default a job of no case:
+    the line names it).
 
     A line longer than `max_bytes` is read no further than the limit plus one byte; the rest
     is skipped in small reads while its size is counted, and the line becomes a job that
@@ -720,17 +733,17 @@ def iter_jsonl(path: Path, shown: str, max_bytes: int = DEFAULT_MAX_TRACE_BYTES)
         while raw := handle.readline(max_bytes + 1):
             number += 1
             if len(raw) > max_bytes:
-                yield _long_line(handle, raw, max_bytes, f"{shown}:{number}")
+                yield job(f"{shown}:{number}", *_long_line(handle, raw, max_bytes))
             elif raw.strip():
-                text = raw.decode("utf-8", errors="surrogateescape")
-                yield Job(None, f"{shown}:{number}", text=text)
+                yield job(f"{shown}:{number}", raw.decode("utf-8", errors="surrogateescape"), None)
 
 
 _SKIP_CHUNK = 1024 * 1024
 
 
-def _long_line(handle: BinaryIO, head: bytes, limit: int, fixture: str) -> Job:
-    """A job for a line over the limit: the rest of it is read and dropped, counting."""
+def _long_line(handle: BinaryIO, head: bytes, limit: int) -> tuple[str, str]:
+    """The text and problem of a line over the limit: the rest of it is read and dropped,
+    counting."""
     size = len(head)
     chunk = head
     while not chunk.endswith(b"\n"):
@@ -743,8 +756,7 @@ def _long_line(handle: BinaryIO, head: bytes, limit: int, fixture: str) -> Job:
         " to evaluate it"
     )
     # The start of the line is kept only to find the caseId it names.
-    start = head[:4096].decode("utf-8", errors="surrogateescape")
-    return Job(None, fixture, text=start, problem=problem)
+    return head[:4096].decode("utf-8", errors="surrogateescape"), problem
 
 
 def count_lines(path: Path) -> int | None:
