@@ -9,11 +9,15 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import GOOD_CASE, REPO, TESTS, Workspace, good_trace, run_cli, set_verdict
+
+from validator.report.timing import Timing
+from validator.results import RunResult
 
 SARIF_SCHEMA = os.environ.get("SARIF_SCHEMA")
 
@@ -272,6 +276,29 @@ def test_junit_with_warnings_and_vacuous_runs_is_valid_for_jenkins(ws: Workspace
     (case,) = tree.iter("testcase")
     assert case.find("properties") is None
     assert "warning: short-answer: " in case.findtext("system-out")
+
+
+@pytest.mark.parametrize(("formats", "timed"), [("json,md,html,sarif", False), ("md,junit", True)])
+def test_runs_are_timed_only_for_a_format_that_shows_their_time(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, formats: str, timed: bool
+) -> None:
+    """Each run's checking time is held until the report is written (~200 bytes a run):
+    only JUnit shows it, so a run that writes no JUnit times nothing."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    seen: list[str] = []
+    watch = Timing.watch
+
+    def counted(self: Timing, runs: Iterable[RunResult]) -> Iterator[RunResult]:
+        for run in watch(self, runs):
+            seen.append(run.case_id)
+            yield run
+
+    monkeypatch.setattr(Timing, "watch", counted)
+    ws.case()
+    for n in range(3):
+        ws.trace("db-slow", good_trace(), name=f"db-slow/run-{n}.json")
+    assert ws.run("--format", formats).code == 0
+    assert seen == (["db-slow"] * 3 if timed else [])
 
 
 def test_reproducible_junit_has_no_times(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,6 +43,7 @@ from ..report import (
     DEFAULT_FORMATS,
     EXTRAS,
     REPORTERS,
+    TIMES,
     ExtraFile,
     check_out_dir,
     needed,
@@ -353,7 +354,10 @@ def _frozen_as_kept(runs: Iterable[RunResult]) -> Iterator[RunResult]:
 
 
 def execute_run(options: RunOptions) -> int:
-    timing = None if reproducible() else Timing()  # from the start: the run's whole time
+    # From the start: the run's whole time. Only for a format that shows it (JUnit): a
+    # run's time is held until the report is written, ~200 bytes a run.
+    timed = needed(options.formats, TIMES) and not reproducible()
+    timing = Timing() if timed else None
     check_out_dir(options.out, options.fixtures)
     # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
     gate = replace(options.gate, allow_unmatched=bool(options.traces.allow_unmatched))

@@ -40,7 +40,8 @@ class Reporter:
     doc: str
     # What the format reads beyond the result records, which run and merge then provide:
     # EXTRAS (the shown runs' traces read again: answers, tool and model calls), SOURCES
-    # (where each check's input is in the case and trace files, for locations).
+    # (where each check's input is in the case and trace files, for locations), TIMES (the
+    # seconds spent checking each run).
     needs: frozenset[str] = frozenset()
     # Written by C code that reads the report's rows without writing to them (orjson): a
     # forked child writing it copies few of this process's pages, where a format written in
@@ -76,6 +77,9 @@ codecs.register_error(REPLACE_SURROGATES, _replacement)
 
 EXTRAS = "extras"  # the shown runs' traces read again (Report.extras)
 SOURCES = "sources"  # where each check's input is in the files (Report.sources)
+# The seconds spent checking each run, and the run's (Report.timing): kept for every run by
+# (case, fixture), so a run times its traces only when a format it writes shows them.
+TIMES = "times"
 
 REPORTERS: dict[str, Reporter] = {
     r.name: r
@@ -84,7 +88,9 @@ REPORTERS: dict[str, Reporter] = {
             "json", "report.json", "json", "the stable document, for machines", light_in_child=True
         ),
         Reporter("md", "report.md", "markdown", "for review in a pull request"),
-        Reporter("junit", "report.junit.xml", "junit", "JUnit XML, for CI test views"),
+        Reporter(
+            "junit", "report.junit.xml", "junit", "JUnit XML, for CI test views", frozenset({TIMES})
+        ),
         Reporter("html", "report.html", "html", "a page for people", frozenset({EXTRAS})),
         Reporter(
             "sarif",
@@ -98,7 +104,7 @@ REPORTERS: dict[str, Reporter] = {
 
 
 def needed(formats: Iterable[str], what: str) -> bool:
-    """Whether any of `formats` needs `what` (EXTRAS, SOURCES) to be written."""
+    """Whether any of `formats` needs `what` (EXTRAS, SOURCES, TIMES) to be written."""
     return any(what in REPORTERS[name].needs for name in formats if name in REPORTERS)
 
 
