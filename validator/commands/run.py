@@ -353,11 +353,14 @@ def _frozen_as_kept(runs: Iterable[RunResult]) -> Iterator[RunResult]:
         yield run
 
 
+def _timing(formats: Sequence[str]) -> Timing | None:
+    """The run's timing, when a format shows it (JUnit) and the reports are not pinned: each
+    run's time is held until the report is written, ~200 bytes a run."""
+    return Timing() if needed(formats, TIMES) and not reproducible() else None
+
+
 def execute_run(options: RunOptions) -> int:
-    # From the start: the run's whole time. Only for a format that shows it (JUnit): a
-    # run's time is held until the report is written, ~200 bytes a run.
-    timed = needed(options.formats, TIMES) and not reproducible()
-    timing = Timing() if timed else None
+    timing = _timing(options.formats)  # from the start: the run's whole time
     check_out_dir(options.out, options.fixtures)
     # The traces settings (the config's traces.allow_unmatched, or the flag) decide it.
     gate = replace(options.gate, allow_unmatched=bool(options.traces.allow_unmatched))
