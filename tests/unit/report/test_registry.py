@@ -6,16 +6,17 @@ import re
 
 from conftest import REPO
 
-from validator.report import EXTRAS, REPORTERS, SOURCES, needed
+from validator.report import EXTRAS, REPORTERS, SOURCES, TIMES, needed
 
 COMMANDS = REPO / "validator" / "commands"
 
 
 def test_each_format_declares_only_known_needs() -> None:
     for reporter in REPORTERS.values():
-        assert reporter.needs <= {EXTRAS, SOURCES}, reporter.name
+        assert reporter.needs <= {EXTRAS, SOURCES, TIMES}, reporter.name
     assert needed(["json", "html"], EXTRAS) and not needed(["json", "md"], EXTRAS)
     assert needed(["sarif"], SOURCES) and not needed(["junit"], SOURCES)
+    assert needed(["md", "junit"], TIMES) and not needed(["json", "md", "html", "sarif"], TIMES)
 
 
 def test_no_command_tests_a_format_by_its_name() -> None:
