@@ -131,7 +131,8 @@ class Unit:
             case = _evaluable(record)
             runs = None
             if case is not None and cases.get(case.id) is case:
-                runs = [compact(run) for job in self.jobs[case.id] for run in worker.runs(job)]
+                jobs = self.jobs[case.id]
+                runs = [compact(run) for job in jobs for run in worker.runs(job, compact)]
             out.append((record, runs))
         return out
 
