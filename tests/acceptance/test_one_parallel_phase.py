@@ -14,6 +14,7 @@ import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
 from validator.commands import fused
+from validator.evaluation.compaction import Compactor
 from validator.evaluation.worker import Worker
 from validator.inputs import Job, Plan
 from validator.results import RunResult
@@ -244,10 +245,10 @@ def test_before_its_first_fork_this_process_evaluates_one_trace_not_a_whole_case
         forked.append(1)
         return real_fork()
 
-    def runs(self: Worker, job: Job) -> list[RunResult]:
+    def runs(self: Worker, job: Job, compact: Compactor | None = None) -> list[RunResult]:
         if os.getpid() == parent and not forked:
             alone.append(job.fixture)
-        return real_runs(self, job)
+        return real_runs(self, job, compact)
 
     monkeypatch.setattr(os, "fork", fork)
     monkeypatch.setattr(Worker, "runs", runs)
