@@ -316,3 +316,72 @@ def test_typical_plain_answers_take_the_fast_path(text: str) -> None:
 )
 def test_markdown_syntax_takes_the_slow_path(text: str) -> None:
     assert not fast_path_taken(text)
+
+
+# ---------------------------------------------------------------------------
+# Link URLs: the shared parser skips markdown-it's normalization of plain URLs
+# ---------------------------------------------------------------------------
+
+LINKS = [
+    "see [a](https://grafana.example/d/x?from=now-1h#panel-2) and <https://wiki.example/r>",
+    "[A](HTTPS://Host.Example:8443/p;q?x=(1)&y=%41) [b](/rel/path) [c](#frag) [d](rel)",
+    "[odd](https://a.b/c%zz) [sp](<https://a.b/c d>) [br](https://a.b/?x=[1])",
+    "<javascript:alert(1)> [x](javascript:alert(1)) <DATA:image/png;base64,AA> <file:///etc>",
+    "[r]: https://例子.测试/路径 'title'\n\n[s]: //host/x\n\n[r] [s] <mailto:Foo@Bar.com>",
+    "[t]: javascript:alert(1)\n\n[t] <http://[::1]:80/x> [u](https://a.b\\c)",
+    "[long](https://" + "a" * 250 + ".example/x) [h](http://0." + "0." * 130 + "0/x)",
+]
+
+
+@pytest.mark.parametrize("text", [*EXAMPLES, *LINKS])
+def test_the_shared_parser_renders_what_markdown_it_alone_renders(text: str) -> None:
+    # Each text twice: nothing the first rendering leaves behind changes the second.
+    alone = text_markdown.visible_text(text_markdown.new_parser().parse(text))
+    assert text_markdown._markdown_text(text) == alone
+    assert text_markdown._markdown_text(text) == alone
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=2000)
+@given(
+    st.from_regex(text_markdown.PLAIN_URL, fullmatch=True).filter(
+        lambda url: len(url) <= text_markdown.PLAIN_URL_LONGEST
+    )
+)
+def test_a_plain_url_is_its_own_normalized_form(url: str) -> None:
+    # What lets the shared parser give such a URL back without markdown-it's normalization.
+    assert text_markdown.new_parser().normalizeLink(url) == url
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "//@",  # a path starting with // is a host
+        "https://a.b/c d",
+        "https://a.b/%zz",
+        "https://a.b/?x=[1]",
+        "https://a.b\\c",
+        "https://例子.测试/x",
+        "http://0." + "0." * 130 + "0/x",  # a host name over 255 characters is dropped
+    ],
+)
+def test_a_url_markdown_it_changes_is_not_plain(url: str) -> None:
+    assert text_markdown.new_parser().normalizeLink(url) != url
+    plain = len(url) <= text_markdown.PLAIN_URL_LONGEST and text_markdown.PLAIN_URL.fullmatch(url)
+    assert not plain
+
+
+def test_only_a_url_that_is_not_plain_is_normalized_by_markdown_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parser = text_markdown.new_parser()
+    normalize, asked = parser.normalizeLink, []
+
+    def counted(url: str) -> str:
+        asked.append(url)
+        return str(normalize(url))
+
+    parser.normalizeLink = text_markdown._plain_links_as_they_are(counted)
+    monkeypatch.setattr(text_markdown, "_md_parser", parser)
+    text = "[a](https://grafana.example/d/x) [b](<https://a.b/c d>) [c](https://例子.测试/路径)"
+    assert normalize_markdown(text) == "a b c"
+    assert asked == ["https://a.b/c d", "https://例子.测试/路径"]
