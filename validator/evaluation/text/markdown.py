@@ -45,7 +45,7 @@ def new_parser() -> Any:
 # A URL that markdown-it's `normalizeLink` gives back unchanged: optionally http(s):// and a
 # host name of letters, digits and hyphens (with a port), then a path, query and fragment of
 # the characters it does not percent-encode (a `%` only as an escape, no `[` `]` `\\`), the
-# path not starting with `//` (a host). At most `_PLAIN_URL_LONGEST` characters: a host name
+# path not starting with `//` (a host). At most `PLAIN_URL_LONGEST` characters: a host name
 # over 255 is dropped. tests/unit/evaluation/text/test_markdown.py draws URLs from this pattern
 # and checks `normalizeLink` gives each back as it is.
 _URL_CHAR = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})"
