@@ -21,12 +21,15 @@ def _parser() -> Any:
     """Return the shared MarkdownIt parser, importing markdown-it on first use.
 
     One parser for the whole process: construction compiles the rule chains, while
-    ``parse`` keeps all state in per-call objects, so sharing it is safe. It renders what
-    `new_parser` does, with less work for plain URLs (`_plain_links_as_they_are`).
+    ``parse`` keeps all state in per-call objects, so sharing it is safe. With
+    `_markdown_text` it renders what `new_parser` does, with less work: inline content
+    without inline syntax is not parsed (`_INLINE_SYNTAX`), plain URLs are not normalized
+    (`_plain_links_as_they_are`).
     """
     global _md_parser
     if _md_parser is None:
-        parser = new_parser()
+        # Blocks only: `_markdown_text` parses each block's inline content, when it must.
+        parser = new_parser().disable("inline")
         parser.normalizeLink = _plain_links_as_they_are(parser.normalizeLink)
         _md_parser = parser
     return _md_parser
@@ -86,9 +89,32 @@ def _special_text(tok: Any) -> str:
     return tok.content
 
 
+# Characters that may start inline syntax for markdown-it's inline rules (CommonMark with
+# strikethrough, linkify and typographer off): line breaks, backslash escapes, code spans,
+# emphasis, strikethrough, links and images, autolinks and HTML, character references.
+# Inline content with none of them is one text token of that content, which markdown-it's
+# inline parser would make after trying a rule at each of its terminator characters.
+_INLINE_SYNTAX = re.compile(r"[\n`*_\[\]<&\\!~]")
+
+
 def _markdown_text(src: str) -> str:
-    """The visible text of `src`, rendered by the shared parser."""
-    return visible_text(_parser().parse(src))
+    """The visible text of `src`, rendered by the shared parser: its blocks, then the
+    inline content of each, parsed by markdown-it only when it may hold inline syntax
+    (a heading or a line of prose usually does not: ~15 % of rendering the benchmark's
+    answers). tests/unit/evaluation/text/test_markdown.py compares it with markdown-it's
+    own full parse."""
+    parser = _parser()
+    env: dict[str, Any] = {}  # the block parse's reference definitions, for the links
+    tokens = parser.parse(src, env)
+    for tok in tokens:
+        if tok.type == "inline":
+            content, children = tok.content, []
+            if _INLINE_SYNTAX.search(content) is None:
+                children.append(type(tok)("text", "", 0, content=content))
+            else:
+                parser.inline.parse(content, parser, env, children)
+            tok.children = children
+    return visible_text(tokens)
 
 
 def visible_text(tokens: list[Any]) -> str:

@@ -333,12 +333,29 @@ LINKS = [
 ]
 
 
-@pytest.mark.parametrize("text", [*EXAMPLES, *LINKS])
+# markdown-it as it comes, configured as the tool configures it (its rule chains compiled
+# once for these tests).
+ALONE = text_markdown.new_parser()
+
+
+def rendered_alone(text: str) -> str:
+    return text_markdown.visible_text(ALONE.parse(text))
+
+
+@pytest.mark.parametrize("text", [*EXAMPLES, *spec_variants(), *LINKS])
 def test_the_shared_parser_renders_what_markdown_it_alone_renders(text: str) -> None:
     # Each text twice: nothing the first rendering leaves behind changes the second.
-    alone = text_markdown.visible_text(text_markdown.new_parser().parse(text))
+    alone = rendered_alone(text)
     assert text_markdown._markdown_text(text) == alone
     assert text_markdown._markdown_text(text) == alone
+
+
+@HYP
+@given(st.one_of(ascii_text, chinese_text, pieces_text, mixed_text, st.text()))
+def test_generated_text_renders_as_markdown_it_alone_renders_it(text: str) -> None:
+    # Inline content is parsed only when it may hold inline syntax, links' URLs normalized
+    # only when not plain: neither changes a character of the text.
+    assert text_markdown._markdown_text(text) == rendered_alone(text)
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=2000)
@@ -373,15 +390,16 @@ def test_a_url_markdown_it_changes_is_not_plain(url: str) -> None:
 def test_only_a_url_that_is_not_plain_is_normalized_by_markdown_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    parser = text_markdown.new_parser()
-    normalize, asked = parser.normalizeLink, []
+    from markdown_it import MarkdownIt
 
-    def counted(url: str) -> str:
+    normalize, asked = MarkdownIt.normalizeLink, []
+
+    def counted(self: MarkdownIt, url: str) -> str:
         asked.append(url)
-        return str(normalize(url))
+        return str(normalize(self, url))
 
-    parser.normalizeLink = text_markdown._plain_links_as_they_are(counted)
-    monkeypatch.setattr(text_markdown, "_md_parser", parser)
+    monkeypatch.setattr(MarkdownIt, "normalizeLink", counted)
+    monkeypatch.setattr(text_markdown, "_md_parser", None)  # a shared parser made anew
     text = "[a](https://grafana.example/d/x) [b](<https://a.b/c d>) [c](https://例子.测试/路径)"
     assert normalize_markdown(text) == "a b c"
     assert asked == ["https://a.b/c d", "https://例子.测试/路径"]
