@@ -13,8 +13,9 @@ prints two tables, each from fresh processes run under `valgrind --tool=callgrin
   the compaction reduces are evaluated briefly), with the Markdown and text normalization
   (the same functions in both) memoized, so what is left is each program's own work. One
   process warms both up (programs compiled, texts normalized), then evaluates every trace
-  `--loops` times per row, calling `os.getppid()` between rows: callgrind writes what it counted at each such
-  call (`--dump-before`), so each row is its own count, divided by the traces evaluated.
+  `--loops` times per row, calling `os.getppid()` between rows: callgrind writes what it
+  counted at each such call (`--dump-before`), so each row is its own count, divided by the
+  traces evaluated.
   The tool's rows: with no check (reading the case id, the report's figures, the run's
   record), then each standard check alone, as its cost on top of that row; those add up to
   more than all checks together, which share what a trace's context caches (the verdict's
