@@ -457,3 +457,14 @@ def write_jsonl(root: Path, cases: int, runs: int, seed: int) -> tuple[Path, Pat
                 trace, _ = make_trace(case, r, seed)
                 out.write(json.dumps(trace, ensure_ascii=False) + "\n")
     return cases_dir, path, cases * runs
+
+
+def read_traces(root: Path) -> list[tuple[str, str, Any]]:
+    """(case id, file name, parsed trace) of every trace of a corpus `write_corpus` wrote at
+    `root`, by case."""
+    fixtures = root / "fixtures"
+    out = []
+    for path in sorted(fixtures.rglob("*.json")):
+        case_id = path.stem if path.parent == fixtures else path.parent.name
+        out.append((case_id, path.name, json.loads(path.read_bytes())))
+    return sorted(out, key=lambda t: t[0])

@@ -40,7 +40,8 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from validator.evaluation.evaluator import Planned
@@ -78,31 +79,18 @@ def sections() -> list[tuple[str, str | None]]:
     return [("reference", None), ("tool", NO_CHECK), *(("tool", c) for c in checks), ("tool", None)]
 
 
-def _traces(root: Path) -> list[tuple[str, str, Any]]:
-    """(case id, file name, parsed trace) of every trace of a corpus, by case."""
-    fixtures = root / "fixtures"
-    out = []
-    for path in sorted(fixtures.rglob("*.json")):
-        case_id = path.stem if path.parent == fixtures else path.parent.name
-        out.append((case_id, path.name, json.loads(path.read_bytes())))
-    return sorted(out, key=lambda t: t[0])
-
-
 def measure(root: Path, loops: int) -> dict[tuple[str, str | None], list[str]]:
     """Evaluate the corpus's traces with the reference and with the tool (all checks), once
     to warm up, then `loops` times for each section, calling os.getppid() before each
     section and after the last. Returns each section's statuses (tests compare them)."""
     from validator.api import load_suite
-    from validator.evaluation import compaction, context, evaluator
+    from validator.evaluation import compaction, evaluator
 
     sys.path.insert(0, str(HERE))
     import reference
+    from corpus import read_traces
 
-    # The same normalization functions in both programs, each text normalized once.
-    context.normalize_markdown_ex = lru_cache(None)(context.normalize_markdown_ex)
-    context.normalize_plain = lru_cache(None)(context.normalize_plain)
-    reference.normalize_markdown = lru_cache(None)(reference.normalize_markdown)
-    reference.keyword = lru_cache(None)(reference.normalize_plain)
+    memoize_normalization(reference)
 
     only: list[str | None] = [None]
     planned = evaluator.Evaluator._planned  # AttributeError: renamed, and this says which
@@ -114,7 +102,7 @@ def measure(root: Path, loops: int) -> dict[tuple[str, str | None], list[str]]:
     evaluator.Evaluator._planned = kept  # type: ignore[method-assign]
     suite = load_suite(root / "cases")
     cases = reference.load_cases(root / "cases")
-    traces = _traces(root)
+    traces = read_traces(root)
 
     def tool() -> list[str]:
         # As a run evaluates: each run compacted as it is made, the compaction telling the
@@ -139,6 +127,18 @@ def measure(root: Path, loops: int) -> dict[tuple[str, str | None], list[str]]:
             statuses[who, check] = theirs() if who == "reference" else tool()
     os.getppid()
     return statuses
+
+
+def memoize_normalization(reference: ModuleType) -> None:
+    """The same normalization functions in both programs (the tool's and `reference`, the
+    module bench/reference.py), each text normalized once per process, so what is measured
+    is each program's own work."""
+    from validator.evaluation import context
+
+    context.normalize_markdown_ex = lru_cache(None)(context.normalize_markdown_ex)
+    context.normalize_plain = lru_cache(None)(context.normalize_plain)
+    reference.normalize_markdown = lru_cache(None)(reference.normalize_markdown)
+    reference.keyword = lru_cache(None)(reference.normalize_plain)
 
 
 def _check_id(entry: Planned) -> str:

@@ -270,3 +270,21 @@ def test_the_instruction_count_sections_evaluate_what_their_rows_say(tmp_path: P
         alone = found["tool", check]
         assert all(every[i] == "fail" for i, s in enumerate(alone) if s == "fail"), check
     assert sum(found["tool", c].count("fail") for c in checks) >= every.count("fail")
+
+
+def test_the_cache_table_times_both_programs_after_each_kind_of_work(tmp_path: Path) -> None:
+    # bench/caches.py, on a small corpus, as a user runs it: a figure for each program and
+    # each kind of work done before each trace, and what that work costs each afterwards.
+    caches = _module("caches")
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "caches.py"), "--n", "30", "--repeat", "1", "--shape", "runs"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines() if line}
+    for program in ("reference", "tool"):
+        figures = [float(figure) for figure in rows[program]]
+        assert len(figures) == len(caches.KINDS) and all(f > 0 for f in figures), rows
+    assert done.stdout.count("costs the") == 2
