@@ -55,9 +55,17 @@ _CJK_CLASS = (
     "\U00020000-\U0003ffff"  # supplementary and tertiary ideographic planes
 )
 
-_WS_RUN_RE = re.compile(r"\s+")
 # Whitespace (already collapsed to one space) with a CJK character on at least one side.
-_CJK_SPACE_RE = re.compile(f" (?=[{_CJK_CLASS}])|(?<=[{_CJK_CLASS}]) ")
+# Both alternatives start with the space, so re goes from space to space rather than trying
+# a lookbehind at every character (~4x faster on a rendered answer).
+_CJK_SPACE_RE = re.compile(f" (?:(?=[{_CJK_CLASS}])|(?<=[{_CJK_CLASS}] ))")
+
+
+def _collapse_whitespace(text: str) -> str:
+    """Each run of whitespace as one space, none at either end. `str.split` splits on what
+    `str.isspace` calls whitespace, which is what re's `\\s` matches (a test compares them
+    over every code point), ~3x faster than ``re.sub(r"\\s+", " ", text).strip(" ")``."""
+    return " ".join(text.split())
 
 
 # Invisible characters to delete, as code point ranges: category Cf (zero-width space and
@@ -337,12 +345,12 @@ def normalize_plain(text: str) -> str:
     if text.isascii():
         # ASCII (O(1) to tell): no CJK and no combining marks, NFKC changes nothing and
         # casefold is lower(), so only the whitespace step is left: the same result, faster.
-        return _WS_RUN_RE.sub(" ", text.lower()).strip(" ")
+        return _collapse_whitespace(text.lower())
     text = _presort_marks(text)  # same result, but linear time on long runs of marks
     text = unicodedata.normalize("NFKC", text)
     text = unicodedata.normalize("NFKC", text.casefold())
     text = delete_ignorable(text)  # defensive: NFKC/casefold do not produce these today
-    text = _WS_RUN_RE.sub(" ", text).strip(" ")
+    text = _collapse_whitespace(text)
     text = _CJK_SPACE_RE.sub("", text)
     while not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)

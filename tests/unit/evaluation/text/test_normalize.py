@@ -4,6 +4,8 @@ and regular expressions that must stay linear in the size of the answer."""
 
 from __future__ import annotations
 
+import re
+import sys
 import time
 import unicodedata
 
@@ -361,6 +363,13 @@ def test_fallback_keeps_what_is_text() -> None:
 # ---------------------------------------------------------------------------
 
 
+# The straightforward forms of the whitespace steps: any whitespace run, and a space with a
+# CJK character after it or before it.
+WHITESPACE_RUN = re.compile(r"\s+")
+CJK = text_normalize._CJK_CLASS
+CJK_SPACE = re.compile(f" (?=[{CJK}])|(?<=[{CJK}]) ")
+
+
 def reference_normalize_plain(text: str) -> str:
     """normalize_plain without any shortcut, as it was written first."""
     ignorable = text_normalize.ignorable_re()
@@ -368,14 +377,23 @@ def reference_normalize_plain(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = unicodedata.normalize("NFKC", text.casefold())
     text = ignorable.sub("", text)
-    text = text_normalize._WS_RUN_RE.sub(" ", text).strip(" ")
-    text = text_normalize._CJK_SPACE_RE.sub("", text)
+    text = WHITESPACE_RUN.sub(" ", text).strip(" ")
+    text = CJK_SPACE.sub("", text)
     # Step 5: NFKC again while the text is not normalized, each pass deleting a space a
     # reordered CJK mark now touches (`0 \u0339 \u309b`: the mark moves next to the space).
     while not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)
-        text = text_normalize._CJK_SPACE_RE.sub("", text)
+        text = CJK_SPACE.sub("", text)
     return text
+
+
+def test_str_split_and_re_agree_on_what_whitespace_is() -> None:
+    # normalize_plain collapses whitespace with str.split (str.isspace), the straightforward
+    # form with re's \s: the same characters on this Python, every code point compared.
+    by_re = {cp for cp in range(sys.maxunicode + 1) if re.match(r"\s", chr(cp))}
+    by_split = {cp for cp in range(sys.maxunicode + 1) if len(f"a{chr(cp)}b".split()) == 2}
+    assert by_re == by_split
+    assert {0x20, 0x85, 0xA0, 0x3000, 0x1C} <= by_re  # the set is the Unicode one
 
 
 IGNORABLE = [chr(lo) for lo, _ in text_normalize._ignorable_ranges()] + [
@@ -388,9 +406,11 @@ IGNORABLE = [chr(lo) for lo, _ in text_normalize._ignorable_ranges()] + [
     st.one_of(
         st.text(),
         st.text(alphabet=st.characters(max_codepoint=127)),
-        st.lists(st.sampled_from([*IGNORABLE, *"aZ \t\n\x1c\x85连接，ＭｙＳＱＬか\u3099"])).map(
-            "".join
-        ),
+        st.lists(
+            st.sampled_from(
+                [*IGNORABLE, *"aZ \t\n\x1c\x85\xa0\u3000\u2028连接，ＭｙＳＱＬか\u3099한"]
+            )
+        ).map("".join),
         mark_soup,
     )
 )
