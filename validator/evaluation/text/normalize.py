@@ -179,6 +179,13 @@ def _ignorable_parts() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 
+# Whether NFKC, casefold and NFKC again can make an ignorable character out of text that has
+# none: not on the Unicode versions whose tables are stored (no code point gives one, and no
+# ignorable character is a canonical composite, so no pair composes into one: a test checks
+# both over every code point on its Python; 14.0.0, 15.0.0 and 15.1.0 were all checked). On
+# a later version, `normalize_plain` deletes them once more after normalizing, to be sure.
+_NORMALIZING_KEEPS_IGNORABLES_OUT = unicodedata.unidata_version in UNICODE_VERSIONS
+
 
 def delete_ignorable(text: str) -> str:
     """`text` without the characters of `ignorable_re`: the same as its ``sub("", text)``."""
@@ -349,7 +356,8 @@ def normalize_plain(text: str) -> str:
     text = _presort_marks(text)  # same result, but linear time on long runs of marks
     text = unicodedata.normalize("NFKC", text)
     text = unicodedata.normalize("NFKC", text.casefold())
-    text = delete_ignorable(text)  # defensive: NFKC/casefold do not produce these today
+    if not _NORMALIZING_KEEPS_IGNORABLES_OUT:
+        text = delete_ignorable(text)
     text = _collapse_whitespace(text)
     text = _CJK_SPACE_RE.sub("", text)
     while not unicodedata.is_normalized("NFKC", text):

@@ -387,6 +387,28 @@ def reference_normalize_plain(text: str) -> str:
     return text
 
 
+def test_normalizing_makes_no_ignorable_character() -> None:
+    # normalize_plain deletes ignorable characters before NFKC, casefold and NFKC, not after
+    # (on the Unicode versions whose tables are stored): no code point becomes one through
+    # them, and none is a canonical composite, so no pair of characters composes into one.
+    ignorable, nfkc = text_normalize.ignorable_re(), unicodedata.normalize
+    made = [
+        f"U+{cp:04X}"
+        for cp in range(sys.maxunicode + 1)
+        if not 0xD800 <= cp <= 0xDFFF
+        and not ignorable.match(chr(cp))
+        and ignorable.search(nfkc("NFKC", nfkc("NFKC", chr(cp)).casefold()))
+    ]
+    assert made == []
+    composites = [
+        f"U+{cp:04X}"
+        for lo, hi in text_normalize._ignorable_ranges()
+        for cp in range(lo, hi + 1)
+        if unicodedata.decomposition(chr(cp))[:1] not in ("", "<")
+    ]
+    assert composites == []
+
+
 def test_str_split_and_re_agree_on_what_whitespace_is() -> None:
     # normalize_plain collapses whitespace with str.split (str.isspace), the straightforward
     # form with re's \s: the same characters on this Python, every code point compared.
