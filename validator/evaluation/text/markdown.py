@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .markup import charref_code, charref_text, html_block_text, html_tag_text
-from .normalize import delete_ignorable, normalize_plain
+from .normalize import delete_ignorable, normalize_cleaned, normalize_plain
 from .strip import strip_markdown
 
 _md_parser: Any = None  # markdown_it.MarkdownIt, created on first use
@@ -272,7 +272,7 @@ def normalize_markdown_ex(text: str) -> tuple[str, str | None]:
     """
     text = delete_ignorable(text)
     if not has_markdown_syntax(text):
-        return normalize_plain(text), None
+        return normalize_cleaned(text), None
     if len(text) > MARKDOWN_BUDGET_CHARS:
         note = (
             f"the text has {len(text):,} characters, over the budget of"
@@ -287,5 +287,9 @@ def normalize_markdown_ex(text: str) -> tuple[str, str | None]:
             f"Markdown rendering failed ({type(exc).__name__}): the text was matched"
             " without Markdown rendering"
         )
-        return normalize_plain(text), note
-    return normalize_plain(rendered), None
+        return normalize_cleaned(text), note
+    if "&" in text:  # an entity may decode to an invisible character (&#x200b;, &shy;)
+        return normalize_plain(rendered), None
+    # Without one, the rendered text is made of the source's characters and line breaks
+    # (an escape gives ASCII punctuation), so it holds no ignorable character either.
+    return normalize_cleaned(rendered), None

@@ -348,7 +348,12 @@ def normalize_plain(text: str) -> str:
     Regex and Markdown metacharacters (``c++ (gcc)``, ``.*``, ``[a-z]+``, ``|``) are
     ordinary characters here and pass through unchanged.
     """
-    text = delete_ignorable(text)
+    return normalize_cleaned(delete_ignorable(text))
+
+
+def normalize_cleaned(text: str) -> str:
+    """:func:`normalize_plain` of text that holds no ignorable character (step 1 done: its
+    own result, or a rendering of such text that can have made none)."""
     if text.isascii():
         # ASCII (O(1) to tell): no CJK and no combining marks, NFKC changes nothing and
         # casefold is lower(), so only the whitespace step is left: the same result, faster.

@@ -230,6 +230,8 @@ PIECES = [
     "R&D",
     "&amp;",
     "&#35;",
+    "&#x200b;",
+    "&shy;",
     "&nosuch;",
     "~",
     "~5",
@@ -336,6 +338,19 @@ LINKS = [
 # markdown-it as it comes, configured as the tool configures it (its rule chains compiled
 # once for these tests).
 ALONE = text_markdown.new_parser()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a&#x200b;b *x*", "ab x"),  # an entity makes an invisible character: deleted
+        ("co&shy;de `y`", "code y"),
+        ("a\u200bb *x*", "ab x"),  # one in the source is deleted before rendering
+        ("*x* <b>a\u2060b</b> `c\u200bd`", "x ab cd"),
+    ],
+)
+def test_invisible_characters_are_deleted_wherever_they_come_from(text: str, expected: str) -> None:
+    assert normalize_markdown(text) == expected == rendered(text)
 
 
 def rendered_alone(text: str) -> str:
