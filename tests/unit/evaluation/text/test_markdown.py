@@ -357,7 +357,20 @@ def rendered_alone(text: str) -> str:
     return text_markdown.visible_text(ALONE.parse(text))
 
 
-@pytest.mark.parametrize("text", [*EXAMPLES, *spec_variants(), *LINKS])
+# Line endings and NUL, which markdown-it's `normalize` rule rewrites (the shared parser
+# leaves that rule out and does the same only when the text has a CR or a NUL).
+LINE_ENDINGS = [
+    "a\r\nb",
+    "a\rb\r\n\r\nc",
+    "# Title\r\n\r\n- one\r- two\r\n\r\n> quoted\r\n> on",
+    "```\r\ncode\r\nmore\r\n```\r\nafter",
+    "a  \r\nb",  # a hard break before CR LF
+    "x\0y *z*\r\n\0",
+    "| a | b |\r\n|---|---|\r\n| 1 | 2 |",
+]
+
+
+@pytest.mark.parametrize("text", [*EXAMPLES, *spec_variants(), *LINKS, *LINE_ENDINGS])
 def test_the_shared_parser_renders_what_markdown_it_alone_renders(text: str) -> None:
     # Each text twice: nothing the first rendering leaves behind changes the second.
     alone = rendered_alone(text)
