@@ -292,8 +292,10 @@ def normalize_markdown_ex(text: str) -> tuple[str, str | None]:
             " without Markdown rendering"
         )
         return normalize_cleaned(text), note
-    if "&" in text:  # an entity may decode to an invisible character (&#x200b;, &shy;)
+    # A character reference may decode to an invisible character (`&#x200b;`, `&shy;`), and
+    # so may an autolink's percent escapes (`<http://a.b/%E2%80%8B>` shows U+200B).
+    if "&" in text or "<" in text:
         return normalize_plain(rendered), None
-    # Without one, the rendered text is made of the source's characters and line breaks
+    # Without either, the rendered text is made of the source's characters and line breaks
     # (an escape gives ASCII punctuation), so it holds no ignorable character either.
     return normalize_cleaned(rendered), None

@@ -232,6 +232,8 @@ PIECES = [
     "&#35;",
     "&#x200b;",
     "&shy;",
+    "<http://a.b/x%E2%80%8By>",
+    "<http://a.b/%C2%AD>",
     "&nosuch;",
     "~",
     "~5",
@@ -347,6 +349,8 @@ ALONE = text_markdown.new_parser()
         ("co&shy;de `y`", "code y"),
         ("a\u200bb *x*", "ab x"),  # one in the source is deleted before rendering
         ("*x* <b>a\u2060b</b> `c\u200bd`", "x ab cd"),
+        ("<http://a.b/x%E2%80%8By> *z*", "http://a.b/xy z"),  # an autolink decodes %-escapes
+        ("*z* <https://a.b/%C2%AD>", "z https://a.b/"),
     ],
 )
 def test_invisible_characters_are_deleted_wherever_they_come_from(text: str, expected: str) -> None:
