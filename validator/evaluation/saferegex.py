@@ -24,7 +24,9 @@ literal). So a pattern is never handed to RE2 as written. It is parsed by Python
 * whatever has no exact RE2 equivalent is refused with the column it starts at: backreferences,
   lookaround, conditional groups, atomic groups, possessive quantifiers, Unicode `\b`/`\B`,
   repeat counts over 1000, and `$` anywhere but at the end of the pattern (or of an
-  alternative), where Python's "end, or before a final newline" can be expressed.
+  alternative), where Python's "end, or before a final newline" can be expressed; and for
+  `sub()`, which needs where a match ends, a pattern that can match empty text or repeats
+  a part that can.
 
 The API is small on purpose: `compile_safe(pattern)` returns a `SafeRegex` with `search` and
 `fullmatch` (booleans: a match *span* for `$` would differ) and `substitution(template)` for
@@ -341,7 +343,7 @@ class _Translator:
     def __init__(self, dollar: str | None) -> None:
         self.dollar = dollar
         self.dollar_groups: list[str] = []
-        self.empty_loop_groups: set[int] = set()
+        self.empty_loops = 0  # repeats whose body can match empty text (see `_repeat`)
         self.handlers: dict[Any, Callable[[Any, int, bool], str]] = {
             _c.LITERAL: self._atom(_c.LITERAL),
             _c.NOT_LITERAL: self._atom(_c.NOT_LITERAL),
@@ -394,9 +396,12 @@ class _Translator:
                 )
             repeated = unbounded or high > 1
             if repeated and body.getwidth()[0] == 0:
-                # Python runs one more, empty, iteration that resets the body's groups; RE2
-                # does not: the groups in here are not the same after a match.
-                self.empty_loop_groups.update(_group_numbers(body))
+                # Python runs one more, empty, iteration that resets the body's groups, and
+                # RE2 does not; and the two order the ways through an empty iteration
+                # differently, so a match may end elsewhere (`(\n??)*$` on "1\n\n",
+                # `((a??)(b?))*`). Whether there is a match is the same: only `sub()`, which
+                # needs the span and the groups, refuses such a repeat.
+                self.empty_loops += 1
             # Another iteration may follow the body unless at most one is allowed.
             inner = self.sequence(body, flags, tail and not repeated)
             return f"(?:{inner}){_quantifier(low, None if unbounded else high)}{lazy}"
@@ -429,19 +434,6 @@ class _Translator:
         name = f"d{len(self.dollar_groups) + 1}"
         self.dollar_groups.append(name)
         return f"(?:(?P<{name}>\\n?)\\z)"
-
-
-def _group_numbers(items: Any) -> Iterator[int]:
-    for op, av in items:
-        if op is _c.SUBPATTERN:
-            if av[0] is not None:
-                yield av[0]
-            yield from _group_numbers(av[3])
-        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
-            yield from _group_numbers(av[2])
-        elif op is _c.BRANCH:
-            for alternative in av[1]:
-                yield from _group_numbers(alternative)
 
 
 def _quantifier(low: int, high: int | None) -> str:
@@ -579,8 +571,9 @@ class SafeRegex:
         """`lambda text: re.sub(pattern, template, text)`, checked now.
 
         Refused (RegexError): a pattern that can match empty text (Python's rule for an empty
-        match right after another match cannot be expressed with RE2) and a template Python
-        rejects.
+        match right after another match cannot be expressed with RE2), one that repeats a
+        part that can match empty text (`(a?b?)*`: the two engines may end such a match at
+        different places, see `_Translator._repeat`) and a template Python rejects.
         """
         if self._tree.getwidth()[0] == 0:
             raise RegexError(
@@ -590,16 +583,16 @@ class SafeRegex:
                 " (add what it must match, e.g. `+` instead of `*`)",
             )
         program, translator = _program(self.pattern, self._tree, _DOLLAR_SUB, capture=True)
+        if translator.empty_loops:
+            raise RegexError(
+                self.pattern,
+                1,
+                "a replacement pattern must not repeat a part that can match empty text"
+                " (`(a?b?)*`, `(x??)+`): Python and the linear-time engine may end such a"
+                " match at different places; make each repeated part match at least one"
+                " character (e.g. `(a|b)*` for `(a?b?)*`)",
+            )
         python_pieces = _template_pieces(self._python, template)
-        for piece in python_pieces:
-            if not isinstance(piece, str) and piece in translator.empty_loop_groups:
-                raise RegexError(
-                    template,
-                    _reference_index(template, piece, self._python) + 1,
-                    f"group {piece} is inside a repeat that can match empty text, where"
-                    " Python and the linear-time engine keep different values",
-                    "replacement",
-                )
         # Python's group numbers as RE2's (the translation names group N "gN").
         index = program.groupindex
         pieces = [p if isinstance(p, str) else index[f"g{p}"] if p else 0 for p in python_pieces]
@@ -683,14 +676,6 @@ def _substitute(program: Any, dollars: list[int], pieces: list[str | int], text:
         done = end
     out.append(text[done:])
     return "".join(out)
-
-
-def _reference_index(template: str, number: int, python: re.Pattern[str]) -> int:
-    """Where a template refers to group `number` (0 if it cannot be told)."""
-    names = [name for name, n in python.groupindex.items() if n == number]
-    spellings = [f"\\g<{number}>", *(f"\\g<{name}>" for name in names), f"\\{number}"]
-    found = [template.find(s) for s in spellings if s in template]
-    return min(found) if found else 0
 
 
 _SENTINEL = 0xF0000  # a private-use plane: marks group values while parsing a template

@@ -237,7 +237,11 @@ def test_refusals_name_the_column(pattern: str, column: int, part: str) -> None:
     ("pattern", "template", "part", "column", "message"),
     [
         ("a*", "x", "pattern", 1, "must not be able to match empty text"),
-        ("x(a|b?)+", "\\1", "replacement", 1, "inside a repeat that can match empty text"),
+        ("x(a|b?)+", "\\1", "pattern", 1, "must not repeat a part that can match empty text"),
+        # found by test_substitution_agrees_with_python: Python ends the match before the
+        # final newline ("-\n"), the linear-time engine after it ("-")
+        ("(.(\\n??)*)$", "-", "pattern", 1, "must not repeat a part that can match empty"),
+        ("((a??)(b?))*c", "-", "pattern", 1, "must not repeat a part that can match empty"),
         ("(a)", "\\2", "replacement", 2, "invalid group reference 2"),
         ("(a)", "\\q", "replacement", 1, "bad escape"),
     ],
