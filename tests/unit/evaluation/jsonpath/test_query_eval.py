@@ -135,6 +135,7 @@ def test_deep_expression_jsonpath_ng_must_evaluate_is_refused_when_compiled() ->
         ("$.t.`sub(/a$b/, c)`", 12, "`$` is supported only at the end"),
         ("$.t.`sub(/(a)/, \\\\2)`", 19, "invalid replacement"),
         ("$.t.`sub(/a*/, b)`", 11, "must not be able to match empty text"),
+        ("$.t.`sub(/(a?b?)*c/, x)`", 11, "must not repeat a part that can match empty text"),
     ],
 )
 def test_bad_regex_is_a_compile_error_at_its_column(
