@@ -1,9 +1,10 @@
 """Markdown to its visible text: the markdown-it token walk, the fast path for text without
 Markdown syntax, and the size budget above which the linear stripper (:mod:`.strip`) is used.
 
-markdown-it renders with two shortcuts that change no character of the text: a block's inline
-content without inline syntax is not given to its inline parser (`_markdown_text`), and a
-link's URL already in normalized form is not normalized again (`_plain_links_as_they_are`).
+markdown-it renders with three shortcuts that change no character of the text: a block's
+inline content without inline syntax is not given to its inline parser (`_markdown_text`), a
+link's URL already in normalized form is not normalized again (`_plain_links_as_they_are`),
+and line endings are rewritten only in text that has a CR or a NUL (`_markdown_text`).
 
 Importing this module is cheap: markdown-it is imported, and its parser built, on first use.
 """
