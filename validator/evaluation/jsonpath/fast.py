@@ -258,6 +258,9 @@ def finder(plan: Plan) -> Finder:
     """A function (value, root) -> matches for a plan."""
     if all(kind in ("field", "this") for kind, _ in plan):
         return _field_chain(tuple(arg for kind, arg in plan if kind == "field"))
+    kinds = [kind for kind, _ in plan]
+    if kinds[-2:] == ["wildcard", "field"] and all(kind == "field" for kind in kinds[:-2]):
+        return _records_chain(tuple(arg for _, arg in plan[:-2]), plan[-1][1])
     return _step_chain(_build_steps(plan))
 
 
@@ -272,6 +275,42 @@ def _field_chain(names: tuple[str, ...]) -> Finder:
             if node is _MISSING:
                 return []
         return [node]
+
+    return find
+
+
+def _records_chain(head: tuple[str, ...], name: str) -> Finder:
+    # ``$.a.b[*].c``, a field of each record of a list: the head walked as _field_chain
+    # walks it, then the wildcard's and the field's steps in one comprehension. The same
+    # matches as the step chain, and the same budget: each head name produces one value.
+    def find(document: Any, root: Any) -> list[Any]:
+        node = document
+        for key in head:
+            if not isinstance(node, dict):
+                return []
+            node = node.get(key, _MISSING)
+            if node is _MISSING:
+                return []
+        if isinstance(node, (list, tuple)):
+            members: Any = node
+        elif isinstance(node, dict):
+            members = node.values()
+        else:
+            return []
+        if not members:
+            return []
+        produced = len(head) + len(members)
+        if produced > NODE_BUDGET:
+            raise _over_budget()
+        missing = _MISSING
+        found = [
+            value
+            for member in members
+            if isinstance(member, dict) and (value := member.get(name, missing)) is not missing
+        ]
+        if found and produced + len(found) > NODE_BUDGET:
+            raise _over_budget()
+        return found
 
     return find
 

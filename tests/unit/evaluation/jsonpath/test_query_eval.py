@@ -16,6 +16,8 @@ from scaling import growth
 from test_oracle import reference, same
 
 import validator.evaluation.jsonpath.fast as fast_module
+from validator.evaluation.jsonpath.errors import Unevaluable
+from validator.evaluation.jsonpath.plain import plan
 from validator.evaluation.query import (
     MAX_JSONPATH_NG_DEPTH,
     NODE_BUDGET,
@@ -84,6 +86,33 @@ def test_descendants_of_descendants_hit_the_node_budget(monkeypatch: pytest.Monk
     assert len(compile_query("$..*").find(document)) == 2000
     with pytest.raises(QueryEvaluationError, match="more than 100,000 values"):
         compile_query("$..*..*").find(document)
+
+
+@pytest.mark.parametrize(
+    ("members", "field", "over"),
+    [
+        (49_998, "b", False),  # 1 + 49,998 + 49,998 = 99,997 values
+        (50_000, "b", True),  # 1 + 50,000 + 50,000: one over
+        (99_999, "c", False),  # no member has `c`: nothing more is produced
+        (100_000, "c", True),  # the members alone are over
+    ],
+)
+def test_a_field_of_each_record_counts_every_value_against_the_budget(
+    monkeypatch: pytest.MonkeyPatch, members: int, field: str, over: bool
+) -> None:
+    # `$.a[*].b` is evaluated in one pass (`_records_chain`); it must fail exactly where
+    # the step-by-step evaluation fails, counting the head, the members and the matches.
+    monkeypatch.setattr(fast_module, "NODE_BUDGET", 100_000)
+    document = {"a": [{"b": i} for i in range(members)]}
+    stepwise = fast_module._step_chain(fast_module._build_steps(plan(f"$.a[*].{field}")))
+    query = compile_query(f"$.a[*].{field}")
+    if over:
+        with pytest.raises(Unevaluable):
+            stepwise(document, document)
+        with pytest.raises(QueryEvaluationError, match="more than 100,000 values"):
+            query.find(document)
+    else:
+        assert query.find(document) == stepwise(document, document)
 
 
 # ------------------------------------------------------------------ 5,000-way unions
