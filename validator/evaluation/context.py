@@ -59,7 +59,7 @@ class TraceContext:
             return list(found)
         if type(query) is FirstOf:  # the trace-fields spec's list of paths
             for alternative in query.alternatives:
-                found = alternative.find(self.document(alternative))
+                found = self.find(alternative)
                 if found:
                     return found
             return []

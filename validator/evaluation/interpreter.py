@@ -407,11 +407,14 @@ def _compile_arguments(condition: Condition) -> Resolver:
         # {case: field}: the field read (None: no field, so the binding's default) and that
         # default; any other parameter is read per trace (`_literal_or_traced`).
         field, given = (raw.case or None, raw.default) if by_case else (None, None)
-        plan.append((param, by_case, field, given, PARAM_TYPES[param.type]))
+        kind = PARAM_TYPES[param.type]
+        plan.append(
+            (param, by_case, field, given, kind.check, kind.convert, param.default, param.choices)
+        )
 
     def resolve(case_fields: dict[str, Any], ctx: TraceContext) -> Arguments | Outcome:
         args = dict(fixed)
-        for param, by_case, field, given, kind in plan:
+        for param, by_case, field, given, check, convert, default, choices in plan:
             if by_case:  # the common binding
                 value = case_fields.get(field) if field is not None else None
                 if value is None:
@@ -420,7 +423,6 @@ def _compile_arguments(condition: Condition) -> Resolver:
                 value = _literal_or_traced(param, ctx)
                 if isinstance(value, Outcome):
                     return value
-            default = param.default
             if value is None and default is not None:
                 value = _ABSENT  # null (e.g. an empty case field) means "not set"
             if value is _ABSENT:
@@ -428,12 +430,12 @@ def _compile_arguments(condition: Condition) -> Resolver:
                     return Outcome(False, f"parameter '{param.name}' has no value")
                 value = default
             # A choice left unset (null, its default) is not off the choices.
-            unset = value is None and default is None
-            choices = param.choices
-            if not kind.check(value) or (choices and value not in choices and not unset):
+            if not check(value) or (
+                choices and value not in choices and not (value is None and default is None)
+            ):
                 problem = type_error(param.type, value) or f"must be one of {', '.join(choices)}"
                 return Outcome(False, f"parameter '{param.name}' {problem}")
-            args[param.name] = value if kind.convert is None else kind.convert(value)
+            args[param.name] = value if convert is None else convert(value)
         return args
 
     return resolve

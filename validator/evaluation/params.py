@@ -89,14 +89,26 @@ def as_share(value: Any) -> Any:
     return value if share is None else share
 
 
+# The two checks every keyword check's arguments go through, per case: plain loops, about
+# twice as fast as `all()` over a generator for the short lists cases write.
+
+
 def _is_text_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if not isinstance(value, list):
+        return False
+    for entry in value:  # noqa: SIM110 - a loop, not all(): see above
+        if not isinstance(entry, str):
+            return False
+    return True
 
 
 def _is_keywords(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(v, str) or (_is_text_list(v) and v) for v in value
-    )
+    if not isinstance(value, list):
+        return False
+    for entry in value:
+        if not isinstance(entry, str) and not (entry and _is_text_list(entry)):
+            return False
+    return True
 
 
 def _is_count_or_share(value: Any) -> bool:

@@ -94,12 +94,7 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     is required).
     """
     required = list(dict.fromkeys(args["items"]))
-    names, others = [], []
-    for value in values:
-        if isinstance(value, str):
-            names.append(value)
-        elif value is not None:
-            others.append(value)
+    names, others = _texts_and_others(values)
     seen = set(names)
     found = [r for r in required if r in seen]
     missing = [r for r in required if r not in seen]
@@ -128,6 +123,15 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
             facts,
         )
     return Outcome(True, f"all {len(required)} found{note}", details)
+
+
+def _texts_and_others(values: list[Any]) -> tuple[list[str], list[Any]]:
+    """The values that are text, and those that are neither text nor null (the common case,
+    every value a text, costs one pass)."""
+    texts = [value for value in values if isinstance(value, str)]
+    if len(texts) == len(values):
+        return texts, []
+    return texts, [value for value in values if value is not None and not isinstance(value, str)]
 
 
 _WHOLE_WORDS_DOC = (
