@@ -20,8 +20,13 @@ prints two tables, each from fresh processes run under `valgrind --tool=callgrin
   record), then each standard check alone, as its cost on top of that row; those add up to
   more than all checks together, which share what a trace's context caches (the verdict's
   query, the answer's normalized text).
-- the whole process (`run -q --jobs 1` and `bench/reference.py`): start-up, case files,
-  reading, evaluation, the report.
+- the whole process (`run -q --jobs 1` and `bench/reference.py`), phase by phase: a
+  small bootstrap marks where each phase's function is entered and left (os.getppid
+  again), so the table says how many instructions each program spends before its first
+  phase (the interpreter, the imports, the command line), reading the case files, planning
+  which trace files are whose, reading, evaluating and grouping the traces, making the
+  report's rows and writing its files, and in the rest. The reference lists each case's
+  trace files inside its evaluation.
 
 It needs valgrind (Debian's package `valgrind`); both shapes take about three minutes,
 most of it the whole-process table (`--no-whole` leaves it out). Figures go to
@@ -156,7 +161,9 @@ def _env() -> dict[str, str]:
     return env
 
 
-def counted(command: list[str], cwd: Path, dumps: Path | None = None) -> int:
+def counted(
+    command: list[str], cwd: Path, dumps: Path | None = None, env: dict[str, str] | None = None
+) -> int:
     """Instructions callgrind counts for one process of `command` (children not followed);
     with `dumps`, a file per section there as well (`--dump-before`)."""
     out = ["--callgrind-out-file=/dev/null"]
@@ -165,7 +172,7 @@ def counted(command: list[str], cwd: Path, dumps: Path | None = None) -> int:
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", *out, *command],
         cwd=cwd,
-        env=_env(),
+        env=env or _env(),
         capture_output=True,
         text=True,
         check=False,
@@ -201,15 +208,115 @@ def evaluation_table(root: Path, traces: int, loops: int) -> None:
         print(f"{label:40} {value:13,.0f} {value / reference_cost:12.2f}x")
 
 
-def whole_table(root: Path) -> None:
+# The whole process, phase by phase: the functions each phase is (none inside another), by
+# (module, function, phase). The reference lists a case's trace files inside its evaluation.
+_RUN = "validator.commands.run"
+TOOL_PHASES = [
+    (_RUN, "load_checked", "case files: read, checked, built"),
+    (_RUN, "find_traces", "plan of the fixtures"),
+    (_RUN, "group_results", "traces: read, evaluated, grouped"),
+    (_RUN, "build_report", "report: rows built"),
+    (_RUN, "write_reports", "report: files written"),
+]
+REFERENCE_PHASES = [
+    ("reference", "load_cases", "case files: read, checked, built"),
+    ("reference", "_evaluate_cases", "traces: read, evaluated, grouped"),
+]
+START_UP, REST = "start-up: until the first phase", "the rest (between, exit)"
+
+# Run in the measured process before the command: each phase's function calls os.getppid
+# when it is entered and when it returns (callgrind writes a section at each call), and
+# the phases entered and left, in order, go to the file named by PHASES_OUT at the end.
+PHASE_BOOTSTRAP = """
+import importlib, json, os, sys
+EVENTS = []
+def wrap(module, name, phase):
+    mod = importlib.import_module(module)
+    original = getattr(mod, name)  # AttributeError: the function was renamed
+    def marked(*args, **kwargs):
+        os.getppid(); EVENTS.append(phase)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            os.getppid(); EVENTS.append(None)
+    setattr(mod, name, marked)
+def dump():
+    with open(os.environ["PHASES_OUT"], "w") as out:
+        json.dump(EVENTS, out)
+_exit = os._exit
+def leave(code):
+    dump()
+    _exit(code)
+os._exit = leave
+for module, name, phase in json.loads(sys.argv.pop(1)):
+    wrap(module, name, phase)
+command = sys.argv.pop(1)
+sys.argv[0] = command
+try:
+    if command == "-m":
+        import runpy
+        sys.argv[0] = "validator"
+        runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)
+    else:  # a script of bench/: its module runs its main()
+        sys.path.insert(0, os.path.dirname(command))
+        importlib.import_module(os.path.basename(command)[:-3]).main(sys.argv[1:])
+finally:
+    dump()
+"""
+
+
+def phase_command(wraps: list[tuple[str, str, str]], command: list[str]) -> list[str]:
+    """`command` (`-m module ...` or `script.py ...`) run with its phases marked."""
+    return [PY, "-c", PHASE_BOOTSTRAP, json.dumps(wraps), *command]
+
+
+def by_phase(events: list[str | None], sections: list[int]) -> dict[str, int]:
+    """Instructions by phase, from the phases entered (a name) and left (None), in order,
+    and the sections callgrind wrote: one ending at each mark, then the rest."""
+    totals = {START_UP: 0}
+    phase = START_UP
+    for event, count in zip([*events, None], sections, strict=True):
+        totals[phase] = totals.get(phase, 0) + count
+        phase = event if event is not None else REST
+    return totals
+
+
+def _phases_counted(
+    root: Path, wraps: list[tuple[str, str, str]], command: list[str]
+) -> dict[str, int]:
+    dumps, events = Path(tempfile.mkdtemp(dir=root)), root / "phases.json"
+    env = {**_env(), "PHASES_OUT": str(events), "PYTHONPATH": f"{REPO}:{HERE}"}
+    counted(phase_command(wraps, command), root, dumps, env)
+    marks = json.loads(events.read_text())
+    # cg.1 .. cg.N: up to each mark; cg: what follows the last.
+    names = [f"cg.{number}" for number in range(1, len(marks) + 1)] + ["cg"]
+    sections = [
+        int(re.search(r"^totals: (\d+)", (dumps / n).read_text(), re.M).group(1))  # type: ignore[union-attr]
+        for n in names
+    ]
+    return by_phase(marks, sections)
+
+
+def whole_table(root: Path, traces: int) -> None:
     out = root / "out"
-    tool = counted([PY, "-m", "validator", "run", "-q", "--jobs", "1", "--out", str(out)], root)
-    theirs = counted(
-        [PY, str(HERE / "reference.py"), "--cases", "cases", "--fixtures", "fixtures"], root
+    tool = _phases_counted(
+        root, TOOL_PHASES, ["-m", "validator", "run", "-q", "--jobs", "1", "--out", str(out)]
     )
+    theirs = _phases_counted(
+        root,
+        REFERENCE_PHASES,
+        [str(HERE / "reference.py"), "--cases", "cases", "--fixtures", "fixtures"],
+    )
+    print(f"{'whole process (--jobs 1)':40} {'tool':>15} {'reference':>15} {'difference':>15}")
+    labels = [START_UP, *(phase for _, _, phase in TOOL_PHASES), REST]
+    for label in labels:
+        ours, other = tool.get(label, 0), theirs.get(label, 0)
+        print(f"{label:40} {ours:15,} {other:15,} {ours - other:+15,}")
+    ours, other = sum(tool.values()), sum(theirs.values())
+    print(f"{'whole process':40} {ours:15,} {other:15,} {ours - other:+15,}")
     print(
-        f"whole process (--jobs 1): tool {tool:,}, reference {theirs:,},"
-        f" tool/reference {tool / theirs:.2f}"
+        f"tool/reference {ours / other:.3f}; per trace: tool {ours / traces:,.0f},"
+        f" reference {other / traces:,.0f}"
     )
 
 
@@ -242,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n== shape '{shape}': {traces} traces")
             evaluation_table(root, traces, args.loops)
             if not args.no_whole:
-                whole_table(root)
+                whole_table(root, traces)
     return 0
 
 

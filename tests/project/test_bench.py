@@ -272,6 +272,44 @@ def test_the_instruction_count_sections_evaluate_what_their_rows_say(tmp_path: P
     assert sum(found["tool", c].count("fail") for c in checks) >= every.count("fail")
 
 
+def test_the_whole_process_table_marks_each_phase_once_in_order(tmp_path: Path) -> None:
+    # bench/instructions.py's whole-process table counts what callgrind writes between two
+    # marks; run with its marks but without valgrind: each phase is entered and left once,
+    # in order, none inside another, in both programs.
+    instructions = _module("instructions")
+    cases, fixtures, _ = corpus.write_corpus(tmp_path, "cases", 12, seed=5)
+    env = {**os.environ, "PYTHONPATH": f"{REPO}:{BENCH}"}
+    suite = ["--cases", str(cases), "--fixtures", str(fixtures)]
+    programs = [
+        (
+            instructions.TOOL_PHASES,
+            ["-m", "validator", "run", *suite, "--out", "out", "-q", "--jobs", "1"],
+        ),
+        (instructions.REFERENCE_PHASES, [str(BENCH / "reference.py"), *suite]),
+    ]
+    for wraps, command in programs:
+        out = tmp_path / "phases.json"
+        done = subprocess.run(
+            instructions.phase_command(wraps, command),
+            cwd=tmp_path,
+            env={**env, "PHASES_OUT": str(out)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+        events = json.loads(out.read_text())
+        entered = [phase for _, _, phase in wraps]
+        assert events == [event for phase in entered for event in (phase, None)]
+
+
+def test_each_counted_section_goes_to_the_phase_it_was_counted_in() -> None:
+    instructions = _module("instructions")
+    # Sections end at each mark: before the first phase, in it, between, in the next, after.
+    totals = instructions.by_phase(["a", None, "b", None], [5, 7, 1, 11, 2])
+    assert totals == {instructions.START_UP: 5, "a": 7, instructions.REST: 3, "b": 11}
+
+
 def test_the_cache_table_times_both_programs_after_each_kind_of_work(tmp_path: Path) -> None:
     # bench/caches.py, on a small corpus, as a user runs it: a figure for each program and
     # each kind of work done before each trace, and what that work costs each afterwards.
