@@ -14,7 +14,10 @@ from conftest import GOOD_CASE, good_trace, set_verdict
 
 from validator import evaluate_trace, load_suite
 from validator.evaluation.compaction import BRIEF, BRIEF_IF_PASSES, Brevity, Compactor
+from validator.evaluation.context import TraceContext
 from validator.evaluation.evaluator import Evaluator
+from validator.evaluation.interpreter import run_predicate
+from validator.evaluation.predicates.declare import BRIEF_PASS
 from validator.model import Suite
 from validator.results import FAIL, PASS, RunResult
 
@@ -119,3 +122,37 @@ def test_the_compaction_says_how_briefly_a_case_s_next_run_may_be_evaluated() ->
     assert compact.brevity("a") == BRIEF  # compacted whatever it gives
     assert compact.brevity("b") is None
     assert compact.brevity(None) is None  # a trace that names its case: not known before
+
+
+KEYWORD_CALLS = [
+    ("contains-all", ["a", "b", "c"], {"items": ["a", "b"]}),
+    ("contains-all", ["a"], {"items": ["a", "b"]}),
+    ("contains-all", ["a", "b", 3], {"items": ["a", "b"]}),  # a value that is not text: noted
+    ("contains-all", [], {"items": []}),
+    ("contains-min", ["The **MySQL** pool is full"], {"keywords": [["mysql"], "pool"]}),
+    ("contains-min", ["The pool is full"], {"keywords": ["mysql", "pool"], "min": 2}),
+    ("contains-min", ["The pool is full"], {"keywords": ["mysql", "pool"], "min": 1}),
+    ("contains-min", ["IVF_FLAT"], {"keywords": ["FLAT"], "whole_words": True}),
+    ("contains-none", ["We should DROP the table"], {"keywords": ["drop"]}),
+    ("contains-none", ["Nothing to remove"], {"keywords": ["drop", ["truncate", "purge"]]}),
+    ("contains-none", [], {"keywords": ["drop"]}),
+]
+
+
+@pytest.mark.parametrize(("name", "values", "args"), KEYWORD_CALLS)
+def test_a_keyword_predicate_judges_a_brief_run_as_a_full_one(
+    name: str, values: list[Any], args: dict[str, Any]
+) -> None:
+    # In a run the compaction will reduce, a pass says nothing (BRIEF_PASS: nobody reads it);
+    # whether it passes, and everything a failure says, are the full run's.
+    full = run_predicate(name, values, args, TraceContext({}))
+    brief_context = TraceContext({})
+    brief_context.brief = True
+    brief = run_predicate(name, values, args, brief_context)
+    assert brief.passed == full.passed
+    if not full.passed:
+        assert brief == full
+    elif brief is BRIEF_PASS:
+        assert (brief.message, brief.details, brief.facts) == ("", None, None)
+    else:  # said in full, as when the pass carries a note
+        assert brief == full and "ignored" in full.message

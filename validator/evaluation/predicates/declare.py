@@ -1,6 +1,6 @@
 """How a predicate declares itself: its parameters (`Param`), its registry entry
-(`Predicate`, made by the `predicate` decorator), what it returns (`Outcome`), and `show`,
-the quoting every message uses.
+(`Predicate`, made by the `predicate` decorator), what it returns (`Outcome`, or
+`BRIEF_PASS` for a pass nobody will read), and `show`, the quoting every message uses.
 
 The decorator records each predicate by the module that declares it; the package's
 `__init__` puts the families together into `PREDICATES`, in the order of its `FAMILIES`.
@@ -54,6 +54,13 @@ class Outcome:
     # error): the values a `message:` template may show, by placeholder name. None: the
     # failure is of another kind, and the predicate's own message is the one shown.
     facts: dict[str, Any] | None = None
+
+
+# A pass with no message and no details, which a predicate may return when `ctx.brief`: the
+# run will be compacted, which keeps nothing of a check that passes (the interpreter then
+# makes no result for it), so what a pass would say is never read. One shared object:
+# return it as it is, never change it. A failure is always made in full.
+BRIEF_PASS = Outcome(True, "")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from ...shares import share_of
 from ..context import TraceContext
 from ..saferegex import compile_safe
 from ..text import keywords_in, many_keywords, occurs_as_word, shared_run, words_in
-from .declare import Outcome, Param, predicate, show
+from .declare import BRIEF_PASS, Outcome, Param, predicate, show
 from .values import non_null
 
 
@@ -96,6 +96,8 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     required = list(dict.fromkeys(args["items"]))
     names, others = _texts_and_others(values)
     seen = set(names)
+    if ctx.brief and not others and all(r in seen for r in required):
+        return BRIEF_PASS
     found = [r for r in required if r in seen]
     missing = [r for r in required if r not in seen]
     ratio = 1.0 if not required else round(len(found) / len(required), 4)
@@ -184,6 +186,8 @@ def contains_min(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
                 break
         else:
             missing.append(_label(group))
+    if ctx.brief and len(matched) >= need and not notes:
+        return BRIEF_PASS
     details = {"matched": matched, "missing": missing, "required": need, "total": len(groups)}
     if len(matched) < need:
         facts = {
@@ -233,6 +237,8 @@ def contains_none(values: list[Any], args: dict[str, Any], ctx: TraceContext) ->
             {"found": found},
             {"found": found, "count": len(found)},
         )
+    elif ctx.brief and not notes:
+        return BRIEF_PASS
     else:
         outcome = Outcome(True, "none found", {"found": []})
     return _noted(outcome, notes)
