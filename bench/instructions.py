@@ -226,8 +226,9 @@ START_UP, REST = "start-up: until the first phase", "the rest (between, exit)"
 
 # Run in the measured process before the command: each phase's function calls os.getppid
 # when it is entered and when it returns (callgrind writes a section at each call), and
-# the phases entered and left, in order, go to the file named by PHASES_OUT at the end.
-PHASE_BOOTSTRAP = """
+# the phases entered and left, in order, go to the file named by PHASES_OUT at the end
+# (bench/phases.py's RUN_WRAPPED runs the command).
+PHASE_MARKS = """
 import importlib, json, os, sys
 EVENTS = []
 def wrap(module, name, phase):
@@ -243,31 +244,15 @@ def wrap(module, name, phase):
 def dump():
     with open(os.environ["PHASES_OUT"], "w") as out:
         json.dump(EVENTS, out)
-_exit = os._exit
-def leave(code):
-    dump()
-    _exit(code)
-os._exit = leave
-for module, name, phase in json.loads(sys.argv.pop(1)):
-    wrap(module, name, phase)
-command = sys.argv.pop(1)
-sys.argv[0] = command
-try:
-    if command == "-m":
-        import runpy
-        sys.argv[0] = "validator"
-        runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)
-    else:  # a script of bench/: its module runs its main()
-        sys.path.insert(0, os.path.dirname(command))
-        importlib.import_module(os.path.basename(command)[:-3]).main(sys.argv[1:])
-finally:
-    dump()
 """
 
 
 def phase_command(wraps: list[tuple[str, str, str]], command: list[str]) -> list[str]:
     """`command` (`-m module ...` or `script.py ...`) run with its phases marked."""
-    return [PY, "-c", PHASE_BOOTSTRAP, json.dumps(wraps), *command]
+    sys.path.insert(0, str(HERE))
+    from phases import RUN_WRAPPED
+
+    return [PY, "-c", PHASE_MARKS + RUN_WRAPPED, json.dumps(wraps), *command]
 
 
 def by_phase(events: list[str | None], sections: list[int]) -> dict[str, int]:

@@ -44,10 +44,34 @@ from corpus import write_corpus  # noqa: E402
 
 PY = sys.executable
 
-# Run in the measured process before the command: wrap each (module, function, key), run
-# the command, and print the sums (JSON) to the file named by PHASES_OUT when it ends,
-# `os._exit` included (the validator leaves through it).
-BOOTSTRAP = """
+# The end of a bootstrap, once it has defined `wrap(module, name, key)` and `dump()`: wrap
+# each (module, function, key) the command line gives as JSON, run the command (`-m module
+# ...`, or a script of bench/ whose module runs its main()), and dump when it ends,
+# `os._exit` included (the validator leaves through it). bench/instructions.py's ends so too.
+RUN_WRAPPED = """
+_exit = os._exit
+def leave(code):
+    dump()
+    _exit(code)
+os._exit = leave
+for module, name, key in json.loads(sys.argv.pop(1)):
+    wrap(module, name, key)
+command = sys.argv.pop(1)
+sys.argv[0] = "validator" if command == "-m" else command
+try:
+    if command == "-m":
+        import runpy
+        runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)
+    else:
+        importlib.import_module(os.path.basename(command)[:-3]).main(sys.argv[1:])
+finally:
+    dump()
+"""
+
+# Run in the measured process before the command: time each (module, function, key), and
+# print the sums (JSON) to the file named by PHASES_OUT when the command ends.
+BOOTSTRAP = (
+    """
 import importlib, json, os, sys, time
 T0 = time.perf_counter()
 SUMS = {}
@@ -75,28 +99,9 @@ def fork():
         SUMS.setdefault("first fork", time.perf_counter() - T0)
     return pid
 os.fork = fork
-_exit = os._exit
-def leave(code):
-    dump()
-    _exit(code)
-os._exit = leave
-for module, name, key in json.loads(sys.argv.pop(1)):
-    wrap(module, name, key)
-command = sys.argv.pop(1)
-if command == "-m":
-    import runpy
-    sys.argv[0] = "validator"
-    try:
-        runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)
-    finally:
-        dump()
-else:  # a script of bench/: its module, the one wrapped, runs its main()
-    sys.argv[0] = command
-    try:
-        importlib.import_module(os.path.basename(command)[:-3]).main(sys.argv[1:])
-    finally:
-        dump()
 """
+    + RUN_WRAPPED
+)
 
 # (module, function, key) timed in each process; with `from x import f`, the name is
 # wrapped where the caller looks it up.
