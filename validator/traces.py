@@ -8,7 +8,6 @@ quirks, JSON Lines, OTLP exports) is one reader's business, each turned into a r
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
@@ -568,15 +567,11 @@ def checked_stat(path: str | Path, root: Path | None) -> os.stat_result:
                 " the file in instead, or pass --follow-symlinks to read it"
             )
         info = os.stat(path)
-    _refuse_special(info)
-    return info
-
-
-def _refuse_special(info: os.stat_result) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise TraceError("a directory, not a trace file")
     if not stat.S_ISREG(info.st_mode):
         raise TraceError("not a regular file (a device, pipe or socket): refused")
+    return info
 
 
 def read_trace_bytes(
@@ -584,13 +579,16 @@ def read_trace_bytes(
 ) -> bytes:
     """The bytes of one trace file, refusing what must not be read. Raises TraceError."""
     try:
-        handle, info = _opened(path, root)
+        info = checked_stat(path, root)
+        if info.st_size > max_bytes:
+            raise TraceError(
+                f"the file is {info.st_size} bytes, over the limit of {max_bytes} bytes;"
+                " raise --max-trace-bytes to evaluate it"
+            )
+        # The os calls, not open(): no file and buffer objects to make and close for each
+        # of thousands of traces (a third of the time of reading a 20 KB trace).
+        handle = os.open(path, os.O_RDONLY | _BINARY)
         try:
-            if info.st_size > max_bytes:
-                raise TraceError(
-                    f"the file is {info.st_size} bytes, over the limit of {max_bytes} bytes;"
-                    " raise --max-trace-bytes to evaluate it"
-                )
             data = read_within(handle, info.st_size, max_bytes)  # a file that grew: below
         finally:
             os.close(handle)
@@ -605,38 +603,7 @@ def read_trace_bytes(
     return data
 
 
-def _opened(path: str | Path, root: Path | None) -> tuple[int, os.stat_result]:
-    """The trace file opened for reading, and its status; the refusals of `checked_stat`.
-
-    The os calls, not open(): no file and buffer objects to make and close for each of
-    thousands of traces (a third of the time of reading a 20 KB trace). Where the system
-    has O_NOFOLLOW, the file is opened first and looked at through the open descriptor:
-    one look-up of its path instead of two (~1 us of ~11 a 20 KB trace), the system calls
-    of Python's `read_bytes`. A link fails to open (ELOOP) and is checked by
-    `checked_stat`; O_NONBLOCK keeps a pipe from waiting for a writer before it is refused,
-    and changes nothing for a regular file, whose reads never wait.
-    """
-    if _NO_FOLLOW:
-        try:
-            handle = os.open(path, _READ | _NO_FOLLOW | os.O_NONBLOCK)
-        except OSError as exc:
-            if exc.errno != errno.ELOOP:
-                raise
-        else:
-            try:
-                info = os.fstat(handle)
-                _refuse_special(info)
-            except BaseException:
-                os.close(handle)
-                raise
-            return handle, info
-    info = checked_stat(path, root)
-    return os.open(path, _READ), info
-
-
 _BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
-_READ = os.O_RDONLY | _BINARY
-_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def read_trace_file(
