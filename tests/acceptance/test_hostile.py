@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -133,6 +134,20 @@ def test_special_file_is_refused(ws: Workspace) -> None:
     ws.case()
     os.mkfifo(ws.fixtures / "db-slow.json")
     case = _single(ws)  # must not hang reading the pipe
+    assert case["status"] == "error" and "not a regular file" in case["reason"]
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="Unix sockets need a POSIX system")
+def test_a_socket_file_is_refused_as_what_it_is(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Looked at before it is opened: opening a socket fails with another error (and opening
+    # a device could act on it), so the refusal names what the file is.
+    ws.case()
+    monkeypatch.chdir(ws.fixtures)  # a socket's path has a short limit: bound by its name
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind("db-slow.json")
+        case = _single(ws)
     assert case["status"] == "error" and "not a regular file" in case["reason"]
 
 
