@@ -280,17 +280,16 @@ def _field_chain(names: tuple[str, ...]) -> Finder:
 
 
 def _records_chain(head: tuple[str, ...], name: str) -> Finder:
-    # ``$.a.b[*].c``, a field of each record of a list: the head walked as _field_chain
-    # walks it, then the wildcard's and the field's steps in one comprehension. The same
-    # matches as the step chain, and the same budget: each head name produces one value.
+    # ``$.a.b[*].c``, a field of each record of a list: the head found by _field_chain,
+    # then the wildcard's and the field's steps in one comprehension. The same matches as
+    # the step chain, and the same budget: each head name produces one value.
+    walk = _field_chain(head)
+
     def find(document: Any, root: Any) -> list[Any]:
-        node = document
-        for key in head:
-            if not isinstance(node, dict):
-                return []
-            node = node.get(key, _MISSING)
-            if node is _MISSING:
-                return []
+        at = walk(document, root)
+        if not at:
+            return []
+        node = at[0]
         if isinstance(node, (list, tuple)):
             members: Any = node
         elif isinstance(node, dict):
