@@ -249,7 +249,8 @@ def dump():
 
 def phase_command(wraps: list[tuple[str, str, str]], command: list[str]) -> list[str]:
     """`command` (`-m module ...` or `script.py ...`) run with its phases marked."""
-    sys.path.insert(0, str(HERE))
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
     from phases import RUN_WRAPPED
 
     return [PY, "-c", PHASE_MARKS + RUN_WRAPPED, json.dumps(wraps), *command]
