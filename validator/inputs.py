@@ -17,7 +17,7 @@ from typing import BinaryIO, NamedTuple
 
 from .dataclass import dataclass
 from .globs import Globs, glob_regex, run_order
-from .problems import UsageError, did_you_mean
+from .problems import Names, UsageError, did_you_mean
 from .traces import DEFAULT_MAX_TRACE_BYTES
 
 CASE_SUFFIXES = (".yaml", ".yml")
@@ -422,6 +422,7 @@ def plan_fixtures(
     plan.unused.extend(walk.unused)
     selected = set(case_ids)
     known_ids = set(case_ids if known is None else known)
+    suggested = Names(known_ids)  # a misnamed file's did-you-mean, of the same set each time
     others = set(elsewhere)
     picking = _Picks(fixtures, picks or {}, walk, patterns)
     matcher = Globs(patterns)
@@ -439,7 +440,7 @@ def plan_fixtures(
         elif content:
             plan.sources.append(Source(rel, (), CONTENT))
         else:
-            _add_named(plan, rel, selected, known_ids, named, others)
+            _add_named(plan, rel, selected, known_ids, named, others, suggested)
     _check_named(plan, named, walk, follow_links)
     if by_name:
         _cases_without_traces(plan, case_ids, named, walk, picking)
@@ -498,6 +499,7 @@ def _add_named(
     known: set[str],
     named: dict[str, list[int]],
     elsewhere: set[str],
+    suggested: Names,
 ) -> None:
     key = _key_of(rel)
     if key in selected:
@@ -508,7 +510,7 @@ def _add_named(
     elif key in known:
         plan.unused.append((rel, f"its case '{key}' is not selected (--case/--tag)"))
     else:
-        hint = did_you_mean(key, known)
+        hint = did_you_mean(key, suggested)
         if "/" in rel:
             reason = (
                 f"its folder {key}/ names no case{hint}: name the folder after its case id,"

@@ -7,6 +7,7 @@ users' tooling rely on them) and each is documented in docs/lint-codes.md.
 
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -125,30 +126,108 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def closest(name: str, candidates: Iterable[str]) -> str | None:
+def closest(name: str, candidates: Iterable[str] | Names) -> str | None:
     """The candidate closest to `name` when one is close enough to be a misspelling: one that
     differs only in case or width (`ＷＡＲＮＩＮＧ`, `Warning` for `warning`) first, else the
-    closest spelling, compared as written and then folded."""
-    import difflib  # here: only a name not found needs it (~1 ms of every start-up)
-
-    names = sorted(set(candidates))
-    text = str(name)
-    folded = _fold(text)
-    same = [c for c in names if c != text and _fold(c) == folded]
-    if same:
-        return same[0]
-    close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)
-    if close:
-        return close[0]
-    by_fold = {_fold(c): c for c in names}
-    close = difflib.get_close_matches(folded, sorted(by_fold), n=1, cutoff=0.6)
-    return by_fold[close[0]] if close else None
+    closest spelling, compared as written and then folded. Asked of many names against one
+    large set (a suite's case ids), pass the set as `Names`: see there."""
+    names = candidates if isinstance(candidates, Names) else Names(candidates, shortlist=None)
+    return names.closest(name)
 
 
-def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+def did_you_mean(name: str, candidates: Iterable[str] | Names) -> str:
     """` (did you mean 'x'?)` when a candidate is close to `name`, else an empty string."""
     close = closest(name, candidates)
     return f" (did you mean '{close}'?)" if close is not None else ""
+
+
+# Names of a set larger than this are compared with a name only when among the this many
+# that share the most three-letter pieces with it (`Names`).
+SHORTLIST = 24
+# Pieces of a name counted against the set, rarest first, at most this many names' worth
+# a name asked: a piece every case id holds (`-00`) says nothing of which is closest.
+_PIECE_WORK = 4_000
+_MEMO_MAX = 10_000  # answers kept; past that the memo starts again
+
+
+class Names:
+    """One set of names asked for the closest to many others: a suite's case ids against
+    each trace file, or trace, that names no case.
+
+    `closest(name)` answers as the function `closest` does, once per name asked. A set of
+    more than `shortlist` names (None: never) compares a name's spelling only with the
+    `shortlist` names sharing the most three-letter pieces of its folded spelling (the
+    rarer pieces first, `_PIECE_WORK` at most): two thousand misnamed files against two
+    thousand case ids are then two thousand small comparisons, not four million (~40 s).
+    A misspelling (a letter changed, added or dropped, a suffix, a case) shares most pieces
+    with the name it misspells, so it is still found; a name that shares few with any is
+    given no suggestion rather than a far-fetched one. Nothing is read of the set before
+    the first name is asked, so a run with no misnamed file pays nothing for one."""
+
+    def __init__(self, candidates: Iterable[str], shortlist: int | None = SHORTLIST) -> None:
+        self._candidates: Iterable[str] | None = candidates  # read when first asked
+        self._shortlist = shortlist
+        # Folded spelling -> the names with it, in order; the folded spellings, in order.
+        self._folds: dict[str, list[str]] = {}
+        self._folded: list[str] = []
+        self._pieces: dict[str, list[int]] | None = None  # piece -> folded spellings holding it
+        self._memo: dict[str, str | None] = {}
+
+    def closest(self, name: str) -> str | None:
+        text = str(name)
+        if text in self._memo:
+            return self._memo[text]
+        if self._candidates is not None:
+            for candidate in sorted(set(self._candidates)):
+                self._folds.setdefault(_fold(candidate), []).append(candidate)
+            self._folded = sorted(self._folds)
+            self._candidates = None
+        if len(self._memo) >= _MEMO_MAX:
+            self._memo.clear()
+        found = self._memo[text] = self._closest(text)
+        return found
+
+    def _closest(self, text: str) -> str | None:
+        import difflib  # here: only a name not found needs it (~1 ms of every start-up)
+
+        folded = _fold(text)
+        same = [c for c in self._folds.get(folded, ()) if c != text]
+        if same:
+            return same[0]
+        folds = self._folded
+        if self._shortlist is not None and len(folds) > self._shortlist:
+            folds = self._near(folded, self._shortlist)
+        names = [n for f in folds for n in self._folds[f]]
+        close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)
+        if close:
+            return close[0]
+        close = difflib.get_close_matches(folded, folds, n=1, cutoff=0.6)
+        return self._folds[close[0]][-1] if close else None
+
+    def _near(self, folded: str, most: int) -> list[str]:
+        """The folded spellings sharing the most pieces with `folded`, `most` at most."""
+        if self._pieces is None:
+            self._pieces = {}
+            for index, spelling in enumerate(self._folded):
+                for piece in _pieces_of(spelling):
+                    self._pieces.setdefault(piece, []).append(index)
+        holders = [self._pieces.get(piece, []) for piece in _pieces_of(folded)]
+        shared: dict[int, int] = {}
+        work = 0
+        for held in sorted(holders, key=len):
+            work += len(held)
+            if work > _PIECE_WORK and shared:
+                break
+            for index in held:
+                shared[index] = shared.get(index, 0) + 1
+        best = heapq.nsmallest(most, shared, key=lambda i: (-shared[i], i))
+        return [self._folded[i] for i in sorted(best)]
+
+
+def _pieces_of(spelling: str) -> set[str]:
+    """The three-letter pieces of a spelling, its ends marked (`ab` has `\0ab`, `ab\0`)."""
+    padded = f"\0{spelling}\0"
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
 
 
 def has_errors(problems: Iterable[Problem]) -> bool:

@@ -4,6 +4,7 @@ file is ever skipped without saying so."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ import pytest
 from conftest import GOOD_CASE, Result, Workspace, good_trace, run_cli, set_verdict
 
 from validator.evaluation import runner
+from validator.problems import SHORTLIST
 
 EPOCH = "1767225600"
 TAU2 = os.environ.get("TRACE_DATA", "")
@@ -389,6 +391,65 @@ def test_a_folder_trace_that_matches_no_case_fails_the_run_unless_allowed(ws: Wo
     assert allowed.code == 0
     assert "2 trace(s) match no case (allowed: --allow-unmatched)" in allowed.out
     assert len(ws.report()["unmatched_traces"]) == 2, "still listed"
+
+
+def _counting_comparisons(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every name difflib compares a misnamed id with (one `set_seq1` per candidate)."""
+    seen: list[str] = []
+    original = difflib.SequenceMatcher.set_seq1
+
+    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
+        seen.append(a)
+        original(self, a)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    return seen
+
+
+MANY_CASES = 300
+
+
+def test_many_misnamed_files_each_get_a_suggestion_at_a_bounded_cost(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [f"svc-{n:04d}" for n in range(MANY_CASES)]
+    for case_id in ids:
+        ws.case(dict(GOOD_CASE, id=case_id))
+    for case_id in ids[:40]:  # renamed, and their traces name no case either
+        ws.trace(case_id, good_trace(f"{case_id}-old"), name=f"{case_id}-old.json")
+    compared = _counting_comparisons(monkeypatch)
+    assert ws.run().code == 1
+    unmatched = {u["fixture"]: u["reason"] for u in ws.report()["unmatched_traces"]}
+    assert len(unmatched) == 40
+    assert unmatched["fixtures/svc-0007-old.json"].startswith(
+        "no case has the id 'svc-0007-old' (did you mean 'svc-0007'?)"
+    )
+    # Each of the 40 is compared with a shortlist, not with the 300 case ids (12,000).
+    assert len(compared) <= 40 * 2 * SHORTLIST
+    compared.clear()
+    linted = run_cli("lint", "--fixtures", "fixtures", "--format", "json", cwd=ws.root)
+    messages = [p["message"] for p in json.loads(linted.out)["problems"]]
+    assert sum("(did you mean 'svc-0" in m for m in messages) == 40
+    # Asked twice each: for the plan's reason (as in run) and for lint's message.
+    assert len(compared) <= 2 * 40 * 2 * SHORTLIST
+
+
+def test_traces_naming_unknown_ids_each_get_a_suggestion_at_a_bounded_cost(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [f"svc-{n:04d}" for n in range(MANY_CASES)]
+    for case_id in ids:
+        ws.case(dict(GOOD_CASE, id=case_id))
+    lines = [good_trace(case_id) for case_id in ids]
+    lines += [good_trace(f"{case_id}-old") for case_id in ids[:40]] * 2  # each twice
+    ws.trace("", "\n".join(json.dumps(line) for line in lines), name="export.jsonl")
+    compared = _counting_comparisons(monkeypatch)
+    assert ws.run().code == 1
+    reasons = [u["reason"] for u in ws.report()["unmatched_traces"]]
+    assert len(reasons) == 80
+    assert "no case has the id 'svc-0012-old' (did you mean 'svc-0012'?)" in reasons
+    # The 40 ids once each (the second time, the answer is remembered), a shortlist each.
+    assert len(compared) <= 40 * 2 * SHORTLIST
 
 
 def test_a_case_s_fixture_key_picks_its_traces_whatever_their_names(ws: Workspace) -> None:

@@ -58,7 +58,7 @@ from ..loading.suite import LoadResult
 from ..loading.tools import ToolName, is_glob, is_known, listing, suggestion
 from ..loading.yamlfile import Position
 from ..model import Binding, Finder, TraceFields, TraceSettings
-from ..problems import ERROR, WARNING, Problem, UsageError, did_you_mean
+from ..problems import ERROR, WARNING, Names, Problem, UsageError, did_you_mean
 from ..traces import (
     DEFAULT_MAX_TRACE_BYTES,
     ParsedTrace,
@@ -116,7 +116,9 @@ def fixture_problems(
         for c in sorted(plan.missing)
         if plan.missing[c] in HARD_KINDS or c not in reading.found
     ]
-    out += _orphans(plan, fixtures, case_ids, reading.misnamed, settings, _unreadable(loaded))
+    out += _orphans(
+        plan, fixtures, reading.suggested, reading.misnamed, settings, _unreadable(loaded)
+    )
     found = {case for src in plan.sources if src.how != CONTENT for case in src.cases}
     found |= reading.found
     if settings.case_id is not None or plan.single:
@@ -247,7 +249,7 @@ def _unreadable(loaded: LoadResult) -> dict[str, str]:
 def _orphans(
     plan: Plan,
     fixtures: Path,
-    case_ids: CaseIds,
+    case_ids: Names,
     misnamed: set[str],
     settings: TraceSettings,
     unreadable: dict[str, str] | None = None,
@@ -402,6 +404,7 @@ class _Reading:
         self.settings = settings
         self.fields = fields
         self.case_ids = case_ids
+        self.suggested = Names(case_ids)  # a did-you-mean for each id that names no case
         self.rule = CaseIdRule(settings.case_id) if settings.case_id else None
         self.root = None if plan.single or follow_links else plan.fixtures
         self.reader = TraceReader(settings, self._read_object, self.root)
@@ -481,7 +484,7 @@ class _Reading:
             return []  # traces.allow_unmatched: run lists it without failing, as it was told
         message = (
             f"this trace's case id '{case_id}' matches no case"
-            f"{did_you_mean(case_id, self.case_ids)}: fix the trace, or add the case"
+            f"{did_you_mean(case_id, self.suggested)}: fix the trace, or add the case"
             f" ({_run_says(self.settings)})"
         )
         return [self._problem(job, trace, codes.ORPHAN_FIXTURE, message)]
@@ -531,7 +534,7 @@ class _Reading:
             known = f"case '{named}'"
             fix = f", or move it to {self.plan.shown}/{named}.json (or {self.plan.shown}/{named}/)"
         else:
-            known = f"'{named}', which is no case{did_you_mean(named, self.case_ids)}"
+            known = f"'{named}', which is no case{did_you_mean(named, self.suggested)}"
             fix = ""
         message = (
             f"its file name files it under case '{job.case_id}', but its {where} names"

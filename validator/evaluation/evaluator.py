@@ -16,7 +16,7 @@ from typing import Any
 from ..dependencies import missing_dependency
 from ..display import shorten
 from ..model import Case, Finder, Spec, Suite, TraceSettings
-from ..problems import did_you_mean, kind_of, show
+from ..problems import Names, did_you_mean, kind_of, show
 from ..results import ERROR, FAIL, PASS, SKIPPED, CheckResult, RunResult, is_blocking
 from .compaction import BRIEF_IF_PASSES, Brevity
 from .interpreter import CaseArguments, compiled_check
@@ -52,6 +52,7 @@ class Evaluator:
         # left out by --case/--tag): their traces are set aside (`set_aside`), no suggestion
         # made, since their runs are dropped when grouped.
         self.aside = aside
+        self._case_ids: Names | None = None  # made when a trace first names no case
         self.settings = settings or suite.traces  # the view's adapter and message list
         self._case: Case | None = None
         self._args = CaseArguments({})
@@ -140,7 +141,9 @@ class Evaluator:
     def _no_case(self, case_id: str, fixture: str | None) -> RunResult:
         # an id from a trace is any text: it is echoed cut to a bounded length
         shown = shorten(case_id)
-        hint = did_you_mean(case_id, self.suite.cases) if shown == case_id else ""
+        if self._case_ids is None:  # the suite's ids, for every trace that names none of them
+            self._case_ids = Names(self.suite.cases)
+        hint = did_you_mean(case_id, self._case_ids) if shown == case_id else ""
         return RunResult(shown, ERROR, f"no case has the id '{shown}'{hint}", fixture)
 
     def _mismatch(self, named: str | None, case_id: str | None) -> str | None:

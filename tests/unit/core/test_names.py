@@ -1,0 +1,102 @@
+"""Did-you-mean against one large set of names (`problems.Names`): a suite's case ids asked
+for each misnamed trace file or trace. The answers are those of `closest`, and the work of
+each ask stays bounded whatever the size of the set, counted in the comparisons difflib
+makes (no time is measured)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+import pytest
+
+from validator.problems import SHORTLIST, Names, closest, did_you_mean
+
+SERVICES = ["mysql-slow-query", "redis-timeout", "milvus-not-loaded", "tls-expired", "disk-full"]
+# Two thousand case ids, shaped like a real suite's: a few families of numbered cases.
+IDS = [f"{service}-{n:05d}" for service in SERVICES for n in range(0, 4000, 10)]
+
+
+@pytest.fixture
+def comparisons(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every name difflib compares the asked name with (one `set_seq1` per candidate)."""
+    seen: list[str] = []
+    original = difflib.SequenceMatcher.set_seq1
+
+    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
+        seen.append(a)
+        original(self, a)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    yield seen
+
+
+@pytest.mark.parametrize(
+    ("asked", "meant"),
+    [
+        ("mysql-slow-query-00120-v2", "mysql-slow-query-00120"),  # a suffix
+        ("redis_timeout_03100", "redis-timeout-03100"),  # underscores for dashes
+        ("redis-timout-03100", "redis-timeout-03100"),  # a letter dropped
+        ("milvus-not-loadedd-00040", "milvus-not-loaded-00040"),  # a letter added
+        ("tls-expirex-01230", "tls-expired-01230"),  # a letter changed
+        ("DISK-FULL-03990", "disk-full-03990"),  # the case
+        ("ｄｉｓｋ-full-00020", "disk-full-00020"),  # full-width letters
+    ],
+)
+def test_a_misspelt_case_id_is_given_the_id_it_misspells(asked: str, meant: str) -> None:
+    assert Names(IDS).closest(asked) == meant
+    assert did_you_mean(asked, Names(IDS)) == f" (did you mean '{meant}'?)"
+
+
+def test_a_name_like_none_of_them_gets_no_suggestion() -> None:
+    assert Names(IDS).closest("payments-api-latency") is None
+    assert did_you_mean("zz", Names(IDS)) == ""
+
+
+def test_each_ask_of_a_large_set_compares_a_shortlist_not_every_name(
+    comparisons: list[str],
+) -> None:
+    names = Names(IDS)
+    for n in range(0, 4000, 400):
+        asked = f"mysql-slow-query-{n:05d}-copy"
+        assert names.closest(asked) == f"mysql-slow-query-{n:05d}"
+        assert len(comparisons) <= 2 * SHORTLIST, (
+            f"{asked}: {len(comparisons)} names compared, of {len(IDS)}"
+        )
+        comparisons.clear()
+    # The exact search, as the function `closest` makes it for a one-off question.
+    assert closest("mysql-slow-query-00400-copy", IDS) == "mysql-slow-query-00400"
+    assert len(comparisons) >= len(IDS)
+
+
+def test_a_name_asked_again_is_answered_without_comparing(comparisons: list[str]) -> None:
+    names = Names(IDS)
+    assert names.closest("redis-timeout-00100-old") == "redis-timeout-00100"
+    assert comparisons
+    comparisons.clear()
+    assert names.closest("redis-timeout-00100-old") == "redis-timeout-00100"
+    assert comparisons == []
+
+
+def test_the_set_is_read_only_when_a_name_is_first_asked() -> None:
+    read: list[str] = []
+
+    def ids() -> Iterator[str]:
+        for case_id in ("payment", "checkout"):
+            read.append(case_id)
+            yield case_id
+
+    names = Names(ids())
+    assert read == [], "a run whose files all name their cases pays nothing"
+    assert names.closest("paymnet") == "payment"
+    assert read == ["payment", "checkout"]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["warning", "Warning", "ＷＡＲＮＩＮＧ", "warnign", "eror", "ERRRO", "note", "x", ""],
+)
+def test_a_small_set_answers_as_closest_does(asked: str) -> None:
+    known = ["warning", "error", "WARNING", "info"]
+    assert Names(known).closest(asked) == closest(asked, known)
+    assert Names(known, shortlist=None).closest(asked) == closest(asked, known)
