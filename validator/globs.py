@@ -15,8 +15,16 @@ class Globs:
 
     def __init__(self, patterns: Collection[str]) -> None:
         self.regexes = [glob_regex(p) for p in patterns]
+        # Patterns that are `*` and a plain ending (`*.json`, the default), as those endings:
+        # a name matches when it ends so (`*` takes any name's start, never a `/`), which a
+        # path does exactly when its name does (the ending holds no `/`). None when any
+        # pattern is another kind.
+        endings = [p[1:] for p in patterns if p.startswith("*") and not _SPECIAL.search(p[1:])]
+        self.endings = tuple(endings) if len(endings) == len(patterns) else None
 
     def matches(self, rel: str) -> bool:
+        if self.endings is not None:  # a file of thousands, checked against `*.json`
+            return rel.endswith(self.endings)
         name = rel.rsplit("/", 1)[-1]
         return any(r.fullmatch(rel) or r.fullmatch(name) for r in self.regexes)
 
@@ -53,6 +61,9 @@ def _glob_piece(pattern: str, i: int) -> tuple[str, int]:
     return f"[{'^/' if negate else ''}{body}]", end + 1
 
 
+# What makes a pattern more than `*` and a plain ending.
+_SPECIAL = re.compile(r"[*?\[/]")
+
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -62,5 +73,7 @@ def run_order(name: str) -> tuple[tuple[int | str, ...], str]:
 
     Splitting on digit runs puts text at even positions and numbers at odd ones, so two keys
     never compare a number with text."""
-    parts = tuple(int(piece) if i % 2 else piece for i, piece in enumerate(_DIGITS.split(name)))
-    return parts, name
+    parts: list[int | str] = list(_DIGITS.split(name))
+    if len(parts) > 1:
+        parts[1::2] = map(int, parts[1::2])
+    return tuple(parts), name

@@ -582,9 +582,11 @@ class _Walk:
             return walk
         root = fixtures.resolve()
         seen = {root}
-        stack = [("", fixtures)]
+        # (prefix, folder, the folder's real path): a folder that is no link is at its
+        # parent's real path, so only links are resolved (each, several lstat calls).
+        stack = [("", fixtures, root)]
         while stack:
-            prefix, folder = stack.pop()
+            prefix, folder, real = stack.pop()
             try:
                 with os.scandir(folder) as listing:
                     entries = sorted(listing, key=lambda e: e.name)
@@ -594,7 +596,7 @@ class _Walk:
                 walk.unused.append((prefix, f"cannot be read: {exc.strerror or exc}"))
                 continue
             for entry in entries:
-                walk._entry(prefix, entry, root, follow_links, seen, stack)
+                walk._entry(prefix, entry, (root, real), follow_links, seen, stack)
         walk.files.sort(key=run_order)
         return walk
 
@@ -602,20 +604,24 @@ class _Walk:
         self,
         prefix: str,
         entry: os.DirEntry[str],
-        root: Path,
+        roots: tuple[Path, Path],  # the fixtures folder's real path; the listed folder's
         follow_links: bool,
         seen: set[Path],
-        stack: list[tuple[str, Path]],
+        stack: list[tuple[str, Path, Path]],
     ) -> None:
         rel = prefix + entry.name
         if entry.name.startswith("."):
             tail = "/" if _is_dir(entry) else ""
             self.unused.append((rel + tail, "a hidden file or folder: not searched"))
-        elif not _is_dir(entry) or self.traces.matches(rel):
+            return
+        if not _is_dir(entry) or self.traces.matches(rel):
             # Pipes, links and a folder named like a trace (x.json/) too: reading them
             # says what they are, as the case's error.
             self.files.append(rel)
-        elif entry.is_symlink() and not follow_links and not _inside(Path(entry.path), root):
+            return
+        root, real = roots
+        link = entry.is_symlink()
+        if link and not follow_links and not Path(entry.path).resolve().is_relative_to(root):
             if not prefix:
                 self.outside.add(entry.name)
                 self.top_folders.add(entry.name)
@@ -626,13 +632,15 @@ class _Walk:
                     " (--follow-symlinks reads it)",
                 )
             )
-        elif Path(entry.path).resolve() in seen:
+            return
+        target = Path(entry.path).resolve() if link else real / entry.name
+        if target in seen:
             self.unused.append((rel + "/", "a link to a folder already searched"))
-        else:
-            seen.add(Path(entry.path).resolve())
-            if not prefix:
-                self.top_folders.add(entry.name)
-            stack.append((rel + "/", Path(entry.path)))
+            return
+        seen.add(target)
+        if not prefix:
+            self.top_folders.add(entry.name)
+        stack.append((rel + "/", Path(entry.path), target))
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -696,10 +704,6 @@ class _Picks:
                 continue
             plan.missing[case_id] = BAD_PICK
             plan.details[case_id] = reason
-
-
-def _inside(folder: Path, root: Path) -> bool:
-    return not folder.is_symlink() or folder.resolve().is_relative_to(root)
 
 
 def not_a_file(path: Path) -> str:
