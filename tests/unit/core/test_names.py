@@ -69,6 +69,13 @@ def test_each_ask_of_a_large_set_compares_a_shortlist_not_every_name(
     assert len(comparisons) >= len(IDS)
 
 
+@pytest.mark.parametrize("asked", ["3f2a9c4e-0012-4b7d-9e21-00000000a310", "build-2024-11-30"])
+def test_a_name_of_another_kind_is_compared_with_none(asked: str, comparisons: list[str]) -> None:
+    """It shares a few digit pieces (`001`, `-00`) with hundreds of ids, and no more."""
+    assert Names(IDS).closest(asked) is None
+    assert comparisons == []
+
+
 def test_a_name_asked_again_is_answered_without_comparing(comparisons: list[str]) -> None:
     names = Names(IDS)
     assert names.closest("redis-timeout-00100-old") == "redis-timeout-00100"
