@@ -24,6 +24,11 @@ def _texts(
     or an error message naming the first that is not text; and the notes on those matched
     without Markdown rendering."""
     markdown = bool(args.get("markdown", True))
+    if len(values) == 1 and type(values[0]) is str:  # one text (an answer): the common case
+        value = values[0]
+        text = ctx.text(value, markdown)
+        note = ctx.text_notes.get(value) if markdown else None
+        return text, 1, None, [] if note is None else [note]
     texts = []
     for value in values:
         if value is None:
