@@ -558,7 +558,7 @@ def _cases_without_traces(
             plan.missing[case_id] = OUTSIDE
         elif case_id in walk.top_folders:
             plan.missing[case_id] = EMPTY_FOLDER
-        elif case_id not in picks.globs:
+        elif case_id not in picks.cases:
             plan.missing[case_id] = NO_TRACE
 
 
@@ -650,18 +650,28 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
+# What makes a `fixture:` key a glob rather than the path of one file (see globs.glob_regex).
+_WILDCARD = re.compile(r"[*?\[]")
+
+
 class _Picks:
     """The cases' `fixture:` keys: which files each picks, and what is wrong with one."""
 
     def __init__(
         self, fixtures: Path, picks: Mapping[str, str], walk: _Walk, patterns: Collection[str]
     ) -> None:
-        self.globs: dict[str, re.Pattern[str] | None] = {}
+        self.cases: dict[str, int] = {}  # every case with a `fixture:` key -> its place
+        # A key with no wildcard names one file: looked up by its path, so that a suite
+        # whose thousands of cases each pick a file costs a look-up a file, not a match
+        # against every key. The others (globs, folders) are matched one by one.
+        self._paths: dict[str, list[str]] = {}
+        self._regexes: dict[str, re.Pattern[str]] = {}
         self.bad: dict[str, str] = {}
         self.hits: set[str] = set()
         self.folders: dict[str, str] = {}  # case id -> a folder it names ('x/')
         self.traces = Globs(patterns)
         for case_id, pick in picks.items():
+            self.cases[case_id] = len(self.cases)
             self._add(fixtures, case_id, pick)
 
     def _add(self, fixtures: Path, case_id: str, pick: str) -> None:
@@ -671,23 +681,28 @@ class _Picks:
                 f"fixture: '{pick}' must name files under the fixtures folder, without"
                 " '..' or an absolute path"
             )
-            self.globs[case_id] = None
             return
         if (fixtures / clean).is_dir():
             self.folders[case_id] = clean + "/"
-            self.globs[case_id] = glob_regex(clean + "/**")
+            self._regexes[case_id] = glob_regex(clean + "/**")
+        elif _WILDCARD.search(clean) is None:
+            self._paths.setdefault(clean, []).append(case_id)
         else:
-            self.globs[case_id] = glob_regex(clean)
+            self._regexes[case_id] = glob_regex(clean)
 
     def pickers(self, rel: str) -> list[str]:
-        out = []
-        for case_id, regex in self.globs.items():
-            if regex is None or not regex.fullmatch(rel):
+        """The cases whose `fixture:` key picks the file at `rel`, in the keys' order."""
+        out = list(self._paths.get(rel, ()))
+        for case_id, regex in self._regexes.items():
+            if not regex.fullmatch(rel):
                 continue
             if case_id in self.folders and not self.traces.matches(rel):
                 continue  # a folder picks its trace files, not its notes
             out.append(case_id)
-            self.hits.add(case_id)
+        if out:
+            self.hits.update(out)
+            if len(out) > 1:
+                out.sort(key=self.cases.__getitem__)
         return out
 
     def found(self, case_id: str) -> bool:
@@ -695,7 +710,7 @@ class _Picks:
 
     def report(self, plan: Plan, selected: set[str]) -> None:
         """A selected case whose fixture: key is wrong or picks nothing is an error."""
-        for case_id in sorted(set(self.globs) & selected):
+        for case_id in sorted(set(self.cases) & selected):
             if case_id in self.bad:
                 reason = self.bad[case_id]
             elif case_id not in self.hits:

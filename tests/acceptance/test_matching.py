@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from conftest import GOOD_CASE, Result, Workspace, good_trace, run_cli, set_verdict
 
+from validator import inputs
 from validator.evaluation import runner
 from validator.problems import SHORTLIST
 
@@ -450,6 +451,31 @@ def test_traces_naming_unknown_ids_each_get_a_suggestion_at_a_bounded_cost(
     assert "no case has the id 'svc-0012-old' (did you mean 'svc-0012'?)" in reasons
     # The 40 ids once each (the second time, the answer is remembered), a shortlist each.
     assert len(compared) <= 40 * 2 * SHORTLIST
+
+
+def test_cases_that_each_pick_one_file_are_matched_by_path_not_one_by_one(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `fixture:` key with no wildcard is a path: a suite of thousands of such cases
+    costs a look-up a file, not a match of each file against every key (no regular
+    expression is even made for one); a glob key beside them still picks its files."""
+    ids = [f"svc-{n:04d}" for n in range(MANY_CASES)]
+    for case_id in ids:
+        ws.case(dict(GOOD_CASE, id=case_id, fixture=f"exports/run-{case_id}.json"))
+        ws.trace("", good_trace(case_id), name=f"exports/run-{case_id}.json")
+    ws.case(dict(GOOD_CASE, id="all-of-them", fixture="exports/run-svc-000*.json"))
+    made: list[str] = []
+    original = inputs.glob_regex
+
+    def counted(pattern: str) -> Any:
+        made.append(pattern)
+        return original(pattern)
+
+    monkeypatch.setattr(inputs, "glob_regex", counted)
+    assert ws.run().code == 0
+    assert [p for p in made if "svc" in p] == ["exports/run-svc-000*.json"]
+    assert _statuses(ws)["svc-0123"] == "pass"
+    assert ws.case_result("all-of-them")["runs"]["total"] == 10  # svc-0000 .. svc-0009
 
 
 def test_a_case_s_fixture_key_picks_its_traces_whatever_their_names(ws: Workspace) -> None:
