@@ -311,6 +311,7 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
     )
     seen = f"the traces call {listing(called)}" if called else "no trace calls any tool"
     out = []
+    hints: dict[str, str] = {}  # by name: a suite's cases often repeat one wrong name
     for tool in names:
         if is_known(tool.name, called) or (not tool.globs and is_glob(tool.name)):
             continue  # a glob where none may stand is a tool-glob error already
@@ -319,8 +320,11 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
             if is_glob(tool.name)
             else f"no trace calls a tool '{tool.name}'"
         )
+        hint = hints.get(tool.name)
+        if hint is None:
+            hint = hints[tool.name] = suggestion(tool.name, called)
         message = (
-            f"{tool.key}: {what}{suggestion(tool.name, called)}: lint read"
+            f"{tool.key}: {what}{hint}: lint read"
             f" {reading.told} trace{'' if reading.told == 1 else 's'} ({seen}{partly}); fix"
             " the name, or declare the agent's tools with `tools:` in validator.yaml"
         )
