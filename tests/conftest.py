@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import json
 import os
@@ -178,6 +179,21 @@ class Workspace:
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
     return Workspace(tmp_path)
+
+
+@pytest.fixture
+def comparisons(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every name difflib compares a name with, for a did-you-mean (one `set_seq1` per
+    candidate): the work of a suggestion, counted rather than timed."""
+    seen: list[str] = []
+    original = difflib.SequenceMatcher.set_seq1
+
+    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
+        seen.append(a)
+        original(self, a)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    return seen
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -4,7 +4,6 @@ file is ever skipped without saying so."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import shutil
@@ -394,63 +393,52 @@ def test_a_folder_trace_that_matches_no_case_fails_the_run_unless_allowed(ws: Wo
     assert len(ws.report()["unmatched_traces"]) == 2, "still listed"
 
 
-def _counting_comparisons(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every name difflib compares a misnamed id with (one `set_seq1` per candidate)."""
-    seen: list[str] = []
-    original = difflib.SequenceMatcher.set_seq1
-
-    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
-        seen.append(a)
-        original(self, a)
-
-    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
-    return seen
-
-
 MANY_CASES = 300
 
 
-def test_many_misnamed_files_each_get_a_suggestion_at_a_bounded_cost(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _many_cases(ws: Workspace, **fields: Any) -> list[str]:
+    """MANY_CASES cases (svc-0000 ...), each with `fields` (`{id}` filled in)."""
     ids = [f"svc-{n:04d}" for n in range(MANY_CASES)]
     for case_id in ids:
-        ws.case(dict(GOOD_CASE, id=case_id))
-    for case_id in ids[:40]:  # renamed, and their traces name no case either
+        own = {key: value.format(id=case_id) for key, value in fields.items()}
+        ws.case(dict(GOOD_CASE, id=case_id, **own))
+    return ids
+
+
+def test_many_misnamed_files_each_get_a_suggestion_at_a_bounded_cost(
+    ws: Workspace, comparisons: list[str]
+) -> None:
+    for case_id in _many_cases(ws)[:40]:  # renamed, and their traces name no case either
         ws.trace(case_id, good_trace(f"{case_id}-old"), name=f"{case_id}-old.json")
-    compared = _counting_comparisons(monkeypatch)
     assert ws.run().code == 1
     unmatched = {u["fixture"]: u["reason"] for u in ws.report()["unmatched_traces"]}
     assert len(unmatched) == 40
     assert unmatched["fixtures/svc-0007-old.json"].startswith(
         "no case has the id 'svc-0007-old' (did you mean 'svc-0007'?)"
     )
-    # Each of the 40 is compared with a shortlist, not with the 300 case ids (12,000).
-    assert len(compared) <= 40 * 2 * SHORTLIST
-    compared.clear()
+    # Each of the 40 is comparisons with a shortlist, not with the 300 case ids (12,000).
+    assert len(comparisons) <= 40 * 2 * SHORTLIST
+    comparisons.clear()
     linted = run_cli("lint", "--fixtures", "fixtures", "--format", "json", cwd=ws.root)
     messages = [p["message"] for p in json.loads(linted.out)["problems"]]
     assert sum("(did you mean 'svc-0" in m for m in messages) == 40
     # Asked twice each: for the plan's reason (as in run) and for lint's message.
-    assert len(compared) <= 2 * 40 * 2 * SHORTLIST
+    assert len(comparisons) <= 2 * 40 * 2 * SHORTLIST
 
 
 def test_traces_naming_unknown_ids_each_get_a_suggestion_at_a_bounded_cost(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+    ws: Workspace, comparisons: list[str]
 ) -> None:
-    ids = [f"svc-{n:04d}" for n in range(MANY_CASES)]
-    for case_id in ids:
-        ws.case(dict(GOOD_CASE, id=case_id))
+    ids = _many_cases(ws)
     lines = [good_trace(case_id) for case_id in ids]
     lines += [good_trace(f"{case_id}-old") for case_id in ids[:40]] * 2  # each twice
     ws.trace("", "\n".join(json.dumps(line) for line in lines), name="export.jsonl")
-    compared = _counting_comparisons(monkeypatch)
     assert ws.run().code == 1
     reasons = [u["reason"] for u in ws.report()["unmatched_traces"]]
     assert len(reasons) == 80
     assert "no case has the id 'svc-0012-old' (did you mean 'svc-0012'?)" in reasons
     # The 40 ids once each (the second time, the answer is remembered), a shortlist each.
-    assert len(compared) <= 40 * 2 * SHORTLIST
+    assert len(comparisons) <= 40 * 2 * SHORTLIST
 
 
 def test_cases_that_each_pick_one_file_are_matched_by_path_not_one_by_one(
@@ -459,9 +447,7 @@ def test_cases_that_each_pick_one_file_are_matched_by_path_not_one_by_one(
     """A `fixture:` key with no wildcard is a path: a suite of thousands of such cases
     costs a look-up a file, not a match of each file against every key (no regular
     expression is even made for one); a glob key beside them still picks its files."""
-    ids = [f"svc-{n:04d}" for n in range(MANY_CASES)]
-    for case_id in ids:
-        ws.case(dict(GOOD_CASE, id=case_id, fixture=f"exports/run-{case_id}.json"))
+    for case_id in _many_cases(ws, fixture="exports/run-{id}.json"):
         ws.trace("", good_trace(case_id), name=f"exports/run-{case_id}.json")
     ws.case(dict(GOOD_CASE, id="all-of-them", fixture="exports/run-svc-000*.json"))
     made: list[str] = []

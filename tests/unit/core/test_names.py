@@ -5,7 +5,6 @@ makes (no time is measured)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 import pytest
@@ -15,20 +14,6 @@ from validator.problems import SHORTLIST, Names, closest, did_you_mean
 SERVICES = ["mysql-slow-query", "redis-timeout", "milvus-not-loaded", "tls-expired", "disk-full"]
 # Two thousand case ids, shaped like a real suite's: a few families of numbered cases.
 IDS = [f"{service}-{n:05d}" for service in SERVICES for n in range(0, 4000, 10)]
-
-
-@pytest.fixture
-def comparisons(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every name difflib compares the asked name with (one `set_seq1` per candidate)."""
-    seen: list[str] = []
-    original = difflib.SequenceMatcher.set_seq1
-
-    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
-        seen.append(a)
-        original(self, a)
-
-    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
-    yield seen
 
 
 @pytest.mark.parametrize(
