@@ -55,7 +55,7 @@ from ..inputs import (
     plan_fixtures,
 )
 from ..loading.suite import LoadResult
-from ..loading.tools import ToolName, is_glob, is_known, listing, suggestion
+from ..loading.tools import ToolName, is_glob, is_known, listing, remembered_suggestion
 from ..loading.yamlfile import Position
 from ..model import Binding, Finder, TraceFields, TraceSettings
 from ..problems import ERROR, WARNING, Names, Problem, UsageError, did_you_mean
@@ -249,7 +249,7 @@ def _unreadable(loaded: LoadResult) -> dict[str, str]:
 def _orphans(
     plan: Plan,
     fixtures: Path,
-    case_ids: Names,
+    suggested: Names,
     misnamed: set[str],
     settings: TraceSettings,
     unreadable: dict[str, str] | None = None,
@@ -259,7 +259,7 @@ def _orphans(
     for name, stem in plan.orphans:
         if plan.label(name) in misnamed:
             continue
-        hint = did_you_mean(stem, case_ids)
+        hint = did_you_mean(stem, suggested)
         message = (
             f"this trace matches no case: no case has the id '{stem}'{hint}; rename it"
             f" after its case id, or add the case ({_run_says(settings)})"
@@ -311,7 +311,7 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
     )
     seen = f"the traces call {listing(called)}" if called else "no trace calls any tool"
     out = []
-    hints: dict[str, str] = {}  # by name: a suite's cases often repeat one wrong name
+    hints: dict[str, str] = {}
     for tool in names:
         if is_known(tool.name, called) or (not tool.globs and is_glob(tool.name)):
             continue  # a glob where none may stand is a tool-glob error already
@@ -320,9 +320,7 @@ def _never_called(names: list[ToolName], reading: _Reading) -> list[Problem]:
             if is_glob(tool.name)
             else f"no trace calls a tool '{tool.name}'"
         )
-        hint = hints.get(tool.name)
-        if hint is None:
-            hint = hints[tool.name] = suggestion(tool.name, called)
+        hint = remembered_suggestion(hints, tool.name, called)
         message = (
             f"{tool.key}: {what}{hint}: lint read"
             f" {reading.told} trace{'' if reading.told == 1 else 's'} ({seen}{partly}); fix"

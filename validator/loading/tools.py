@@ -122,8 +122,9 @@ def suggestion(name: str, known: Iterable[str]) -> str:
     return f" (did you mean '{close}'?)" if close is not None else ""
 
 
-def _hint(hints: dict[str, str], name: str, known: Iterable[str]) -> str:
-    """`suggestion(name, known)`, kept in `hints` by name."""
+def remembered_suggestion(hints: dict[str, str], name: str, known: Iterable[str]) -> str:
+    """`suggestion(name, known)`, kept in `hints` by name: a suite's cases often repeat one
+    wrong name, whose suggestion is then made once."""
     hint = hints.get(name)
     if hint is None:
         hint = hints[name] = suggestion(name, known)
@@ -160,7 +161,7 @@ def undeclared_tools(
     """An error for every written tool name the declaration does not have. `where`: the
     declaration, as a message names it (`tools: in validator.yaml`)."""
     out = []
-    hints: dict[str, str] = {}  # by name: a suite's cases often repeat one wrong name
+    hints: dict[str, str] = {}
     for tool in names:
         if is_known(tool.name, declared) or (not tool.globs and is_glob(tool.name)):
             continue  # known, or a glob where none may stand (exact_name_problems says so)
@@ -171,7 +172,7 @@ def undeclared_tools(
         )
         have = f"lists {listing(declared)}" if declared else "lists no tool"
         message = (
-            f"{tool.key}: {what}{_hint(hints, tool.name, declared)}: {where} {have}; fix the"
+            f"{tool.key}: {what}{remembered_suggestion(hints, tool.name, declared)}: {where} {have}; fix the"
             " name, or add the tool there"
         )
         out.append(
@@ -188,6 +189,7 @@ __all__ = [
     "is_known",
     "listing",
     "marked_inputs",
+    "remembered_suggestion",
     "suggestion",
     "tool_names",
     "undeclared_tools",
