@@ -19,7 +19,7 @@ from .codes import ERROR as ERROR
 from .codes import WARNING as WARNING
 from .codes import severity_allowed
 from .dataclass import dataclass
-from .display import one_line
+from .display import ECHO_CHARS, one_line
 
 # Half of a UTF-16 character pair (`\ud800`): text a JSON escape or a library caller can hold
 # but no UTF-8 file or report can; each reader replaces it or says so.
@@ -187,9 +187,11 @@ class Names:
                 self._folds.setdefault(_fold(candidate), []).append(candidate)
             self._folded = sorted(self._folds)
             self._candidates = None
-        if len(self._memo) >= _MEMO_MAX:
-            self._memo.clear()
-        found = self._memo[text] = self._closest(text)
+        found = self._closest(text)
+        if len(text) <= ECHO_CHARS:  # a longer text is no id and is not kept
+            if len(self._memo) >= _MEMO_MAX:
+                self._memo.clear()
+            self._memo[text] = found
         return found
 
     def _closest(self, text: str) -> str | None:
@@ -201,6 +203,8 @@ class Names:
             return same[0]
         folds = self._folded
         if self._shortlist is not None and len(folds) > self._shortlist:
+            if len(folded) > ECHO_CHARS:  # no id is that long: a text from a trace
+                return None
             folds = self._near(folded, self._shortlist)
             if not folds:
                 return None

@@ -61,6 +61,12 @@ def test_a_name_of_another_kind_is_compared_with_none(asked: str, comparisons: l
     assert comparisons == []
 
 
+def test_a_text_longer_than_any_id_is_compared_with_none(comparisons: list[str]) -> None:
+    """A trace's case id field may hold any text, a megabyte of it."""
+    assert Names(IDS).closest("mysql-slow-query-00120" * 50_000) is None
+    assert comparisons == []
+
+
 def test_a_name_asked_again_is_answered_without_comparing(comparisons: list[str]) -> None:
     names = Names(IDS)
     assert names.closest("redis-timeout-00100-old") == "redis-timeout-00100"
