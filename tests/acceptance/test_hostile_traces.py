@@ -12,7 +12,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_CASE, Workspace, good_trace, set_verdict
+from conftest import GOOD_CASE, Workspace, good_trace, run_cli, set_verdict
 
 from validator.inputs import count_lines, iter_jsonl
 from validator.traces import TraceError, parse_trace
@@ -262,3 +262,20 @@ def test_a_trailing_comma_is_named_at_the_comma_as_any_python_reports_it(
         f"invalid JSON at line {line} column {column}: a trailing comma: the last item of"
         f" {closer} must not be followed by ','"
     )
+
+
+# --------------------------------------------------------------------------- long case ids
+
+
+def test_a_megabyte_case_id_is_echoed_cut_short_by_run_and_lint(ws: Workspace) -> None:
+    ws.case()
+    ws.trace("db-slow", dict(good_trace(), caseId="x" * 1_000_000))
+    ws.trace("", json.dumps(good_trace("y" * 1_000_000)) + "\n", name="export.jsonl")
+    for result in (ws.run(), run_cli("lint", "--fixtures", "fixtures", cwd=ws.root)):
+        assert result.code == 1
+        for line in (result.out + result.err).splitlines():
+            assert len(line) < 1_000, line[:300]
+        assert "... (1,000,000 characters)" in result.out + result.err
+    linted = run_cli("lint", "--fixtures", "fixtures", cwd=ws.root).out
+    assert "its $.caseId names 'xxxxxxxx" in linted
+    assert "this trace's case id 'yyyyyyyy" in linted

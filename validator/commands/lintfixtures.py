@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..display import shorten
 from ..evaluation.context import TraceContext
 from ..evaluation.query import QueryEvaluationError, reads_view
 from ..evaluation.tracefile import (
@@ -485,7 +486,7 @@ class _Reading:
         if case_id in self.case_ids or self.settings.allow_unmatched:
             return []  # traces.allow_unmatched: run lists it without failing, as it was told
         message = (
-            f"this trace's case id '{case_id}' matches no case"
+            f"this trace's case id '{shorten(case_id)}' matches no case"
             f"{did_you_mean(case_id, self.suggested)}: fix the trace, or add the case"
             f" ({_run_says(self.settings)})"
         )
@@ -536,7 +537,7 @@ class _Reading:
             known = f"case '{named}'"
             fix = f", or move it to {self.plan.shown}/{named}.json (or {self.plan.shown}/{named}/)"
         else:
-            known = f"'{named}', which is no case{did_you_mean(named, self.suggested)}"
+            known = f"'{shorten(named)}', which is no case{did_you_mean(named, self.suggested)}"
             fix = ""
         message = (
             f"its file name files it under case '{job.case_id}', but its {where} names"
