@@ -279,3 +279,14 @@ def test_a_megabyte_case_id_is_echoed_cut_short_by_run_and_lint(ws: Workspace) -
     linted = run_cli("lint", "--fixtures", "fixtures", cwd=ws.root).out
     assert "its $.caseId names 'xxxxxxxx" in linted
     assert "this trace's case id 'yyyyyyyy" in linted
+
+
+def test_a_megabyte_tool_name_is_listed_cut_short_by_lint(ws: Workspace) -> None:
+    ws.case()
+    trace = good_trace()
+    trace["toolInvocations"][0]["toolName"] = "T" * 1_000_000
+    ws.trace("db-slow", trace)
+    linted = run_cli("lint", "--fixtures", "fixtures", cwd=ws.root)
+    assert "no trace calls a tool 'mysql_slow_log'" in linted.out
+    assert "TTTT... (1,000,000 characters)" in linted.out
+    assert max(map(len, linted.out.splitlines())) < 1_000

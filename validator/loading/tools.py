@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import codes
 from ..dataclass import dataclass
+from ..display import shorten
 from ..problems import ERROR, Problem, closest
 from .yamlfile import PathKey, YamlDocument
 
@@ -132,9 +133,9 @@ def remembered_suggestion(hints: dict[str, str], name: str, known: Iterable[str]
 
 
 def listing(names: Iterable[str], limit: int = 8) -> str:
-    """`a, b, c and 4 more`."""
+    """`a, b, c and 4 more` (a name a trace gave, of any length, cut short)."""
     shown = sorted(set(names))
-    text = ", ".join(shown[:limit])
+    text = ", ".join(shorten(name) for name in shown[:limit])
     return text + (f" and {len(shown) - limit} more" if len(shown) > limit else "")
 
 
