@@ -290,3 +290,13 @@ def test_a_megabyte_tool_name_is_listed_cut_short_by_lint(ws: Workspace) -> None
     assert "no trace calls a tool 'mysql_slow_log'" in linted.out
     assert "TTTT... (1,000,000 characters)" in linted.out
     assert max(map(len, linted.out.splitlines())) < 1_000
+
+
+def test_a_megabyte_key_is_listed_cut_short_where_a_path_finds_nothing(ws: Workspace) -> None:
+    trace = ws.trace("big", {"caseId": "big", "K" * 1_000_000: 1, "finalAnswer": "x"})
+    result = run_cli("query", "$.finalAnswr", str(trace), cwd=ws.root)
+    assert "has no field 'finalAnswr' (did you mean 'finalAnswer'?); its fields: caseId, KKK" in (
+        result.out
+    )
+    assert "... (1,000,000 characters), finalAnswer" in result.out
+    assert max(map(len, result.out.splitlines())) < 1_000

@@ -34,7 +34,7 @@ from ..inputs import standard_specs_dir
 from ..loading.yamlfile import PathKey, YamlDocument, load_yaml
 from ..model import Condition, Spec, Suite, TraceSettings
 from ..problems import WARNING, Problem, ProblemsFound, did_you_mean
-from .pathhints import KEYS_SHOWN, missing_step
+from .pathhints import listed_keys, missing_step
 
 
 def item_key_params(predicate: str) -> tuple[str, ...]:
@@ -137,9 +137,7 @@ def _problem(probe: _Probe, doc: YamlDocument | None, traces: str) -> Problem:
     else:
         code = codes.ITEM_KEY_MISSING
         keys = list(probe.keys)
-        listed = ", ".join(keys[:KEYS_SHOWN]) + (
-            f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""
-        )
+        listed = listed_keys(keys)
         dotted = " (nor the dotted path)" if probe.key and "." in probe.key else ""
         message = (
             f"{probe.param} '{probe.key}': no item {condition.where} matches has a key"

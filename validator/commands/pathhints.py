@@ -8,10 +8,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..display import shorten
 from ..problems import did_you_mean, kind_of
 from .locate import static_steps
 
 KEYS_SHOWN = 12  # keys listed when a field is not where the query looks
+
+
+def listed_keys(keys: list[str]) -> str:
+    """`a, b, c and 9 more`: the first KEYS_SHOWN keys a trace holds, each cut short (a
+    trace's key can be of any length)."""
+    listed = ", ".join(shorten(key) for key in keys[:KEYS_SHOWN])
+    more = len(keys) - KEYS_SHOWN
+    return listed + (f" and {more} more" if more > 0 else "")
 
 
 def missing_step(expression: str, document: Any) -> str | None:
@@ -49,9 +58,7 @@ def _missing_in_items(expression: str, where: str, node: Any) -> str | None:
     if not items or any(key in item for item in items):
         return None
     keys = list(dict.fromkeys(str(k) for item in items for k in item))
-    listed = ", ".join(keys[:KEYS_SHOWN]) + (
-        f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""
-    )
+    listed = listed_keys(keys)
     return (
         f"no item of {where}[*] has a field '{key}'{did_you_mean(key, keys)}; their fields:"
         f" {listed}"
@@ -60,9 +67,7 @@ def _missing_in_items(expression: str, where: str, node: Any) -> str | None:
 
 def _no_field(where: str, key: str, node: dict[str, Any]) -> str:
     keys = [str(k) for k in node]
-    listed = ", ".join(keys[:KEYS_SHOWN]) + (
-        f" and {len(keys) - KEYS_SHOWN} more" if len(keys) > KEYS_SHOWN else ""
-    )
+    listed = listed_keys(keys)
     hint = did_you_mean(key, keys)
     if where == "$" and key != "view" and did_you_mean(key, ["view"]):
         hint = " (did you mean 'view', the normalized view?)"
