@@ -300,3 +300,8 @@ def test_a_megabyte_key_is_listed_cut_short_where_a_path_finds_nothing(ws: Works
     )
     assert "... (1,000,000 characters), finalAnswer" in result.out
     assert max(map(len, result.out.splitlines())) < 1_000
+    every = run_cli("query", "$.*", str(trace), cwd=ws.root)
+    assert "  $.KKKK" in every.out and "... (1,000,002 characters) = 1" in every.out
+    assert max(map(len, every.out.splitlines())) < 1_100
+    whole = run_cli("query", "--json", "$.*", str(trace), cwd=ws.root)
+    assert "$." + "K" * 1_000_000 in whole.out, "--json keeps the path whole"

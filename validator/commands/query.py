@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import codes
 from ..dataclass import dataclass
-from ..display import one_line
+from ..display import one_line, shorten
 from ..evaluation.predicates import TraceContext, reads_view
 from ..evaluation.query import Query, QueryError, QueryEvaluationError, compile_query
 from ..evaluation.tracefile import Trace, TraceReader
@@ -44,6 +44,7 @@ from .layout import SuiteFlags, read_config
 from .pathhints import missing_step
 
 VALUE_WIDTH = 200  # characters of a value shown on a line (the --json output has it whole)
+PATH_CHARS = 1_000  # of a concrete path shown on a line (idem)
 
 
 class BadQuery(Exception):
@@ -254,7 +255,12 @@ def _print_block(block: Block, settings: TraceSettings) -> None:
         print(f"  $.view left unread: {one_line(unread_text(block.unread))}")
     for path, value in block.matches:
         field_name = view_field_of(path)
-        shown = one_line(path) if path is not None else "(no concrete path: a computed value)"
+        # A path is as long as the keys it names, which a trace may make a megabyte long.
+        shown = (
+            one_line(shorten(path, PATH_CHARS))
+            if path is not None
+            else "(no concrete path: a computed value)"
+        )
         suffix = f"  [view field {field_name}]" if field_name else ""
         print(f"  {shown} = {one_line(show(value, VALUE_WIDTH))}{suffix}")
     if block.hint:
