@@ -305,3 +305,17 @@ def test_a_megabyte_key_is_listed_cut_short_where_a_path_finds_nothing(ws: Works
     assert max(map(len, every.out.splitlines())) < 1_100
     whole = run_cli("query", "--json", "$.*", str(trace), cwd=ws.root)
     assert "$." + "K" * 1_000_000 in whole.out, "--json keeps the path whole"
+
+
+def test_a_megabyte_verdict_is_cut_short_in_every_report(ws: Workspace) -> None:
+    ws.case()
+    ws.trace("db-slow", set_verdict(good_trace(), "V" * 1_000_000))
+    result = ws.run("--format", "json,md,junit,sarif,html")
+    assert result.code == 1, "verdict-allowed fails it, reading the trace itself"
+    case = ws.case_result()
+    assert case["verdict"] == "V" * 200 + "... (1,000,000 characters)"
+    assert "verdict-allowed" in {c["check"] for c in case["failed_checks"]}
+    for report in ws.out.iterdir():
+        assert report.stat().st_size < 100_000, report.name
+    explained = run_cli("explain", "db-slow", cwd=ws.root)
+    assert max(map(len, explained.out.splitlines())) < 1_000
