@@ -20,7 +20,7 @@ from typing import Any
 from .. import codes
 from ..dataclass import dataclass
 from ..files import read_file
-from ..problems import ERROR, WARNING, Problem, ProblemsFound, closest
+from ..problems import ERROR, WARNING, Names, Problem, ProblemsFound, closest
 from .yamlfile import MAX_FILE_BYTES, YamlDocument, load_yaml_text
 
 KEYS = ("id", "reason")
@@ -51,11 +51,12 @@ class Quarantine:
     def unknown(self, case_ids: Iterable[str]) -> list[Problem]:
         """A warning for each entry whose id is not a case of the suite."""
         known = set(case_ids)
+        suggested = Names(known)  # many entries of removed cases against many ids: cheap
         out = []
         for entry in self.entries.values():
             if entry.case_id in known:
                 continue
-            near = closest(entry.case_id, known)
+            near = closest(entry.case_id, suggested)
             hint = f" (did you mean '{near}'?)" if near else ""
             out.append(
                 Problem(
