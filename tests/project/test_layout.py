@@ -74,6 +74,7 @@ LAYERS = {
     ),
     "validator.loading": (
         "validator.files",
+        "validator.display",
         "validator.loading",
         "validator.repository",
         "validator.evaluation",
