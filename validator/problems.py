@@ -142,8 +142,8 @@ def did_you_mean(name: str, candidates: Iterable[str] | Names) -> str:
     return f" (did you mean '{close}'?)" if close is not None else ""
 
 
-# Names of a set larger than this are compared with a name only when among the this many
-# that share the most three-letter pieces with it (`Names`). Over 600 misspellings (a
+# A name is compared with at most this many names of a larger set: those that share the
+# most three-letter pieces with it (`Names`). Over 600 misspellings (a
 # letter changed, added or dropped, a suffix, dashes as underscores, upper case) of ids of
 # two suites of 2,000, the answer was the exact search's for 99 %, the others a tie of
 # equally close ids (or, once, none); ~0.3-0.4 ms an ask, 0.03-0.09 ms for a name of
@@ -166,8 +166,9 @@ class Names:
     thousand case ids are then two thousand small comparisons, not four million (~40 s).
     A misspelling (a letter changed, added or dropped, a suffix, a case) shares most pieces
     with the name it misspells, so it is still found; a name that shares few with any is
-    given no suggestion rather than a far-fetched one. Nothing is read of the set before
-    the first name is asked, so a run with no misnamed file pays nothing for one."""
+    given no suggestion rather than a far-fetched one, and so is a text longer than any id
+    (over 200 characters: a trace's field can hold a megabyte). Nothing is read of the set
+    before the first name is asked, so a run with no misnamed file pays nothing for one."""
 
     def __init__(self, candidates: Iterable[str], shortlist: int | None = SHORTLIST) -> None:
         self._candidates: Iterable[str] | None = candidates  # read when first asked
@@ -197,15 +198,16 @@ class Names:
     def _closest(self, text: str) -> str | None:
         import difflib  # here: only a name not found needs it (~1 ms of every start-up)
 
+        folds = self._folded
+        large = self._shortlist is not None and len(folds) > self._shortlist
+        if large and len(text) > ECHO_CHARS:  # no id is that long: a text from a trace
+            return None
         folded = _fold(text)
         same = [c for c in self._folds.get(folded, ()) if c != text]
         if same:
             return same[0]
-        folds = self._folded
-        if self._shortlist is not None and len(folds) > self._shortlist:
-            if len(folded) > ECHO_CHARS:  # no id is that long: a text from a trace
-                return None
-            folds = self._near(folded, self._shortlist)
+        if large:
+            folds = self._near(folded, self._shortlist or 0)
             if not folds:
                 return None
         names = [n for f in folds for n in self._folds[f]]
@@ -242,7 +244,8 @@ class Names:
 
 
 def _pieces_of(spelling: str) -> set[str]:
-    """The three-letter pieces of a spelling, its ends marked (`ab` has `\0ab`, `ab\0`)."""
+    """The three-letter pieces of a spelling, its ends marked (`ab` has NUL `ab` and `ab`
+    NUL): a name's first and last letters count as pieces of their own."""
     padded = f"\0{spelling}\0"
     return {padded[i : i + 3] for i in range(len(padded) - 2)}
 
