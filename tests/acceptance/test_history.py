@@ -14,6 +14,7 @@ import pytest
 from conftest import GOOD_CASE, Workspace, good_trace, markdown_table, run_cli, set_verdict
 
 from validator.loading.schema import load_schema
+from validator.report import history as history_module
 
 EPOCH = 1700000000
 
@@ -398,3 +399,78 @@ def test_a_report_json_read_back_writes_the_same_history(
     write_reports(document, ws.root / "again", ["json", "md"])
     for name in ("report.json", "report.md"):
         assert (ws.root / "again" / name).read_bytes() == (ws.out / name).read_bytes(), name
+
+
+def _counting_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The history files read whole (parsed), by name as shown."""
+    read: list[str] = []
+    original = history_module._document
+
+    def counted(path: Path, where: str) -> object:
+        read.append(where)
+        return original(path, where)
+
+    monkeypatch.setattr(history_module, "_document", counted)
+    return read
+
+
+def test_a_long_history_reads_only_the_newest_reports_whole(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder CI keeps adding to: each run reads the same few reports, however many."""
+    for n in range(1, 9):
+        _earlier(ws, monkeypatch, f"run-{n}", n, failing="b" if n == 7 else "")
+    (ws.root / "history" / "run-1" / "report.json").write_text(
+        (ws.root / "history" / "run-1" / "report.json").read_text("utf-8")[:400], "utf-8"
+    )  # damaged, and older than the window: not read, so not named
+    read = _counting_whole_reads(monkeypatch)
+    result = _now(ws, monkeypatch, "--history-depth", "3")
+    history = ws.report()["history"]
+    assert [r["name"] for r in history["reports"]] == ["run-6", "run-7", "run-8", "this run"]
+    assert history["cases"]["b"] == ["pass", "fail", "pass", "pass"]
+    assert read == [f"history/run-{n}/report.json" for n in (8, 7, 6)]
+    assert history["skipped"] == [] and "run-1" not in result.err
+
+
+def test_a_report_of_the_window_that_cannot_be_used_is_skipped_and_an_older_one_read(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(1, 6):
+        _earlier(ws, monkeypatch, f"run-{n}", n)
+    newest = ws.root / "history" / "run-5" / "report.json"
+    newest.write_text(newest.read_text("utf-8")[:400], "utf-8")  # cut short
+    read = _counting_whole_reads(monkeypatch)
+    result = _now(ws, monkeypatch, "--history-depth", "2")
+    history = ws.report()["history"]
+    assert [r["name"] for r in history["reports"]] == ["run-3", "run-4", "this run"]
+    assert [s["file"] for s in history["skipped"]] == ["history/run-5/report.json"]
+    assert "warning: history/run-5/report.json:" in result.err and "skipped" in result.err
+    assert read == [f"history/run-{n}/report.json" for n in (5, 4, 3)]
+
+
+@pytest.mark.parametrize("where", ["head", "end"])
+def test_a_report_recording_two_times_has_every_report_read(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A hand-edited report writes `generated_at` twice, the second time (the one a JSON
+    reader keeps) in its first lines or at its end. Every report is then read whole and
+    ordered as always: by the time a reader finds."""
+    for n in range(1, 5):
+        _earlier(ws, monkeypatch, f"run-{n}", n)
+    edited = ws.root / "history" / "run-4" / "report.json"
+    text = edited.read_text("utf-8")
+    again = '\n  "generated_at": "2000-01-01T00:00:00Z"'
+    if where == "head":
+        text = text.replace('\n  "summary"', again + ',\n  "summary"', 1)
+    else:
+        assert text.endswith("\n}\n")
+        text = text[: -len("\n}\n")] + "," + again + "\n}\n"
+        assert len(text.encode()) > 4096, "past the first lines read for the time"
+    edited.write_text(text, "utf-8")
+    read = _counting_whole_reads(monkeypatch)
+    _now(ws, monkeypatch, "--history-depth", "2")
+    names = [r["name"] for r in ws.report()["history"]["reports"]]
+    assert names == ["run-2", "run-3", "this run"], "run-4 is the oldest by the time kept"
+    every = [f"history/run-{n}/report.json" for n in (1, 2, 3, 4)]
+    # At the end, run-4 is read whole first (the newest by its first lines), then again.
+    assert sorted(read) == (every if where == "head" else sorted([*every, every[-1]]))

@@ -10,7 +10,9 @@ others. History never decides the exit code.
 Order: by each report's recorded time (`generated_at`), equal times by name in natural order
 (`run-9` before `run-10`); when a report has no usable time, every report is ordered by name.
 The newest `depth` are kept, and the current run comes last. A report is named by its path
-under DIR, a `report.json` one folder down by its folder (`run-123`).
+under DIR, a `report.json` one folder down by its folder (`run-123`). A folder of more than
+`depth` reports is read as `load_history` says: the time from each file's first lines, and
+only the newest read whole, so a folder CI adds to at every run costs the same each run.
 
 The section (`Report.history`, report.json's `history`): `reports` (name, pass_rate; oldest
 first, this run last), `cases` (this run's cases in report order, each with its status in
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import field
 from pathlib import Path
@@ -145,19 +148,63 @@ def load_history(
     depth: int = DEFAULT_DEPTH,
     keep: Callable[[dict[str, Any]], bool] | None = None,
 ) -> History:
-    """The earlier reports of `folder` (checked: `check_folder`), read and ordered.
+    """The earlier reports of `folder` (checked: `check_folder`), read and ordered: the newest
+    `depth` that can be used.
+
+    A folder of more reports than that (CI keeps adding one a run) has each one's recorded
+    time read from its first lines, where the tool writes it (`_head_time`), and only the
+    newest are read whole, until `depth` of them can be used: a run reads the same few
+    reports however long the folder grows. A file read whole that cannot be used is
+    skipped with its reason; an older one is not read. Any doubt (a report with no time in
+    its first lines, or whose body records another time) reads every file, as a folder of
+    at most `depth` reports always is.
 
     `keep`: the current --case/--tag selection (each report is restricted to it)."""
     check_folder(folder, shown)
     history = History()
-    found = candidates(folder)
+    files = [
+        _File(index, name, path, f"{shown.rstrip('/')}/{path.relative_to(folder).as_posix()}")
+        for index, (name, path) in enumerate(candidates(folder))
+    ]
+    window = _newest(files, depth, keep, history) if len(files) > depth else None
+    if window is None:
+        history.skipped.clear()
+        window = _every(files, depth, keep, history, shown)
+    history.earlier = window
+    if not window:
+        why = (
+            "holds no earlier report (no *.json in it, no report.json one folder down)"
+            if not files
+            else "holds no report that could be used (each is named above)"
+        )
+        history.notes.append(f"the history folder {shown} {why}: the history has this run only")
+    return history
+
+
+@dataclass(frozen=True)
+class _File:
+    """A file of the history folder: its place in name order, name, path and name as shown."""
+
+    index: int
+    name: str
+    path: Path
+    where: str
+
+
+def _every(
+    files: list[_File],
+    depth: int,
+    keep: Callable[[dict[str, Any]], bool] | None,
+    history: History,
+    shown: str,
+) -> list[Earlier]:
+    """Every file read whole, ordered (see the module's docstring), the newest `depth` kept."""
     read: list[Earlier] = []
-    for name, path in found:
-        where = f"{shown.rstrip('/')}/{path.relative_to(folder).as_posix()}"
+    for file in files:
         try:
-            read.append(_earlier(name, path, where, keep))
+            read.append(_earlier(file.name, file.path, file.where, keep))
         except _Skip as skip:
-            history.skipped.append((where, str(skip), skip.at))
+            history.skipped.append((file.where, str(skip), skip.at))
     untimed = [e.name for e in read if e.time is None]
     if untimed:
         history.notes.append(
@@ -167,15 +214,58 @@ def load_history(
         read.sort(key=lambda e: run_order(e.name))
     else:
         read.sort(key=lambda e: (e.time, run_order(e.name)))
-    history.earlier = read[-depth:]
-    if not read:
-        why = (
-            "holds no earlier report (no *.json in it, no report.json one folder down)"
-            if not found
-            else "holds no report that could be used (each is named above)"
-        )
-        history.notes.append(f"the history folder {shown} {why}: the history has this run only")
-    return history
+    return read[-depth:]
+
+
+def _newest(
+    files: list[_File],
+    depth: int,
+    keep: Callable[[dict[str, Any]], bool] | None,
+    history: History,
+) -> list[Earlier] | None:
+    """The newest `depth` usable reports, read whole newest first by the times their first
+    lines record, the files read whole that cannot be used skipped (in name order); None
+    when a file's first lines record no time, or its body another (`_every` then)."""
+    times = [_head_time(file.path) for file in files]
+    if None in times:
+        return None
+    order = sorted(range(len(files)), key=lambda i: (times[i], run_order(files[i].name)))
+    kept: list[Earlier] = []
+    skipped: list[tuple[int, tuple[str, str, str]]] = []
+    for index in reversed(order):
+        if len(kept) == depth:
+            break
+        file = files[index]
+        try:
+            earlier = _earlier(file.name, file.path, file.where, keep)
+        except _Skip as skip:
+            skipped.append((index, (file.where, str(skip), skip.at)))
+            continue
+        if earlier.time != times[index]:
+            return None
+        kept.append(earlier)
+    history.skipped.extend(entry for _, entry in sorted(skipped))
+    return kept[::-1]
+
+
+# How much of a report is read for its recorded time: the tool writes `generated_at` as the
+# head's third key, at two spaces (a nested one is deeper; a string's line break is `\n`).
+_HEAD_BYTES = 4096
+_HEAD_TIME = re.compile(rb'\n  "generated_at": "(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"[,\n]')
+
+
+def _head_time(path: Path) -> str | None:
+    """The time a report records in its first lines, as the tool writes them; None when
+    they record none that way (or it is no regular file: reading it whole says why)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    found = _HEAD_TIME.findall(head)
+    return found[0].decode("ascii") if len(found) == 1 else None
 
 
 class _Skip(Exception):
