@@ -2,21 +2,22 @@
 `lint` and the library.
 
 Nothing here reads a file's content; it only finds files and plans which traces belong to
-which case (`plan_fixtures`). Over 600 lines, one concept: the walk, the names, the
-`fixture:` picks and the folder groups decide together which job a file is part of.
+which case (`plan_fixtures`; what a case's `fixture:` key picks is `fixturekeys`'). Over
+600 lines, one concept: the walk, the names, the picks and the folder groups decide
+together which job a file is part of.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from .dataclass import dataclass
-from .globs import Globs, glob_regex, run_order
+from .fixturekeys import FixtureKeys
+from .globs import Globs, run_order
 from .problems import Names, UsageError, did_you_mean
 from .traces import DEFAULT_MAX_TRACE_BYTES
 
@@ -424,7 +425,7 @@ def plan_fixtures(
     known_ids = set(case_ids if known is None else known)
     suggested = Names(known_ids)  # a misnamed file's did-you-mean, of the same set each time
     others = set(elsewhere)
-    picking = _Picks(fixtures, picks or {}, walk, patterns)
+    picking = FixtureKeys(fixtures, picks or {}, patterns)
     matcher = Globs(patterns)
     named: dict[str, list[int]] = {}  # case id -> indexes of its NAMED sources
     for rel in walk.files:
@@ -444,11 +445,18 @@ def plan_fixtures(
     _check_named(plan, named, walk, follow_links)
     if by_name:
         _cases_without_traces(plan, case_ids, named, walk, picking)
-    picking.report(plan, selected)
+    _bad_picks(plan, picking, selected)
     plan.unused = sorted(
         ((plan.label(rel), why) for rel, why in plan.unused), key=lambda u: run_order(u[0])
     )
     return plan
+
+
+def _bad_picks(plan: Plan, picking: FixtureKeys, selected: set[str]) -> None:
+    """A selected case whose `fixture:` key is wrong or picks nothing: its error."""
+    for case_id, reason in picking.problems(selected, plan.shown):
+        plan.missing[case_id] = BAD_PICK
+        plan.details[case_id] = reason
 
 
 def _names_its_cases(rel: str, format: str | None, group: str | None) -> bool:
@@ -547,7 +555,11 @@ def _check_named(plan: Plan, named: dict[str, list[int]], walk: _Walk, follow_li
 
 
 def _cases_without_traces(
-    plan: Plan, case_ids: Collection[str], named: dict[str, list[int]], walk: _Walk, picks: _Picks
+    plan: Plan,
+    case_ids: Collection[str],
+    named: dict[str, list[int]],
+    walk: _Walk,
+    picks: FixtureKeys,
 ) -> None:
     if plan.single:
         return  # one file is not looked in for <id>.json: the run says no trace named the case
@@ -648,77 +660,6 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-# What makes a `fixture:` key a glob rather than the path of one file (see globs.glob_regex).
-_WILDCARD = re.compile(r"[*?\[]")
-
-
-class _Picks:
-    """The cases' `fixture:` keys: which files each picks, and what is wrong with one."""
-
-    def __init__(
-        self, fixtures: Path, picks: Mapping[str, str], walk: _Walk, patterns: Collection[str]
-    ) -> None:
-        self.cases: dict[str, int] = {}  # every case with a `fixture:` key -> its place
-        # A key with no wildcard names one file: looked up by its path, so that a suite
-        # whose thousands of cases each pick a file costs a look-up a file, not a match
-        # against every key. The others (globs, folders) are matched one by one.
-        self._paths: dict[str, list[str]] = {}
-        self._regexes: dict[str, re.Pattern[str]] = {}
-        self.bad: dict[str, str] = {}
-        self.hits: set[str] = set()
-        self.folders: dict[str, str] = {}  # case id -> a folder it names ('x/')
-        self.traces = Globs(patterns)
-        for case_id, pick in picks.items():
-            self.cases[case_id] = len(self.cases)
-            self._add(fixtures, case_id, pick)
-
-    def _add(self, fixtures: Path, case_id: str, pick: str) -> None:
-        clean = pick.strip().replace("\\", "/").rstrip("/")
-        if not clean or clean.startswith("/") or ".." in clean.split("/") or ":" in clean[:2]:
-            self.bad[case_id] = (
-                f"fixture: '{pick}' must name files under the fixtures folder, without"
-                " '..' or an absolute path"
-            )
-            return
-        if (fixtures / clean).is_dir():
-            self.folders[case_id] = clean + "/"
-            self._regexes[case_id] = glob_regex(clean + "/**")
-        elif _WILDCARD.search(clean) is None:
-            self._paths.setdefault(clean, []).append(case_id)
-        else:
-            self._regexes[case_id] = glob_regex(clean)
-
-    def pickers(self, rel: str) -> list[str]:
-        """The cases whose `fixture:` key picks the file at `rel`, in the keys' order."""
-        out = list(self._paths.get(rel, ()))
-        for case_id, regex in self._regexes.items():
-            if not regex.fullmatch(rel):
-                continue
-            if case_id in self.folders and not self.traces.matches(rel):
-                continue  # a folder picks its trace files, not its notes
-            out.append(case_id)
-        if out:
-            self.hits.update(out)
-            if len(out) > 1:
-                out.sort(key=self.cases.__getitem__)
-        return out
-
-    def found(self, case_id: str) -> bool:
-        return case_id in self.hits
-
-    def report(self, plan: Plan, selected: set[str]) -> None:
-        """A selected case whose fixture: key is wrong or picks nothing is an error."""
-        for case_id in sorted(set(self.cases) & selected):
-            if case_id in self.bad:
-                reason = self.bad[case_id]
-            elif case_id not in self.hits:
-                reason = f"fixture: matches no file under {plan.shown}: fix the path or glob"
-            else:
-                continue
-            plan.missing[case_id] = BAD_PICK
-            plan.details[case_id] = reason
 
 
 def not_a_file(path: Path) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import GOOD_CASE, Result, Workspace, good_trace, run_cli, set_verdict
 
-from validator import inputs
+from validator import fixturekeys
 from validator.evaluation import runner
 from validator.problems import SHORTLIST
 
@@ -451,17 +451,46 @@ def test_cases_that_each_pick_one_file_are_matched_by_path_not_one_by_one(
         ws.trace("", good_trace(case_id), name=f"exports/run-{case_id}.json")
     ws.case(dict(GOOD_CASE, id="all-of-them", fixture="exports/run-svc-000*.json"))
     made: list[str] = []
-    original = inputs.glob_regex
+    original = fixturekeys.glob_regex
 
     def counted(pattern: str) -> Any:
         made.append(pattern)
         return original(pattern)
 
-    monkeypatch.setattr(inputs, "glob_regex", counted)
+    monkeypatch.setattr(fixturekeys, "glob_regex", counted)
     assert ws.run().code == 0
     assert [p for p in made if "svc" in p] == ["exports/run-svc-000*.json"]
     assert _statuses(ws)["svc-0123"] == "pass"
     assert ws.case_result("all-of-them")["runs"]["total"] == 10  # svc-0000 .. svc-0009
+
+
+class _CountedRegex:
+    """A compiled glob that counts the paths it is matched against."""
+
+    def __init__(self, regex: Any, matched: list[str]) -> None:
+        self.regex, self.matched = regex, matched
+
+    def fullmatch(self, text: str) -> Any:
+        self.matched.append(text)
+        return self.regex.fullmatch(text)
+
+
+@pytest.mark.parametrize("key", ["traces/{id}", "traces/{id}/run-*.json"])
+def test_cases_that_each_pick_a_folder_or_a_glob_match_only_their_own_files(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """A folder or glob key is matched only against the files that start with its text
+    before the first wildcard (`traces/svc-0007/`): each file against its own case's key,
+    not against the 300 keys (a folder key needs no regular expression at all)."""
+    for case_id in _many_cases(ws, fixture=key):
+        ws.trace("", good_trace(case_id), name=f"traces/{case_id}/run-1.json")
+        ws.trace("", good_trace(case_id), name=f"traces/{case_id}/run-2.json")
+    matched: list[str] = []
+    original = fixturekeys.glob_regex
+    monkeypatch.setattr(fixturekeys, "glob_regex", lambda p: _CountedRegex(original(p), matched))
+    assert ws.run().code == 0
+    assert ws.case_result("svc-0123")["runs"]["total"] == 2
+    assert len(matched) <= 2 * MANY_CASES  # 180,000 when each file met every key
 
 
 def test_a_case_s_fixture_key_picks_its_traces_whatever_their_names(ws: Workspace) -> None:

@@ -38,6 +38,8 @@ LAYERS = {
     "validator.repository": (),
     # globs: the glob patterns of traces.pattern and the config
     "validator.globs": (),
+    # fixturekeys: which files a case's `fixture:` key picks
+    "validator.fixturekeys": ("validator.globs",),
     "validator.problems": ("validator.codes", "validator.display"),
     "validator.files": ("validator.problems",),
     "validator.results": (),
@@ -46,6 +48,7 @@ LAYERS = {
         "validator.codes",
         "validator.traces",
         "validator.globs",
+        "validator.fixturekeys",
     ),
     # otlp: OpenTelemetry AnyValues as plain values, for the otlp-json reader and the view
     "validator.otlp": (),
