@@ -172,10 +172,8 @@ def undeclared_tools(
             else f"'{tool.name}' is not one of the agent's tools"
         )
         have = f"lists {listing(declared)}" if declared else "lists no tool"
-        message = (
-            f"{tool.key}: {what}{remembered_suggestion(hints, tool.name, declared)}: {where} {have}; fix the"
-            " name, or add the tool there"
-        )
+        hint = remembered_suggestion(hints, tool.name, declared)
+        message = f"{tool.key}: {what}{hint}: {where} {have}; fix the name, or add the tool there"
         out.append(
             Problem(tool.file, tool.line, tool.column, ERROR, codes.UNDECLARED_TOOL, message)
         )
