@@ -15,16 +15,13 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
-from .globs import Globs, glob_regex
-
-# What makes a key a glob rather than the path of one file (see globs.glob_regex).
-_WILDCARD = re.compile(r"[*?\[]")
+from .globs import WILDCARD, Globs, glob_regex
 
 
 class FixtureKeys:
     """The cases' `fixture:` keys: which files each picks, and what is wrong with one."""
 
-    def __init__(self, fixtures: Path, picks: Mapping[str, str], patterns: Collection[str]) -> None:
+    def __init__(self, fixtures: Path, picks: Mapping[str, str], traces: Globs) -> None:
         self.cases: dict[str, int] = {}  # every case with a `fixture:` key -> its place
         self._paths: dict[str, list[str]] = {}  # a key with no wildcard -> its cases
         self._globs: dict[str, list[tuple[str, re.Pattern[str] | None]]] = {}  # start -> keys
@@ -32,7 +29,7 @@ class FixtureKeys:
         self.bad: dict[str, str] = {}
         self.hits: set[str] = set()
         self.folders: dict[str, str] = {}  # case id -> a folder it names ('x/')
-        self.traces = Globs(patterns)
+        self.traces = traces  # traces.pattern: the files a folder key picks
         for case_id, pick in picks.items():
             self.cases[case_id] = len(self.cases)
             self._add(fixtures, case_id, pick)
@@ -48,13 +45,13 @@ class FixtureKeys:
         if (fixtures / clean).is_dir():
             self.folders[case_id] = clean + "/"
             self._add_glob(case_id, clean + "/**")
-        elif _WILDCARD.search(clean) is None:
+        elif WILDCARD.search(clean) is None:
             self._paths.setdefault(clean, []).append(case_id)
         else:
             self._add_glob(case_id, clean)
 
     def _add_glob(self, case_id: str, pattern: str) -> None:
-        wildcard = _WILDCARD.search(pattern)
+        wildcard = WILDCARD.search(pattern)
         start = pattern[: wildcard.start()] if wildcard is not None else pattern
         at = bisect.bisect_left(self._starts, len(start))
         if at == len(self._starts) or self._starts[at] != len(start):

@@ -19,7 +19,9 @@ class Globs:
         # a name matches when it ends so (`*` takes any name's start, never a `/`), which a
         # path does exactly when its name does (the ending holds no `/`). None when any
         # pattern is another kind.
-        endings = [p[1:] for p in patterns if p.startswith("*") and not _SPECIAL.search(p[1:])]
+        endings = [
+            p[1:] for p in patterns if p[:1] == "*" and not WILDCARD.search(p, 1) and "/" not in p
+        ]
         self.endings = tuple(endings) if len(endings) == len(patterns) else None
 
     def matches(self, rel: str) -> bool:
@@ -61,8 +63,8 @@ def _glob_piece(pattern: str, i: int) -> tuple[str, int]:
     return f"[{'^/' if negate else ''}{body}]", end + 1
 
 
-# What makes a pattern more than `*` and a plain ending.
-_SPECIAL = re.compile(r"[*?\[/]")
+# What makes a pattern a glob rather than a plain text (a path, an ending).
+WILDCARD = re.compile(r"[*?\[]")
 
 _DIGITS = re.compile(r"(\d+)")
 

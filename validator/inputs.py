@@ -419,14 +419,14 @@ def plan_fixtures(
     evaluates (`run --shard`): their files are neither read nor listed as unused here."""
     plan = Plan(fixtures, shown, patterns=patterns, format=format, single=fixtures.is_file())
     plan.group, plan.whole_files = group, whole_files or group is not None
-    walk = _Walk.of(fixtures, follow_links, Globs(patterns))
+    matcher = Globs(patterns)
+    walk = _Walk.of(fixtures, follow_links, matcher)
     plan.unused.extend(walk.unused)
     selected = set(case_ids)
     known_ids = set(case_ids if known is None else known)
     suggested = Names(known_ids)  # a misnamed file's did-you-mean, of the same set each time
     others = set(elsewhere)
-    picking = FixtureKeys(fixtures, picks or {}, patterns)
-    matcher = Globs(patterns)
+    picking = FixtureKeys(fixtures, picks or {}, matcher)
     named: dict[str, list[int]] = {}  # case id -> indexes of its NAMED sources
     for rel in walk.files:
         pickers = picking.pickers(rel)

@@ -20,7 +20,7 @@ from typing import Any
 from .. import codes
 from ..dataclass import dataclass
 from ..files import read_file
-from ..problems import ERROR, WARNING, Names, Problem, ProblemsFound, closest
+from ..problems import ERROR, WARNING, Names, Problem, ProblemsFound, did_you_mean
 from .yamlfile import MAX_FILE_BYTES, YamlDocument, load_yaml_text
 
 KEYS = ("id", "reason")
@@ -56,8 +56,7 @@ class Quarantine:
         for entry in self.entries.values():
             if entry.case_id in known:
                 continue
-            near = closest(entry.case_id, suggested)
-            hint = f" (did you mean '{near}'?)" if near else ""
+            hint = did_you_mean(entry.case_id, suggested)
             out.append(
                 Problem(
                     self.file,
@@ -128,8 +127,7 @@ def _entry(doc: YamlDocument, index: int, item: Any, errors: list[Problem]) -> E
     before = len(errors)
     for key in item:
         if key not in KEYS:
-            near = closest(key, KEYS)
-            hint = f" (did you mean '{near}'?)" if near else ""
+            hint = did_you_mean(key, KEYS)
             errors.append(
                 doc.problem(
                     (index, key),

@@ -163,12 +163,11 @@ def load_history(
     check_folder(folder, shown)
     history = History()
     files = [
-        _File(index, name, path, f"{shown.rstrip('/')}/{path.relative_to(folder).as_posix()}")
-        for index, (name, path) in enumerate(candidates(folder))
+        _File(name, path, f"{shown.rstrip('/')}/{path.relative_to(folder).as_posix()}")
+        for name, path in candidates(folder)
     ]
     window = _newest(files, depth, keep, history) if len(files) > depth else None
-    if window is None:
-        history.skipped.clear()
+    if window is None:  # _newest names no skipped file when it gives up
         window = _every(files, depth, keep, history, shown)
     history.earlier = window
     if not window:
@@ -183,9 +182,8 @@ def load_history(
 
 @dataclass(frozen=True)
 class _File:
-    """A file of the history folder: its place in name order, name, path and name as shown."""
+    """A file of the history folder (in name order): its name, path and name as shown."""
 
-    index: int
     name: str
     path: Path
     where: str
