@@ -4,6 +4,10 @@ and the normalized view (`$.view`), made once and only when a query reads it.
 Its own module, not the predicate package's: the interpreter, the evaluator and the `query`
 and `explain` commands hold a `TraceContext` without judging anything, and it depends only
 on the query, text and view modules, never on a predicate.
+
+Normalized texts are also remembered across traces (`SharedTexts`): repeated runs of a case
+and templated answers ("Diagnosis not verified ...") repeat texts, and rendering Markdown is
+most of a run's work.
 """
 
 from __future__ import annotations
@@ -20,6 +24,55 @@ from .text import normalize_markdown_ex, normalize_plain
 _SHORT = 200
 _SHARED_MAX = 50_000
 _shared_plain: dict[str, str] = {}
+
+
+class SharedTexts:
+    """Longer texts normalized once per process, the most recently used kept: a text another
+    trace of the run had (a pass^k run's identical answers, a template an agent falls back
+    to) is not rendered again. Bounded by the characters of the texts it holds, and it
+    holds none longer than `longest`, so a stream of distinct answers costs a dict entry
+    each and never grows it; a trace's own cache (`TraceContext.text`) still keeps what it
+    reads twice. Not locked: threads sharing it at worst drop an entry (normalized again)
+    or misjudge the budget until it next empties.
+    """
+
+    def __init__(self, budget: int, longest: int) -> None:
+        self.budget, self.longest = budget, longest
+        self._held: dict[tuple[str, bool], tuple[str, str | None]] = {}
+        self._chars = 0
+
+    def get(self, value: str, markdown: bool) -> tuple[str, str | None] | None:
+        """The normalized text and its note, if held (then it is the most recently used)."""
+        key = (value, markdown)
+        found = self._held.pop(key, None)
+        if found is not None:
+            self._held[key] = found
+        return found
+
+    def put(self, value: str, markdown: bool, normalized: tuple[str, str | None]) -> None:
+        """Hold `value`'s normalized text and note, the oldest dropped past the budget."""
+        key, held = (value, markdown), self._held
+        if len(value) > self.longest or key in held:
+            return
+        held[key] = normalized
+        self._chars += len(value) + len(normalized[0])
+        try:
+            while self._chars > self.budget and held:
+                oldest = next(iter(held))
+                dropped = held.pop(oldest)
+                self._chars -= len(oldest[0]) + len(dropped[0])
+        except (RuntimeError, StopIteration, KeyError):  # another thread took it first
+            pass
+        if not held:
+            self._chars = 0
+
+    def held_chars(self) -> int:
+        """The characters of the texts held, normalized ones included."""
+        return self._chars
+
+
+# ~4 M characters: a thousand answers of 2 KB with their normalized texts, a few MB.
+shared_texts = SharedTexts(budget=4_000_000, longest=65_536)
 
 
 class TraceContext:
@@ -88,11 +141,14 @@ class TraceContext:
         key = (value, markdown)
         cached = self._texts.get(key)
         if cached is None:
-            if markdown:
-                cached, note = normalize_markdown_ex(value)
-                if note is not None:
-                    self.text_notes[value] = note
-            else:
-                cached = normalize_plain(value)
+            normalized = shared_texts.get(value, markdown)
+            if normalized is None:
+                normalized = (
+                    normalize_markdown_ex(value) if markdown else (normalize_plain(value), None)
+                )
+                shared_texts.put(value, markdown, normalized)
+            cached, note = normalized
+            if note is not None:
+                self.text_notes[value] = note
             self._texts[key] = cached
         return cached
