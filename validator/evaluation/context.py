@@ -71,8 +71,9 @@ class SharedTexts:
         return self._chars
 
 
-# ~4 M characters: a thousand answers of 2 KB with their normalized texts, a few MB.
-shared_texts = SharedTexts(budget=4_000_000, longest=65_536)
+# ~1 M characters: ~250 answers of 2 KB with their normalized texts, 1-4 MB (a case's runs
+# come one after another, so its repeated answers are among the most recent).
+shared_texts = SharedTexts(budget=1_000_000, longest=65_536)
 
 
 class TraceContext:
