@@ -281,11 +281,29 @@ def count(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome
     n = len(values)
     low, high = args["min"], args["max"]
     if n < low or (high is not None and n > high):
-        bound = f"at least {low}" if high is None else f"between {low} and {high}"
+        bound, wanted = _count_bound(low, high)
         return Outcome(
             False,
-            f"found {n} matches, but {bound} are required",
+            f"found {_matches(n)}, but {bound} {wanted}",
             {"count": n},
             {"count": n, "expected": bound},
         )
-    return Outcome(True, f"{n} matches", {"count": n})
+    return Outcome(True, _matches(n), {"count": n})
+
+
+def _matches(n: int) -> str:
+    return "1 match" if n == 1 else f"{n} matches"
+
+
+def _count_bound(low: int, high: int | None) -> tuple[str, str]:
+    """The matches `count` allows, and the verb that says so: `none`/`are allowed`,
+    `at most 2`/`are allowed`, `exactly 3`/`are required`, `at least 1`/`are required`."""
+    if high is None:
+        return f"at least {low}", "are required"
+    if high == 0:
+        return "none", "are allowed"
+    if low == 0:
+        return f"at most {high}", "are allowed"
+    if low == high:
+        return f"exactly {low}", "are required"
+    return f"between {low} and {high}", "are required"

@@ -57,7 +57,12 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
     # count: every match, nulls too
     ("count", [], {"min": 1}, False, "found 0 matches"),
     ("count", [None, 0], {"min": 2, "max": 2}, True, "2 matches"),
-    ("count", [1, 2, 3], {"max": 2}, False, "between 0 and 2"),
+    ("count", [1, 2, 3], {"max": 2}, False, "found 3 matches, but at most 2 are allowed"),
+    ("count", [1, 2], {"max": 0}, False, "found 2 matches, but none are allowed"),
+    ("count", [1], {"min": 2, "max": 2}, False, "found 1 match, but exactly 2 are required"),
+    ("count", [1], {"min": 2, "max": 3}, False, "found 1 match, but between 2 and 3 are required"),
+    ("count", [1], {"min": 2}, False, "found 1 match, but at least 2 are required"),
+    ("count", [1], {"max": 1}, True, "1 match"),
     # contains-all: exact text membership
     ("contains-all", [], {"items": []}, True, "all 0 found"),
     ("contains-all", [], {"items": ["a"]}, False, "not found: a"),
