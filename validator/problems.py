@@ -273,6 +273,16 @@ def kind_of(value: object) -> str:
     return type(value).__name__
 
 
+def plural(noun: str) -> str:
+    """`spans`, `tool-calls`; a noun already ending in s (`attributes`) as it is."""
+    return noun if noun.endswith("s") else f"{noun}s"
+
+
+def counted(count: object, noun: str) -> str:
+    """`1 span`, `12 records`, `0 traces`: a count and its noun, in agreement."""
+    return f"{count} {noun if count == 1 else plural(noun)}"
+
+
 def show(value: object, limit: int = 60) -> str:
     """A short, JSON-looking rendering of a value for messages."""
     import json

@@ -119,7 +119,7 @@ def test_a_tool_call_the_view_cannot_read_fails_the_unread_gate(tmp_path: Path) 
     assert any("could not read content of a kind checks read" in n for n in case["notes"])
     jsonschema.Draft202012Validator(load_schema("report")).validate(report)
     assert any("otel-genai adapter (detected)" in n for n in case["notes"])
-    assert "1 trace held content the view could not read (attributes: 1 trace" in pages
+    assert "1 trace held content the view could not read (attributes in 1 trace" in pages
     assert pages.count("1 trace held content the view could not read") == 2  # md and HTML
     assert "## Unread content" in pages
     assert "attributes that are neither a key/value list nor a mapping" in pages
@@ -244,7 +244,7 @@ def test_the_real_tempo_export_with_its_http_spans_passes_the_unread_gate(tmp_pa
     report = json.loads((tmp_path / "out" / "report.json").read_text("utf-8"))
     assert report["summary"]["unread"] == {"traces": 1, "gated_traces": 0, "kinds": {"span": 1}}
     markdown = (tmp_path / "out" / "report.md").read_text("utf-8")
-    assert "1 trace held content the view could not read (span: 1 trace)" in markdown
+    assert "1 trace held content the view could not read (spans in 1 trace)" in markdown
     lint = run_cli("lint", cwd=folder)
     assert "view-unread" not in lint.out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ..problems import counted, plural
 from ..results import CaseResult
 
 # Added to any --fail-on mode (`--fail-on any,unread`): a case with a run whose trace held
@@ -38,14 +39,12 @@ def summary_unread(cases: Sequence[CaseResult]) -> dict[str, Any] | None:
     return {"traces": traces, "gated_traces": gated, "kinds": kinds}
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def headline(unread: dict[str, Any]) -> str:
-    """`3 traces held content the view could not read (tool-call: 2 traces, span: 1 trace);
-    2 of them of a kind checks read`: the summary line, plain text."""
-    kinds = ", ".join(f"{what}: {_plural(n, 'trace')}" for what, n in unread["kinds"].items())
+    """`3 traces held content the view could not read (tool-calls in 2 traces, spans in 1
+    trace); 2 of them of a kind checks read`: the summary line, plain text."""
+    kinds = ", ".join(
+        f"{plural(what)} in {counted(n, 'trace')}" for what, n in unread["kinds"].items()
+    )
     traces = unread["traces"]
     held = "trace held" if traces == 1 else "traces held"
     line = f"{traces} {held} content the view could not read ({kinds})"
@@ -74,7 +73,7 @@ def markdown_lines(
         if not tally:
             continue
         entries = "; ".join(
-            f"{e['count']} {e['what']} ({e['reason']}){', gated' if e['gated'] else ''}"
+            f"{counted(e['count'], e['what'])} ({e['reason']}){', gated' if e['gated'] else ''}"
             for e in tally["entries"]
         )
         runs = (

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...dataclass import dataclass
-from ...problems import kind_of
+from ...problems import counted, kind_of
 
 View = dict[str, Any]
 
@@ -144,9 +144,11 @@ def read_by_checks(entry: dict[str, Any]) -> bool:
 
 
 def unread_text(entries: list[dict[str, Any]]) -> str:
-    """`2 tool-call (tool calls written as content parts ...); 77 span (...)`: unread
+    """`2 tool-calls (tool calls written as content parts ...); 1 span (...)`: unread
     entries in one line."""
-    return "; ".join(f"{e.get('count')} {e.get('what')} ({e.get('reason')})" for e in entries)
+    return "; ".join(
+        f"{counted(e.get('count'), str(e.get('what')))} ({e.get('reason')})" for e in entries
+    )
 
 
 # --------------------------------------------------------------------------- small readers

@@ -31,6 +31,7 @@ from validator.evaluation.view import (
     ViewOptions,
     detect,
     make_view,
+    unread_text,
     view_field_problem,
 )
 
@@ -1298,3 +1299,14 @@ def test_the_user_doc_follows_the_registry_and_the_schema() -> None:
     for field in VIEW_FIELDS:
         leaf = field.rsplit(".", 1)[-1].removesuffix("[*]")
         assert f"`{leaf}" in doc or f".{leaf}`" in doc, f"docs/VIEW.md does not mention {field}"
+
+
+def test_unread_entries_are_counted_in_words() -> None:
+    entries = [
+        {"what": "record", "count": 12, "reason": "progress records"},
+        {"what": "span", "count": 1, "reason": "an HTTP span"},
+        {"what": "attributes", "count": 2, "reason": "in an unread form"},
+    ]
+    assert unread_text(entries) == (
+        "12 records (progress records); 1 span (an HTTP span); 2 attributes (in an unread form)"
+    )
