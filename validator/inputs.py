@@ -211,6 +211,8 @@ OUTSIDE = "outside"  # <id>/ is a link to a folder outside the fixtures folder
 NO_TRACE = "none"  # neither exists
 EMPTY_FOLDER = "empty-folder"  # <id>/ holds no trace file
 BAD_PICK = "bad-pick"  # the case's fixture: key picks nothing, or points outside the folder
+# Why a file or folder `traces.ignore` names is not used: listed with this reason, never read.
+IGNORED = "ignored: traces.ignore names it"
 # Kinds that decide the case whatever runs it gets elsewhere (the others: only with none).
 HARD_KINDS = (AMBIGUOUS, OUTSIDE, BAD_PICK)
 
@@ -403,6 +405,7 @@ def plan_fixtures(
     elsewhere: Collection[str] = (),
     group: str | None = None,
     whole_files: bool = False,
+    ignore: tuple[str, ...] = (),
 ) -> Plan:
     """Which files under `fixtures` (a folder, or one file) are traces of which case.
 
@@ -416,11 +419,13 @@ def plan_fixtures(
     gives. `group`, `whole_files`: see `Plan`. A case folder that is a link to a folder outside
     the fixtures folder is refused unless `follow_links` (single trace files are checked
     when they are read, see `traces.read_trace_file`). `elsewhere`: cases another shard
-    evaluates (`run --shard`): their files are neither read nor listed as unused here."""
+    evaluates (`run --shard`): their files are neither read nor listed as unused here.
+    `ignore`: globs of files and folders that are no traces (`traces.ignore`): listed as
+    unused (IGNORED), never read nor searched, whatever else would take them."""
     plan = Plan(fixtures, shown, patterns=patterns, format=format, single=fixtures.is_file())
     plan.group, plan.whole_files = group, whole_files or group is not None
     matcher = Globs(patterns)
-    walk = _Walk.of(fixtures, follow_links, matcher)
+    walk = _Walk.of(fixtures, follow_links, matcher, Globs(ignore))
     plan.unused.extend(walk.unused)
     selected = set(case_ids)
     known_ids = set(case_ids if known is None else known)
@@ -583,12 +588,12 @@ class _Walk:
         self.top_folders: set[str] = set()
         self.outside: set[str] = set()  # top-level links to folders outside the folder
         self.unused: list[tuple[str, str]] = []
-        self.traces = Globs(())
+        self.traces = self.ignored = Globs(())
 
     @classmethod
-    def of(cls, fixtures: Path, follow_links: bool, traces: Globs) -> _Walk:
+    def of(cls, fixtures: Path, follow_links: bool, traces: Globs, ignored: Globs) -> _Walk:
         walk = cls()
-        walk.traces = traces
+        walk.traces, walk.ignored = traces, ignored
         if fixtures.is_file():
             walk.files.append(fixtures.name)
             return walk
@@ -622,6 +627,9 @@ class _Walk:
         stack: list[tuple[str, Path, Path]],
     ) -> None:
         rel = prefix + entry.name
+        if self.ignored.matches(rel):  # before all else: not even a hidden file's note
+            self.unused.append((rel + ("/" if _is_dir(entry) else ""), IGNORED))
+            return
         if entry.name.startswith("."):
             tail = "/" if _is_dir(entry) else ""
             self.unused.append((rel + tail, "a hidden file or folder: not searched"))

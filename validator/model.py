@@ -259,6 +259,9 @@ class TraceSettings:
     view: str | None = None  # the adapter that makes $.view; None: detected per trace
     messages: str | None = None  # openai-messages: where the message list is (a JSONPath)
     allow_unmatched: bool = False  # a trace that matches no case does not fail the run
+    # Globs of files and folders under the fixtures folder that are no traces (README.md,
+    # docs/): listed as ignored, never read.
+    ignore: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------

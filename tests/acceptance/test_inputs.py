@@ -66,9 +66,7 @@ def test_a_case_that_applies_only_its_own_spec_needs_no_diagnosis_keys(team: Wor
     _trace(team, 3)
     result = team.run()
     assert result.code == 1
-    assert "found 3 matches, but at most 2 are allowed" in json.dumps(
-        team.case_result("budget")
-    )
+    assert "found 3 matches, but at most 2 are allowed" in json.dumps(team.case_result("budget"))
 
 
 def test_an_input_left_out_gets_its_declared_default(team: Workspace) -> None:

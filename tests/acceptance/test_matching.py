@@ -360,6 +360,54 @@ def test_a_file_not_matching_the_default_pattern_is_listed_not_silently_skipped(
     ]
 
 
+def test_files_traces_ignore_names_are_counted_never_read_nor_listed_on_the_terminal(
+    ws: Workspace,
+) -> None:
+    ws.case()
+    ws.case(dict(GOOD_CASE, id="other"))
+    ws.trace("db-slow", good_trace())
+    ws.trace("x", "# How these traces were captured", name="README.md")
+    ws.trace("x", "not json at all", name="notes/other.json")  # would be case other's trace
+    ws.trace("x", "", name=".gitkeep")
+    ws.trace("x", "not a trace", name="scratch.txt")
+    _config(ws, "traces:\n  ignore: [README.md, notes, .gitkeep]\n")
+    result = _run(ws)
+    assert result.code == 1, result.out + result.err  # case other has no trace now
+    assert _statuses(ws) == {"db-slow": "pass", "other": "not_run"}
+    ignored = "ignored: traces.ignore names it"
+    assert ws.report()["unused_files"] == [
+        {"file": "fixtures/.gitkeep", "reason": ignored},
+        {"file": "fixtures/README.md", "reason": ignored},
+        {"file": "fixtures/notes/", "reason": ignored},
+        {
+            "file": "fixtures/scratch.txt",
+            "reason": "does not match traces.pattern (*.json, *.jsonl)",
+        },
+    ]
+    assert "UNUSED   fixtures/scratch.txt" in result.out
+    assert "README.md" not in result.out and ".gitkeep" not in result.out
+    summary = next(line for line in result.out.splitlines() if line.startswith("2 cases:"))
+    assert "; 1 file(s) not used: fixtures/scratch.txt (" in summary
+    assert summary.endswith("; 3 file(s) ignored (traces.ignore)"), summary
+    md = (ws.out / "report.md").read_text("utf-8")
+    assert "fixtures/README.md (ignored: traces.ignore names it)" in md
+    # With -q, the one summary line counts both.
+    quiet = _run(ws, "-q")
+    assert "1 file(s) not used (see unused_files in report.json); 3 file(s) ignored" in quiet.out
+
+
+def test_a_traces_ignore_entry_that_is_no_glob_is_refused_where_it_is_written(
+    ws: Workspace,
+) -> None:
+    ws.case()
+    ws.trace("db-slow", good_trace())
+    _config(ws, "traces:\n  ignore: [README.md, 'notes/[z-a].md']\n")
+    result = _run(ws)
+    assert result.code == 2, result.out + result.err
+    assert 'validator.yaml:2:23: error: traces.ignore: "notes/[z-a].md" is not a glob' in result.err
+    assert "write e.g. README.md or 'docs/**'" in result.err
+
+
 def test_files_of_cases_left_out_by_a_selection_are_listed_as_unused(ws: Workspace) -> None:
     ws.case()
     ws.case(dict(GOOD_CASE, id="other"))

@@ -218,6 +218,7 @@ def pre_plan(options: Options) -> PrePlan | None:
         picks={},
         format=settings.format,
         whole_files=reads_whole_files(settings),
+        ignore=settings.ignore,
     )
     plan.max_bytes = options.max_bytes
     if any(src.how == CONTENT for src in plan.sources):

@@ -44,6 +44,8 @@ traces:
   # Which files under fixtures/ are traces: globs matched against a file's path there, or
   # its name. Any other file is listed in the report as not used.
   pattern: ["*.json", "*.jsonl"]
+  # Files and folders there that are not traces: counted as ignored, never read.
+  # ignore: [README.md, "notes/**"]
   # json (one trace a file), jsonl (one a line) or otlp-json (an OpenTelemetry export, one
   # trace per traceId). Default: by suffix (.jsonl and .ndjson are JSON Lines).
   # format: json

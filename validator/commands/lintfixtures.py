@@ -104,6 +104,7 @@ def fixture_problems(
         format=settings.format,
         group=settings.group,
         whole_files=reads_whole_files(settings),
+        ignore=settings.ignore,
     )
     probes = QueryProbes(loaded.suite, settings)
     reading = _Reading(plan, settings, loaded.fields, case_ids, follow_links, probes)

@@ -175,6 +175,7 @@ def find_traces(
             group=settings.group,
             whole_files=reads_whole_files(settings),
             elsewhere=elsewhere,
+            ignore=settings.ignore,
         )
     # A single file named on purpose is read wherever it is; a folder's traces stay in it.
     plan.max_bytes = options.max_trace_bytes

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..dataclass import dataclass
 from ..display import one_line
-from ..inputs import display_path
+from ..inputs import IGNORED, display_path
 from ..report import REPORTERS, append_step_summary
 from ..report.document import Report
 from ..report.markdown import shown_change
@@ -117,7 +117,10 @@ def print_summary(
     lets traces match no case without failing, as the user set it (`--allow-unmatched`, or
     `traces.allow_unmatched: true in validator.yaml`); None: they fail the run."""
     s = report.summary
-    unused = report.head.get("unused_files") or []
+    listed = report.head.get("unused_files") or []
+    # Files traces.ignore names: counted, not listed (the report lists them all).
+    unused = [u for u in listed if u["reason"] != IGNORED]
+    ignored = len(listed) - len(unused)
     quiet = terminal.quiet
     if not quiet:
         for case in report.rows[printed:]:
@@ -135,6 +138,8 @@ def print_summary(
         line += f"; {len(unused)} file(s) not used (see unused_files in report.json)"
     elif unused:
         line += f"; {unused_line(unused)}"
+    if ignored:
+        line += f"; {ignored} file(s) ignored (traces.ignore)"
     if s.get("checks_unexamined"):  # never a silent pass: see report.md
         line += (
             f"; {s['checks_unexamined']} check(s) passed with nothing to examine (a query"

@@ -217,10 +217,11 @@ class _Reader:
 
     def _traces(self, traces: dict[str, Any]) -> TraceSettings:
         settings: dict[str, Any] = {}
-        pattern = traces.get("pattern")
-        patterns = [pattern] if isinstance(pattern, str) else pattern
-        if _texts(patterns) and patterns and self._globs(patterns, isinstance(pattern, str)):
-            settings["pattern"] = tuple(patterns)
+        for key in ("pattern", "ignore"):
+            given = traces.get(key)
+            globs = [given] if isinstance(given, str) else given
+            if _texts(globs) and globs and self._globs(key, globs, isinstance(given, str)):
+                settings[key] = tuple(globs)
         if traces.get("format") in ("json", "jsonl", "otlp-json"):
             settings["format"] = traces["format"]
         settings.update(self._records(traces))
@@ -246,10 +247,12 @@ class _Reader:
             out["case_id"] = case_id
         return out
 
-    def _globs(self, patterns: list[str], single: bool) -> bool:
+    def _globs(self, key: str, patterns: list[str], single: bool) -> bool:
+        """Whether each of `traces.<key>`'s globs (`pattern`, `ignore`) compiles."""
         good = True
+        example = "'*.json' or 'runs/**/*.json'" if key == "pattern" else "README.md or 'docs/**'"
         for i, pattern in enumerate(patterns):
-            path: PathKey = ("traces", "pattern") if single else ("traces", "pattern", i)
+            path: PathKey = ("traces", key) if single else ("traces", key, i)
             try:
                 glob_regex(pattern)
             except re.error as exc:
@@ -257,8 +260,7 @@ class _Reader:
                 self.problem(
                     path,
                     codes.BAD_VALUE,
-                    f"traces.pattern: {show(pattern)} is not a"
-                    f" glob ({exc}): write e.g. '*.json' or 'runs/**/*.json'",
+                    f"traces.{key}: {show(pattern)} is not a glob ({exc}): write e.g. {example}",
                 )
         return good
 
