@@ -291,7 +291,17 @@ def show(value: object, limit: int = 60) -> str:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return cut_shown(text, limit)
+
+
+def cut_shown(text: str, limit: int) -> str:
+    """A rendering `show` made, cut to `limit` characters with `...`; a quoted text cut
+    short keeps its closing quote, so it still reads as one text."""
+    if len(text) <= limit:
+        return text
+    if text.startswith('"'):
+        return text[: limit - 4] + '..."'
+    return text[: limit - 3] + "..."
 
 
 def typo_of(name: str, known: Iterable[str]) -> str | None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...dataclass import dataclass
-from ...problems import closest, did_you_mean
+from ...problems import closest, cut_shown, did_you_mean
 from ...problems import show as _show_any
 from ..context import TraceContext
 from ..params import PARAM_TYPES, type_error
@@ -35,7 +35,7 @@ def show(value: Any, limit: int = 60) -> str:
         text = "[" + ", ".join(f'"{v}"' for v in value) + "]"
     else:
         return _show_any(value, limit)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return cut_shown(text, limit)
 
 
 def _plain(text: str) -> bool:

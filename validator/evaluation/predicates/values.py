@@ -107,6 +107,12 @@ def absent(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcom
     Any other value fails, falsy ones included: `0`, `""`, `false` and `[]` are present.
     """
     present = non_null(values)
+    if len(present) > 1:
+        return Outcome(
+            False,
+            f"found {len(present)} values (the first: {show(present[0])}), but none is allowed",
+            facts={"found": present[0]},
+        )
     if present:
         return Outcome(
             False, f"found {show(present[0])}, but no value is allowed", facts={"found": present[0]}

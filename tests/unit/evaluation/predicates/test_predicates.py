@@ -28,6 +28,7 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
     ("absent", [], {}, True, "nothing found"),
     ("absent", [None], {}, True, "nothing found"),
     *[("absent", [v], {}, False, "but no value is allowed") for v in FALSY],
+    ("absent", [None, "x", "y"], {}, False, 'found 2 values (the first: "x"), but none is allowed'),
     # in: at least one value, every value allowed, exact types
     ("in", [], {"values": ["PASS"]}, False, "nothing found"),
     ("in", ["PASS"], {"values": ["PASS", "REVISE"]}, True, 'found "PASS"'),
@@ -326,3 +327,14 @@ def test_fast_show_renders_lists_as_problems_show(value: list[Any], limit: int) 
     from validator.problems import show
 
     assert fast_show(value, limit) == show(value, limit)
+
+
+def test_a_long_text_quoted_in_a_message_is_cut_with_its_quote_closed() -> None:
+    from validator.evaluation.predicates import show as fast_show
+    from validator.problems import show
+
+    long = "the run is interrupted, awaiting approval: " + "x" * 100
+    assert show(long) == '"the run is interrupted, awaiting approval: xxxxxxxxxxxx..."'
+    assert len(show(long)) == 60
+    assert fast_show(long) == show(long)
+    assert show(["a" * 100]) == "[" + '"' + "a" * 55 + "..."  # a list is cut as it is
