@@ -303,13 +303,13 @@ def _matches(n: int) -> str:
 
 def _count_bound(low: int, high: int | None) -> tuple[str, str]:
     """The matches `count` allows, and the verb that says so: `none`/`are allowed`,
-    `at most 2`/`are allowed`, `exactly 3`/`are required`, `at least 1`/`are required`."""
+    `at most 2`/`are allowed`, `exactly 3`/`are required`, `at least 1`/`is required`."""
     if high is None:
-        return f"at least {low}", "are required"
+        return f"at least {low}", "is required" if low == 1 else "are required"
     if high == 0:
         return "none", "are allowed"
     if low == 0:
-        return f"at most {high}", "are allowed"
+        return f"at most {high}", "is allowed" if high == 1 else "are allowed"
     if low == high:
-        return f"exactly {low}", "are required"
+        return f"exactly {low}", "is required" if low == 1 else "are required"
     return f"between {low} and {high}", "are required"

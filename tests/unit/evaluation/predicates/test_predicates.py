@@ -64,6 +64,9 @@ ROWS: list[tuple[str, list[Any], dict[str, Any], bool, str]] = [
     ("count", [1], {"min": 2, "max": 3}, False, "found 1 match, but between 2 and 3 are required"),
     ("count", [1], {"min": 2}, False, "found 1 match, but at least 2 are required"),
     ("count", [1], {"max": 1}, True, "1 match"),
+    ("count", [], {"min": 1}, False, "found 0 matches, but at least 1 is required"),
+    ("count", [1, 2], {"max": 1}, False, "found 2 matches, but at most 1 is allowed"),
+    ("count", [1, 2], {"min": 1, "max": 1}, False, "but exactly 1 is required"),
     # contains-all: exact text membership
     ("contains-all", [], {"items": []}, True, "all 0 found"),
     ("contains-all", [], {"items": ["a"]}, False, "not found: a"),
