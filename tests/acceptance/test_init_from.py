@@ -83,3 +83,42 @@ def test_init_from_a_path_that_does_not_exist(tmp_path: Path) -> None:
     made = run_cli("init", "--from", str(tmp_path / "nowhere"), str(tmp_path / "suite"))
     assert made.code == 2
     assert "no such file or folder" in made.err
+
+
+def test_init_from_ignores_the_folders_files_that_are_not_traces(tmp_path: Path) -> None:
+    """A data folder's README, licence and notes (and a JSON file no adapter reads) are named
+    in traces.ignore, so the first run has no `UNUSED` line; a name holding glob characters
+    is written so that it matches itself alone."""
+    source = tmp_path / "traces"
+    source.mkdir()
+    for name in ("short.jsonl", "tool_heavy.jsonl"):
+        (source / name).write_bytes((data("claude-code") / name).read_bytes())
+    (source / "README.md").write_text("# how these were captured\n", "utf-8")
+    (source / "notes[draft].txt").write_text("to do\n", "utf-8")
+    (source / "sources.json").write_text('{"urls": []}\n', "utf-8")
+    (source / ".git").mkdir()
+    (source / ".git" / "HEAD").write_text("ref: refs/heads/main\n", "utf-8")
+    made = run_cli("init", "--from", str(source), str(tmp_path / "suite"))
+    assert made.code == 0, made.err
+    assert "guessed ignore: .git, README.md, notes[draft].txt, sources.json" in made.out
+    config = (tmp_path / "suite" / "validator.yaml").read_text("utf-8")
+    assert 'ignore: [".git", "README.md", "notes[[]draft].txt", "sources.json"]' in config
+    ran = run_cli("run", "--out", str(tmp_path / "out"), cwd=tmp_path / "suite")
+    assert ran.code == 0, ran.out + ran.err
+    assert "UNUSED" not in ran.out
+    assert "; 4 file(s) ignored (traces.ignore)" in ran.out
+    unused = ran.report(tmp_path / "out")["unused_files"]
+    assert len(unused) == 4
+    assert all(u["reason"] == "ignored: traces.ignore names it" for u in unused)
+
+
+def test_init_from_names_no_file_to_ignore_past_twenty(tmp_path: Path) -> None:
+    source = tmp_path / "traces"
+    source.mkdir()
+    (source / "short.jsonl").write_bytes((data("claude-code") / "short.jsonl").read_bytes())
+    for i in range(21):
+        (source / f"log-{i:02d}.txt").write_text("a log line\n", "utf-8")
+    made = run_cli("init", "--from", str(source), str(tmp_path / "suite"))
+    assert made.code == 0, made.err
+    assert "guessed 21 files are not traces (log-00.txt, log-01.txt, log-02.txt, ...)" in made.out
+    assert "ignore:" not in (tmp_path / "suite" / "validator.yaml").read_text("utf-8")

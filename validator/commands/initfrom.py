@@ -119,6 +119,33 @@ def _files(root: Path) -> list[Path]:
     return sorted(found, key=lambda p: run_order(p.relative_to(root).as_posix()))
 
 
+# The most files and folders that are not traces init names in `traces.ignore`: a folder
+# with more (a folder of logs beside the traces) is better served by a glob the user writes.
+MAX_IGNORED = 20
+
+
+def _not_traces(root: Path) -> list[str]:
+    """The files under `root` (a folder) that are no trace file by their name, and its hidden
+    folders, not searched (`.git/`), as `traces.ignore` entries: what a run would list as
+    not used."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        at = Path(folder).relative_to(root)
+        hidden = [d for d in dirs if d.startswith(".")]
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found += [(at / d).as_posix() for d in hidden]
+        found += [(at / n).as_posix() for n in names if not n.endswith(SUFFIXES)]
+    return sorted(found, key=run_order)
+
+
+def _literal_glob(rel: str) -> str:
+    """A path as a glob that matches it alone: `*`, `?` and `[` each in a set of its own."""
+    return _GLOB_CHARACTER.sub(r"[\1]", rel)
+
+
+_GLOB_CHARACTER = re.compile(r"([*?\[])")
+
+
 def _event_folders(source: Path, files: list[Path]) -> dict[Path, Shape]:
     """Folders under `source` holding one event a file (`0.json`, `1.json`...) that an
     adapter reads only as a whole: each is one trace (`group: folder`)."""
@@ -271,6 +298,8 @@ class Choice:
     rels: list[str]  # their `traces.pattern` entries
     case_id: str  # the `traces.case_id` setting ("" for none)
     id_why: str
+    # Files (and hidden folders) of the folder that are not traces: `traces.ignore`.
+    others: list[str] = field(default_factory=list)
 
     @property
     def shape(self) -> Shape:
@@ -302,7 +331,16 @@ def choose_shape(source: Path) -> Choice:
     rels = [f.relative_to(root).as_posix() for f, _ in chosen]
     if top[0] == "folder":
         rels = [f"{rel}/*.json" for rel in rels]
-    return Choice(root, paths, shaped, chosen, rels, case_id, id_why)
+    return Choice(root, paths, shaped, chosen, rels, case_id, id_why, _others(source, shaped))
+
+
+def _others(source: Path, shaped: list[tuple[Path, Shape | None]]) -> list[str]:
+    """What of `source` is not a trace (`Choice.others`): the folder's files that are no
+    trace file by their name, and those no adapter reads."""
+    if not source.is_dir():
+        return []
+    unread = [f.relative_to(source).as_posix() for f, s in shaped if s is None and f.is_file()]
+    return sorted(_not_traces(source) + unread, key=run_order)
 
 
 def _shape_guesses(choice: Choice) -> list[str]:
@@ -317,6 +355,16 @@ def _shape_guesses(choice: Choice) -> list[str]:
         [(f, s) for f, s in choice.shaped if (f, s) not in choice.chosen], choice.root
     )
     guesses += [f"{key}: {value}" for key, value, _ in _grouping(shape)]
+    others = choice.others
+    if 0 < len(others) <= MAX_IGNORED:
+        guesses.append(
+            f"ignore: {', '.join(others)} (not traces: a run counts them, never reads them)"
+        )
+    elif others:
+        guesses.append(
+            f"{len(others)} files are not traces ({', '.join(others[:3])}, ...): a run lists"
+            " each as not used; name them with globs in traces.ignore"
+        )
     return guesses
 
 
@@ -344,6 +392,10 @@ def config_text(choice: Choice, dest: Path, pattern: list[str], more: bool) -> s
         "traces:",
         f"  pattern: {json.dumps(pattern)}",
     ]
+    if 0 < len(choice.others) <= MAX_IGNORED:
+        config.append("  # Files of the folder that are not traces: counted, never read.")
+        ignore = [_literal_glob(rel) for rel in choice.others]
+        config.append(f"  ignore: {json.dumps(ignore, ensure_ascii=False)}")
     for key, value, why in _grouping(shape):  # a split is a JSONPath: quoted
         config.append(f"  {key}: {_yaml_text(value) if key == 'split' else value}  # {why}")
     if choice.case_id:
