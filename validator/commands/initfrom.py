@@ -107,35 +107,30 @@ def shape_of(path: Path) -> Shape | None:
     return _split_shape(value)
 
 
-def _files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    found = [
-        Path(folder) / name
-        for folder, _, names in os.walk(root)
-        for name in names
-        if name.endswith(SUFFIXES)
-    ]
-    return sorted(found, key=lambda p: run_order(p.relative_to(root).as_posix()))
-
-
 # The most files and folders that are not traces init names in `traces.ignore`: a folder
 # with more (a folder of logs beside the traces) is better served by a glob the user writes.
 MAX_IGNORED = 20
 
 
-def _not_traces(root: Path) -> list[str]:
-    """The files under `root` (a folder) that are no trace file by their name, and its hidden
-    folders, not searched (`.git/`), as `traces.ignore` entries: what a run would list as
-    not used."""
-    found = []
+def _walk(root: Path) -> tuple[list[Path], list[str]]:
+    """The trace-like files under `root` (a file: itself), in run order; and, as
+    `traces.ignore` entries, the others a run would list as not used: the files no trace
+    file by their name, and the hidden folders (`.git`), which a run does not search."""
+    if root.is_file():
+        return [root], []
+    found: list[Path] = []
+    others: list[str] = []
     for folder, dirs, names in os.walk(root):
         at = Path(folder).relative_to(root)
-        hidden = [d for d in dirs if d.startswith(".")]
+        others += [(at / d).as_posix() for d in dirs if d.startswith(".")]
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found += [(at / d).as_posix() for d in hidden]
-        found += [(at / n).as_posix() for n in names if not n.endswith(SUFFIXES)]
-    return sorted(found, key=run_order)
+        for name in names:
+            if name.endswith(SUFFIXES):
+                found.append(Path(folder) / name)
+            else:
+                others.append((at / name).as_posix())
+    found.sort(key=lambda p: run_order(p.relative_to(root).as_posix()))
+    return found, others
 
 
 def _literal_glob(rel: str) -> str:
@@ -316,7 +311,7 @@ def _shaped(source: Path, paths: list[Path]) -> list[tuple[Path, Shape | None]]:
 def choose_shape(source: Path) -> Choice:
     """The files under `source` of the shape most of them have, and their case id setting."""
     root = source if source.is_dir() else source.parent
-    paths = _files(source)
+    paths, others = _walk(source)
     shaped = _shaped(source, paths)
     kept = [(f, s) for f, s in shaped if s is not None]
     if not kept:
@@ -331,16 +326,10 @@ def choose_shape(source: Path) -> Choice:
     rels = [f.relative_to(root).as_posix() for f, _ in chosen]
     if top[0] == "folder":
         rels = [f"{rel}/*.json" for rel in rels]
-    return Choice(root, paths, shaped, chosen, rels, case_id, id_why, _others(source, shaped))
-
-
-def _others(source: Path, shaped: list[tuple[Path, Shape | None]]) -> list[str]:
-    """What of `source` is not a trace (`Choice.others`): the folder's files that are no
-    trace file by their name, and those no adapter reads."""
-    if not source.is_dir():
-        return []
-    unread = [f.relative_to(source).as_posix() for f, s in shaped if s is None and f.is_file()]
-    return sorted(_not_traces(source) + unread, key=run_order)
+    # With the folder's other files, those no adapter reads are no traces either.
+    others += [f.relative_to(root).as_posix() for f, s in shaped if s is None and f.is_file()]
+    others.sort(key=run_order)
+    return Choice(root, paths, shaped, chosen, rels, case_id, id_why, others)
 
 
 def _shape_guesses(choice: Choice) -> list[str]:

@@ -45,9 +45,7 @@ def headline(unread: dict[str, Any]) -> str:
     kinds = ", ".join(
         f"{plural(what)} in {counted(n, 'trace')}" for what, n in unread["kinds"].items()
     )
-    traces = unread["traces"]
-    held = "trace held" if traces == 1 else "traces held"
-    line = f"{traces} {held} content the view could not read ({kinds})"
+    line = f"{counted(unread['traces'], 'trace')} held content the view could not read ({kinds})"
     gated = unread["gated_traces"]
     if gated:
         return f"{line}; {gated} of them of a kind checks read: run --fail-on unread fails them"
