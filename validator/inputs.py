@@ -376,6 +376,11 @@ class Plan:
             )
         if kind == BAD_PICK:
             return self.details[case_id]
+        if case_id in self.details:  # NO_TRACE, its file or folder ignored
+            return (
+                f"no trace fixture: traces.ignore names {self.label(self.details[case_id])}:"
+                " take it out of traces.ignore to read its traces"
+            )
         if self.patterns == DEFAULT_PATTERNS:
             return (
                 f"no trace fixture: looked for {shown}/{case_id}.json and {shown}/{case_id}/*.json"
@@ -577,6 +582,8 @@ def _cases_without_traces(
             plan.missing[case_id] = EMPTY_FOLDER
         elif case_id not in picks.cases:
             plan.missing[case_id] = NO_TRACE
+            if case_id in walk.ignored_top:  # its traces are there, but not to be read
+                plan.details[case_id] = walk.ignored_top[case_id]
 
 
 class _Walk:
@@ -589,6 +596,7 @@ class _Walk:
         self.outside: set[str] = set()  # top-level links to folders outside the folder
         self.unused: list[tuple[str, str]] = []
         self.traces = self.ignored = Globs(())
+        self.ignored_top: dict[str, str] = {}  # case id its name gives -> an ignored top entry
 
     @classmethod
     def of(cls, fixtures: Path, follow_links: bool, traces: Globs, ignored: Globs) -> _Walk:
@@ -629,6 +637,8 @@ class _Walk:
         rel = prefix + entry.name
         if self.ignored.matches(rel):  # before all else: not even a hidden file's note
             self.unused.append((rel + ("/" if _is_dir(entry) else ""), IGNORED))
+            if not prefix:
+                self.ignored_top.setdefault(_key_of(rel), rel)
             return
         if entry.name.startswith("."):
             tail = "/" if _is_dir(entry) else ""

@@ -396,6 +396,19 @@ def test_files_traces_ignore_names_are_counted_never_read_nor_listed_on_the_term
     assert "1 file(s) not used (see unused_files in report.json); 3 file(s) ignored" in quiet.out
 
 
+def test_a_case_whose_traces_traces_ignore_names_says_so(ws: Workspace) -> None:
+    ws.case()
+    ws.trace("x", good_trace(), name="db-slow/run-1.json")
+    _config(ws, "traces:\n  ignore: [db-slow]\n")
+    result = _run(ws)
+    assert result.code == 1, result.out + result.err
+    assert ws.case_result()["status"] == "not_run"
+    assert ws.case_result()["reason"] == (
+        "no trace fixture: traces.ignore names fixtures/db-slow: take it out of traces.ignore"
+        " to read its traces"
+    )
+
+
 def test_a_traces_ignore_entry_that_is_no_glob_is_refused_where_it_is_written(
     ws: Workspace,
 ) -> None:
