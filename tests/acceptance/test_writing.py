@@ -317,3 +317,23 @@ def test_the_same_files_when_no_thread_can_be_started_for_their_fsync(
     write_reports(report, tmp_path / "none", NEW_FORMATS)
     assert len(synced) == len(NEW_FORMATS)  # each file synced all the same, here
     assert _state(tmp_path / "none") == _state(tmp_path / "threads")
+
+
+def test_a_piece_longer_than_the_write_buffer_is_written_whole_and_in_order(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A format may give one long piece (junit's and sarif's whole document): it is written in
+    # slices of the buffer's size, which must join to the same bytes, multi-byte characters
+    # cut between two slices included.
+    _small_suite(ws)
+    report = _report(ws, "1767225600", monkeypatch)
+    size = report_module._WRITE_BUFFER
+    long_text = "诊断" * size + "\udc80" + "x" * (size + 7)  # over 3 buffers, and odd
+    pieces = ["head ", long_text.encode("utf-8", "replace"), long_text, " tail"]
+    write_reports(report, ws.out, ["json"], [("long.txt", lambda: pieces)])
+    expected = b"".join(
+        p if isinstance(p, bytes) else p.encode("utf-8", report_module.REPLACE_SURROGATES)
+        for p in pieces
+    )
+    assert (ws.out / "long.txt").read_bytes() == expected
+    assert (ws.out / "long.txt").read_text("utf-8").count("诊断") == 2 * size

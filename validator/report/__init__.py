@@ -295,8 +295,24 @@ def _encoded(pieces: Iterable[str | bytes]) -> Iterator[bytes]:
         yield piece.encode("utf-8", REPLACE_SURROGATES) if isinstance(piece, str) else piece
 
 
-# Bytes a report file is written in: few write(2) calls for a file of megabytes.
-_WRITE_BUFFER = 1 << 20
+# Bytes a report file is written in, a write(2) each (a longer piece in slices: `_sliced`).
+# Measured on the project's machine (Linux 6.18, ext4): 6 MB written to a new file in
+# write(2)s of 1 MiB took 2-40 ms, in write(2)s of 64 KiB 2-2.5 ms every time (not on tmpfs:
+# the file system's allocation for large writes, it seems). A run of 2,000 cases wrote its
+# reports in ~110 ms with 1 MiB, ~47 with 64 KiB.
+_WRITE_BUFFER = 1 << 16
+
+
+def _sliced(pieces: Iterable[bytes]) -> Iterator[bytes | memoryview]:
+    """The pieces, each longer than _WRITE_BUFFER in slices of that size (a buffered file
+    writes such a piece in one write(2) of its own; the slices are views, not copies)."""
+    for piece in pieces:
+        if len(piece) <= _WRITE_BUFFER:
+            yield piece
+            continue
+        view = memoryview(piece)
+        for start in range(0, len(piece), _WRITE_BUFFER):
+            yield view[start : start + _WRITE_BUFFER]
 
 
 def _write_into(fd: int, pieces: Pieces, syncs: _Syncs | None = None) -> None:
@@ -304,7 +320,7 @@ def _write_into(fd: int, pieces: Pieces, syncs: _Syncs | None = None) -> None:
     or in a thread of `syncs` while the next file is written."""
     handle = os.fdopen(fd, "wb", buffering=_WRITE_BUFFER)
     try:
-        handle.writelines(_encoded(pieces()))
+        handle.writelines(_sliced(_encoded(pieces())))
         handle.flush()
     except BaseException:
         with suppress(OSError):
