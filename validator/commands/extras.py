@@ -17,8 +17,10 @@ them. That rule can only add highlights next to what the checks count, never hid
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +41,48 @@ def _fold(char: str) -> str:
     return "".join(c for c in normalize_plain(char) if not c.isspace() and c not in _SKIPPED)
 
 
+class _AsciiFolds:
+    """How each ASCII character folds, as tables C code applies: `table` for str.translate,
+    `kept` the characters that fold to one (every other folds to none: whitespace, the
+    skipped markup, invisible controls). Made on first use (it normalizes 128 characters)."""
+
+    def __init__(self) -> None:
+        folds = {chr(code): _fold(chr(code)) for code in range(128)}
+        if any(len(folded) > 1 for folded in folds.values()):  # pragma: no cover
+            raise AssertionError("an ASCII character folds to more than one character")
+        self.table = str.maketrans({char: folded or None for char, folded in folds.items()})
+        self.kept = frozenset(char for char, folded in folds.items() if folded)
+
+
+_ascii_folds: _AsciiFolds | None = None
+_ASCII_OR_NOT = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")  # runs of either
+
+
 def _folded(text: str) -> tuple[str, list[int]]:
-    """`text` folded for matching, and for each folded character the index it came from."""
+    """`text` folded for matching, and for each folded character the index it came from.
+
+    A run of ASCII characters (most of any answer, all of an English one) is folded by
+    str.translate and its kept positions picked by itertools.compress, at C speed (an answer
+    of ~1,000 characters: ~50 us instead of ~120); other characters one by one."""
+    global _ascii_folds
+    if _ascii_folds is None:
+        _ascii_folds = _AsciiFolds()
+    table, kept = _ascii_folds.table, _ascii_folds.kept
+    if text.isascii():
+        where = list(compress(range(len(text)), map(kept.__contains__, text)))
+        return text.translate(table), where
     out: list[str] = []
-    where: list[int] = []
-    for i, char in enumerate(text):
-        if " " < char < "\x7f":  # printable ASCII: folding is lower(), the common case
-            if char not in _SKIPPED:
-                out.append(char.lower())
-                where.append(i)
+    where = []
+    for run in _ASCII_OR_NOT.finditer(text):
+        piece, start = run.group(), run.start()
+        if piece.isascii():
+            out.append(piece.translate(table))
+            where += compress(range(start, run.end()), map(kept.__contains__, piece))
             continue
-        for folded in _fold(char):
-            out.append(folded)
-            where.append(i)
+        for i, char in enumerate(piece, start):
+            for folded in _fold(char):
+                out.append(folded)
+                where.append(i)
     return "".join(out), where
 
 

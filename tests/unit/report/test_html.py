@@ -30,9 +30,13 @@ from html_pages import (
     with_baseline,
     write_hostile_page,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import html as lxml_html
 
+from validator.commands import extras as extras_module
 from validator.commands.extras import collect_extras, marks
+from validator.evaluation.text import normalize_plain
 from validator.inputs import Job
 from validator.report.document import Report
 from validator.report.extras import ANSWER_LIMIT, RESULT_LIMIT
@@ -273,6 +277,63 @@ def test_overlapping_highlights_keep_the_longest_and_every_occurrence() -> None:
         ("drop table", "bad"),
     ]
     assert marks("nothing here", [("", "hit"), ("\u200b", "hit")]) == []
+
+
+def _folded_one_by_one(text: str) -> tuple[str, list[int]]:
+    """The highlights' folding as its rule says: each character through the checks'
+    normalization, whitespace and the skipped markup left out, with where it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for index, char in enumerate(text):
+        for folded in normalize_plain(char):
+            if not folded.isspace() and folded not in "*_`~\\":
+                out.append(folded)
+                where.append(index)
+    return "".join(out), where
+
+
+# ASCII runs are folded by tables, other characters one by one: every mix of the two.
+_FOLD_PIECES = st.sampled_from(
+    [
+        "Slow Query",
+        " ",
+        "\n\t",
+        "**",
+        "`x`",
+        "a\\_b",
+        "~~",
+        "\x00\x7f",
+        "连接池",
+        "ＭｙＳＱＬ",
+        "\ufb01x",
+        "\u00bd",
+        "\u200b",
+        "e\u0301",
+        "\u0130",
+        "Straße",
+        "\U0001f600",
+        "—",
+    ]
+)
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(_FOLD_PIECES | st.text(max_size=6), max_size=12).map("".join))
+def test_highlight_folding_is_each_characters_own(text: str) -> None:
+    assert extras_module._folded(text) == _folded_one_by_one(text)
+
+
+def test_highlight_folding_of_real_answers_is_each_characters_own() -> None:
+    data = os.environ.get("TRACE_DATA")
+    if not data:
+        pytest.skip("TRACE_DATA is not set: the real traces' texts are not available")
+    texts = [
+        path.read_text("utf-8", errors="replace")[:20_000]
+        for path in sorted(Path(data).glob("*/*.json"))[:60]
+    ]
+    assert texts
+    for text in texts:
+        assert extras_module._folded(text) == _folded_one_by_one(text)
 
 
 # --------------------------------------------------------------------------------------------
