@@ -47,18 +47,31 @@ _TOKEN = re.compile(
 _ATTR = re.compile(r"([^\s=]+)(?:=\"([^\"]*)\"|='([^']*)')?")
 
 
+# What each tag's attribute text gives (its selector, its other attributes): a page repeats a
+# few thousand of them (`<mark class="hit">`, `<td class="t" data-v="3">`) ~230,000 times for
+# 2,000 cases. Emptied when full.
+_OPENED: dict[tuple[str, str], tuple[str, dict[str, str] | None]] = {}
+_OPENED_MAX = 4096
+
+
 def _open(tag: str, raw: str) -> list[Any]:
-    if not raw:
-        return [tag]
-    selector = tag
-    attrs: dict[str, str] = {}
-    for name, double, single in _ATTR.findall(raw):
-        value = unescape(double or single)
-        if name == "class":
-            selector += "".join(f".{c}" for c in value.split())
-        else:
-            attrs[name] = value
-    return [selector, attrs] if attrs else [selector]
+    """A new element for the tag: [selector] or [selector, attributes]."""
+    found = _OPENED.get((tag, raw))
+    if found is None:
+        selector = tag
+        attrs: dict[str, str] = {}
+        for name, double, single in _ATTR.findall(raw):
+            value = unescape(double or single)
+            if name == "class":
+                selector += "".join(f".{c}" for c in value.split())
+            else:
+                attrs[name] = value
+        if len(_OPENED) >= _OPENED_MAX:
+            _OPENED.clear()
+        found = _OPENED[tag, raw] = (selector, attrs or None)
+    selector, attributes = found
+    # A copy: the caller appends children, and `cell_value` takes an attribute out.
+    return [selector, dict(attributes)] if attributes else [selector]
 
 
 def tree(html: str) -> Any:
@@ -66,10 +79,11 @@ def tree(html: str) -> Any:
     root: list[Any] = ["div"]
     stack = [root]
     names = [""]  # the tag name of each open element, beside `stack`
+    parent = root  # stack[-1]
     for closing, tag, raw, data in _TOKEN.findall(html):
         if data:
-            parent = stack[-1]
-            data = unescape(data) if "&" in data else data
+            if "&" in data:
+                data = unescape(data)
             if len(parent) > 1 and isinstance(parent[-1], str):
                 parent[-1] += data
             else:
@@ -78,15 +92,18 @@ def tree(html: str) -> Any:
             if names[-1] == tag:
                 stack.pop()
                 names.pop()
+                parent = stack[-1]
             elif tag in names[1:]:
                 depth = len(names) - 1 - names[::-1].index(tag)
                 del stack[depth:], names[depth:]
+                parent = stack[-1]
         else:
-            node = _open(tag, raw)
-            stack[-1].append(node)
+            node = _open(tag, raw) if raw else [tag]
+            parent.append(node)
             if tag not in VOID:
                 stack.append(node)
                 names.append(tag)
+                parent = node
     nodes = [n for n in root[1:] if not (isinstance(n, str) and not n.strip())]
     return nodes[0] if len(nodes) == 1 else ["div", *nodes]
 
@@ -135,9 +152,19 @@ class Strings:
         """A tree with its selectors and short texts replaced by their index."""
         if isinstance(node, str):
             return self._id(node) if len(node) <= self.SHORT else node
+        short, index = self.SHORT, self.index
         out: list[Any] = [self._id(node[0])]
         for child in node[1:]:
-            out.append(child if isinstance(child, dict) else self.intern(child))
+            if isinstance(child, str):  # most children: a text, looked up here
+                if len(child) <= short:
+                    found = index.get(child)
+                    if found is None:
+                        found = index[child] = len(index)
+                    out.append(found)
+                else:
+                    out.append(child)
+            else:
+                out.append(child if isinstance(child, dict) else self.intern(child))
         return out
 
     def table(self) -> list[str]:

@@ -43,6 +43,7 @@ from validator.report.extras import ANSWER_LIMIT, RESULT_LIMIT
 from validator.report.html import chunks
 from validator.report.html_assets import CSP, SCRIPT
 from validator.report.html_case import MAX_LISTED_RUNS
+from validator.report.html_data import cell_value, tree
 from validator.report.html_trace import BARS, FULL, PASSING_BUDGET, SUMMARY, passing_level
 
 Page = lxml_html.HtmlElement
@@ -334,6 +335,30 @@ def test_highlight_folding_of_real_answers_is_each_characters_own() -> None:
     assert texts
     for text in texts:
         assert extras_module._folded(text) == _folded_one_by_one(text)
+
+
+def test_the_data_trees_read_the_renderers_markup_back() -> None:
+    # Elements, classes as the selector, other attributes, character references, void
+    # elements, and an end tag that also closes the elements still open inside it.
+    html = (
+        '<div class="panel wide"><p id="a&amp;b">x &lt; y<br>z</p>'
+        "<ul><li><b>one</li><li>two</li></ul>after</div>"
+    )
+    assert tree(html) == [
+        "div.panel.wide",
+        ["p", {"id": "a&b"}, "x < y", ["br"], "z"],
+        ["ul", ["li", ["b", "one"]], ["li", "two"]],
+        "after",
+    ]
+
+
+def test_two_cells_alike_are_two_elements() -> None:
+    # Elements made from one tag text are separate: taking one's sort value out leaves the
+    # other's.
+    first, second = tree('<tr><td data-v="3">3</td><td data-v="3">3</td></tr>')[1:]
+    assert cell_value(first) == 3.0
+    assert first == ["td", "3"]
+    assert second == ["td", {"data-v": "3"}, "3"]
 
 
 # --------------------------------------------------------------------------------------------
