@@ -36,6 +36,8 @@ from collections.abc import Iterable, Iterator
 from html import unescape
 from typing import Any
 
+from ..fastjson import dumps_compact
+
 VOID = frozenset({"br", "hr", "wbr", "img", "input", "meta", "link"})
 
 
@@ -172,9 +174,9 @@ class Strings:
 
 
 def dumps(data: Any) -> str:
-    """JSON safe as the content of a <script> element (and unchanged by JSON.parse)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c")
+    """JSON safe as the content of a <script> element (and unchanged by JSON.parse): json's
+    compact text, written by orjson where it gives the same (`fastjson.dumps_compact`)."""
+    return dumps_compact(data).replace("<", "\\u003c")
 
 
 def packed(pieces: Iterable[str], level: int = 6) -> Iterator[str]:
