@@ -32,6 +32,8 @@ LAYERS = {
     "validator.units": (),
     # fastjson: orjson where its bytes and values are the standard library's (traces, reports)
     "validator.fastjson": (),
+    # commonmark: the Markdown dialect, parsed for the checks' text and the page's HTML
+    "validator.commonmark": (),
     # processes: every process the tool starts (loading, evaluation and report writing use it)
     "validator.processes": ("validator.signals",),
     # The git work tree's top, found from the working folder: config search, SARIF paths.
@@ -74,6 +76,7 @@ LAYERS = {
         "validator.shares",
         "validator.display",
         "validator.dependencies",
+        "validator.commonmark",
     ),
     "validator.loading": (
         "validator.files",
@@ -118,6 +121,7 @@ LAYERS = {
         "validator.shares",
         "validator.fastjson",
         "validator.globs",
+        "validator.commonmark",
     ),
 }
 

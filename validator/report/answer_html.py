@@ -5,7 +5,8 @@ An answer is text the agent wrote, so it is hostile until shown otherwise: it ma
 rendered (headings, lists, tables, code, emphasis) yet nothing in it can run, load or
 navigate:
 
-- **Raw HTML is text.** markdown-it parses with HTML off, so `<script>` is shown as written.
+- **Raw HTML is text.** The answer is parsed with HTML off (`commonmark.parse`: the dialect
+  the checks read), so `<script>` is shown as written.
 - **Only allowed tags are written.** The HTML is not markdown-it's renderer output: a walk
   over its tokens writes each kind of token it knows as one tag of ALLOWED_TAGS, with no
   attribute but `class` (and an ordered list's numeric `start`); any other token is written
@@ -28,6 +29,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..commonmark import parse
 from .html_text import block
 
 HEADING_SHIFT = 2  # `#` becomes <h3>: the page's own headings are h1 and h2
@@ -78,17 +80,6 @@ _PAIRS = {
 }
 _ALIGN = re.compile(r"text-align:(left|center|right)")
 _LANGUAGE = re.compile(r"[A-Za-z0-9_+.#-]{1,40}")
-
-_parser: Any = None  # markdown_it.MarkdownIt, built on first use
-
-
-def _markdown() -> Any:
-    global _parser
-    if _parser is None:
-        from markdown_it import MarkdownIt
-
-        _parser = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
-    return _parser
 
 
 def _escape(text: str) -> str:
@@ -201,7 +192,7 @@ def render(markdown_text: str) -> str:
     if len(markdown_text) > MARKDOWN_LIMIT:
         return f"<pre>{_escape(markdown_text)}</pre>\n"
     out: list[str] = []
-    for token in _markdown().parse(markdown_text):
+    for token in parse(markdown_text, html=False):
         shown = _block(token)
         out.append(shown if shown is not None else _escape(token.content or ""))
     return "".join(out)

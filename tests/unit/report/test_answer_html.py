@@ -4,12 +4,16 @@ hostile text as text."""
 
 from __future__ import annotations
 
+import json
 from html.parser import HTMLParser
 
 import pytest
+from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
+from validator.report import answer_html
 from validator.report.answer_html import ALLOWED_TAGS, MARKDOWN_LIMIT, render
 
 # attribute -> the tags that may carry it, and what its value may be
@@ -203,3 +207,79 @@ def test_very_long_input_is_shown_as_text() -> None:
 )
 def test_any_text_gives_allowed_html(text: str) -> None:
     checked(text)
+
+
+# ---------------------------------------------------------------------------
+# The dialect's shared parser gives the page what markdown-it alone gives
+# ---------------------------------------------------------------------------
+
+SPEC = json.loads((REPO / "tests" / "data" / "commonmark-spec-0.31.2-examples.json").read_text())
+# markdown-it as the page configured it before it shared the checks' parser (text_join on).
+ALONE = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+
+def rendered_alone(text: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    with monkeypatch.context() as patch:
+        patch.setattr(answer_html, "parse", lambda src, html: ALONE.parse(src))
+        return render(text)
+
+
+LINKED = [
+    "see [a](https://grafana.example/d/x?from=now-1h#panel-2) and <https://wiki.example/r>",
+    "[A](HTTPS://Host.Example:8443/p;q?x=(1)&y=%41) [b](/rel/path) [c](#frag) [d](rel)",
+    "[odd](https://a.b/c%zz) [sp](<https://a.b/c d>) [br](https://a.b/?x=[1])",
+    "[r]: https://例子.测试/路径 'title'\n\n[s]: //host/x\n\n[r] [s] <mailto:Foo@Bar.com>",
+    "# Title\r\n\r\n- one\r- two &amp; `x`\r\n\r\n> quoted\0\r\n> on",
+    "plain heading\n===\n\n| a | b |\n|---|:-:|\n| 1 &lt; 2 | \\*x\\* |",
+]
+
+
+@pytest.mark.parametrize("text", [*(e["markdown"] for e in SPEC["examples"]), *HOSTILE, *LINKED])
+def test_the_shared_parser_gives_the_page_markdown_it_s_html(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Plain inline content, plain URLs and line endings passed over, character references
+    # kept apart from the text around them: none changes a character of the page's HTML.
+    assert render(text) == rendered_alone(text, monkeypatch)
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "*",
+                    "_",
+                    "`",
+                    "[",
+                    "](",
+                    ")",
+                    "<",
+                    ">",
+                    "&amp;",
+                    "&#",
+                    "\\",
+                    "!",
+                    "~~",
+                    "\n",
+                    "\n\n",
+                    "# ",
+                    "- ",
+                    "1. ",
+                    "| a |",
+                    "---",
+                    "http://a.b/",
+                    "连接池",
+                    " ",
+                    "x",
+                ]
+            ),
+            st.characters(),
+        ),
+        max_size=40,
+    ).map("".join)
+)
+def test_generated_text_gives_the_page_markdown_it_s_html(text: str) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert render(text) == rendered_alone(text, monkeypatch)

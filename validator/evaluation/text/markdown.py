@@ -1,10 +1,9 @@
 """Markdown to its visible text: the markdown-it token walk, the fast path for text without
 Markdown syntax, and the size budget above which the linear stripper (:mod:`.strip`) is used.
 
-markdown-it renders with three shortcuts that change no character of the text: a block's
-inline content without inline syntax is not given to its inline parser (`_markdown_text`), a
-link's URL already in normalized form is not normalized again (`_plain_links_as_they_are`),
-and line endings are rewritten only in text that has a CR or a NUL (`_markdown_text`).
+The tokens come from the dialect's shared parser (`validator.commonmark.parse`: CommonMark
+with tables and strikethrough, with shortcuts that change no character of the text); the page
+renders answers from the same dialect.
 
 Importing this module is cheap: markdown-it is imported, and its parser built, on first use.
 """
@@ -12,79 +11,12 @@ Importing this module is cheap: markdown-it is imported, and its parser built, o
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
+from ...commonmark import parse
 from .markup import charref_code, charref_text, html_block_text, html_tag_text
 from .normalize import delete_ignorable, normalize_cleaned, normalize_plain
 from .strip import strip_markdown
-
-_md_parser: Any = None  # markdown_it.MarkdownIt, created on first use
-
-
-def _parser() -> Any:
-    """Return the shared MarkdownIt parser, importing markdown-it on first use.
-
-    One parser for the whole process: construction compiles the rule chains, while
-    ``parse`` keeps all state in per-call objects, so sharing it is safe. With
-    `_markdown_text` it renders what `new_parser` does, with less work: inline content
-    without inline syntax is not parsed (`_INLINE_SYNTAX`), plain URLs are not normalized
-    (`_plain_links_as_they_are`), line endings are rewritten only when there is a CR.
-    """
-    global _md_parser
-    if _md_parser is None:
-        # Blocks only: `_markdown_text` parses each block's inline content, when it must.
-        # No `normalize` rule either: `_markdown_text` does what it does when it changes
-        # anything (the rule rewrote every line ending, ~2 % of rendering an answer).
-        parser = new_parser().disable(["inline", "normalize"])
-        parser.normalizeLink = _plain_links_as_they_are(parser.normalizeLink)
-        _md_parser = parser
-    return _md_parser
-
-
-def new_parser() -> Any:
-    """A MarkdownIt parser as the tool configures it: CommonMark with tables and
-    strikethrough."""
-    from markdown_it import MarkdownIt
-
-    # text_join off: it would merge character references into the text around them, and
-    # _special_text must see them (the text is the same: the walk concatenates).
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
-
-
-# A URL that markdown-it's `normalizeLink` gives back unchanged: optionally http(s):// and a
-# host name of letters, digits and hyphens (with a port), then a path, query and fragment of
-# the characters it does not percent-encode (a `%` only as an escape, no `[` `]` `\\`), the
-# path not starting with `//` (a host). At most `PLAIN_URL_LONGEST` characters: a host name
-# over 255 is dropped. tests/unit/evaluation/text/test_markdown.py draws URLs from this pattern
-# and checks `normalizeLink` gives each back as it is.
-_URL_CHAR = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})"
-_HOST_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-PLAIN_URL = re.compile(
-    rf"(?:https?://{_HOST_LABEL}(?:\.{_HOST_LABEL})*(?::[0-9]{{1,5}})?)?"
-    rf"(?!//)(?:/{_URL_CHAR}*)*"
-    rf"(?:\?(?:{_URL_CHAR}|[/?])*)?"
-    rf"(?:#(?:{_URL_CHAR}|[/?])*)?"
-)
-PLAIN_URL_LONGEST = 200
-
-
-def _plain_links_as_they_are(normalize: Callable[[str], str]) -> Callable[[str], str]:
-    """markdown-it's `normalizeLink`, without its work for a URL it gives back unchanged.
-
-    markdown-it normalizes every link's URL (parsed, its host name IDNA-encoded, formatted
-    again, percent-encoded: ~12 us a URL, ~10 % of rendering an answer with two links)
-    though the text walk never reads it; only whether the result is a safe link
-    (`validateLink`) can change the text, for autolinks and reference definitions. A URL
-    matching `PLAIN_URL` is its own normalized form, so it is returned after one match;
-    any other goes through `normalize`, and the text is exactly markdown-it's."""
-
-    def normalized(url: str) -> str:
-        if len(url) <= PLAIN_URL_LONGEST and PLAIN_URL.fullmatch(url):
-            return url
-        return normalize(url)
-
-    return normalized
 
 
 def _special_text(tok: Any) -> str:
@@ -96,34 +28,11 @@ def _special_text(tok: Any) -> str:
     return tok.content
 
 
-# Characters that may start inline syntax for markdown-it's inline rules (CommonMark with
-# strikethrough, linkify and typographer off): line breaks, backslash escapes, code spans,
-# emphasis, strikethrough, links and images, autolinks and HTML, character references.
-# Inline content with none of them is one text token of that content, which markdown-it's
-# inline parser would make after trying a rule at each of its terminator characters.
-_INLINE_SYNTAX = re.compile(r"[\n`*_\[\]<&\\!~]")
-
-
 def _markdown_text(src: str) -> str:
-    """The visible text of `src`, rendered by the shared parser: its blocks, then the
-    inline content of each, parsed by markdown-it only when it may hold inline syntax
-    (a heading or a line of prose usually does not: ~15 % of rendering the benchmark's
-    answers). tests/unit/evaluation/text/test_markdown.py compares it with markdown-it's
-    own full parse."""
-    parser = _parser()
-    if "\r" in src or "\0" in src:  # markdown-it's `normalize`: CR LF and CR as LF, NUL
-        src = src.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
-    env: dict[str, Any] = {}  # the block parse's reference definitions, for the links
-    tokens = parser.parse(src, env)
-    for tok in tokens:
-        if tok.type == "inline":
-            content, children = tok.content, []
-            if _INLINE_SYNTAX.search(content) is None:
-                children.append(type(tok)("text", "", 0, content=content))
-            else:
-                parser.inline.parse(content, parser, env, children)
-            tok.children = children
-    return visible_text(tokens)
+    """The visible text of `src`, parsed by the dialect's shared parser (`commonmark.parse`,
+    which tests/unit/evaluation/text/test_markdown.py compares with markdown-it's own full
+    parse)."""
+    return visible_text(parse(src))
 
 
 def visible_text(tokens: list[Any]) -> str:

@@ -22,6 +22,7 @@ from conftest import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from validator import commonmark
 from validator.evaluation.text import has_markdown_syntax, normalize_markdown, normalize_plain
 from validator.evaluation.text import markdown as text_markdown
 from validator.evaluation.text import normalize as text_normalize
@@ -339,7 +340,7 @@ LINKS = [
 
 # markdown-it as it comes, configured as the tool configures it (its rule chains compiled
 # once for these tests).
-ALONE = text_markdown.new_parser()
+ALONE = commonmark.new_parser()
 
 
 @pytest.mark.parametrize(
@@ -394,8 +395,8 @@ def test_generated_text_renders_as_markdown_it_alone_renders_it(text: str) -> No
 # 100,000 were checked once when the pattern was written).
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=500)
 @given(
-    st.from_regex(text_markdown.PLAIN_URL, fullmatch=True).filter(
-        lambda url: len(url) <= text_markdown.PLAIN_URL_LONGEST
+    st.from_regex(commonmark.PLAIN_URL, fullmatch=True).filter(
+        lambda url: len(url) <= commonmark.PLAIN_URL_LONGEST
     )
 )
 def test_a_plain_url_is_its_own_normalized_form(url: str) -> None:
@@ -416,8 +417,8 @@ def test_a_plain_url_is_its_own_normalized_form(url: str) -> None:
     ],
 )
 def test_a_url_markdown_it_changes_is_not_plain(url: str) -> None:
-    assert text_markdown.new_parser().normalizeLink(url) != url
-    plain = len(url) <= text_markdown.PLAIN_URL_LONGEST and text_markdown.PLAIN_URL.fullmatch(url)
+    assert commonmark.new_parser().normalizeLink(url) != url
+    plain = len(url) <= commonmark.PLAIN_URL_LONGEST and commonmark.PLAIN_URL.fullmatch(url)
     assert not plain
 
 
@@ -433,7 +434,7 @@ def test_only_a_url_that_is_not_plain_is_normalized_by_markdown_it(
         return str(normalize(self, url))
 
     monkeypatch.setattr(MarkdownIt, "normalizeLink", counted)
-    monkeypatch.setattr(text_markdown, "_md_parser", None)  # a shared parser made anew
+    monkeypatch.setattr(commonmark, "_shared", {})  # a shared parser made anew
     text = "[a](https://grafana.example/d/x) [b](<https://a.b/c d>) [c](https://例子.测试/路径)"
     assert normalize_markdown(text) == "a b c"
     assert asked == ["https://a.b/c d", "https://例子.测试/路径"]
