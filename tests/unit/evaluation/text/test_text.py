@@ -249,10 +249,10 @@ def test_md_keyword_special_characters():
 
 
 def test_md_falls_back_to_plain_when_parser_fails(monkeypatch):
-    def boom():
+    def boom(src, html=True):
         raise RuntimeError("parser exploded")
 
-    monkeypatch.setattr(text_markdown, "_parser", boom)
+    monkeypatch.setattr(text_markdown, "parse", boom)
     assert normalize_markdown("**Slow**\n query") == normalize_plain("**Slow**\n query")
 
 
