@@ -299,7 +299,7 @@ def _encoded(pieces: Iterable[str | bytes]) -> Iterator[bytes]:
 # Measured on the project's machine (Linux 6.18, ext4): 6 MB written to a new file in
 # write(2)s of 1 MiB took 2-40 ms, in write(2)s of 64 KiB 2-2.5 ms every time (not on tmpfs:
 # the file system's allocation for large writes, it seems). A run of 2,000 cases wrote its
-# reports in ~110 ms with 1 MiB, ~47 with 64 KiB.
+# reports in ~95 ms with 1 MiB, ~52 with 64 KiB (bench/RESULTS.md).
 _WRITE_BUFFER = 1 << 16
 
 
