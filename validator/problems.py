@@ -274,8 +274,10 @@ def kind_of(value: object) -> str:
 
 
 def plural(noun: str) -> str:
-    """`spans`, `tool-calls`; a noun already ending in s (`attributes`) as it is."""
-    return noun if noun.endswith("s") else f"{noun}s"
+    """`spans`, `tool-calls`, `fixes`; a noun already ending in s (`attributes`) as it is."""
+    if noun.endswith("s"):
+        return noun
+    return f"{noun}es" if noun.endswith(("x", "ch", "sh")) else f"{noun}s"
 
 
 def counted(count: object, noun: str) -> str:

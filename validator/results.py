@@ -174,7 +174,10 @@ class RunResult:
         """Why the run did not pass, in one line; None when it passed."""
         if self.error_reason is None and self.status == FAIL:
             failed = [c.check for c in self.checks if c.failed_blocking]
-            return f"{len(failed)} check(s) failed: {', '.join(failed)}"
+            checks = (
+                "check" if len(failed) == 1 else "checks"
+            )  # results imports nothing to count with
+            return f"{len(failed)} {checks} failed: {', '.join(failed)}"
         return self.error_reason
 
     @property

@@ -51,10 +51,12 @@ def test_comparison_lists_regressions_fixes_new_and_removed_cases(ws: Workspace)
             "case_id": "a",
             "before": "pass",
             "after": "fail",
-            "reason": "1 check(s) failed: verdict-allowed",
+            "reason": "1 check failed: verdict-allowed",
         }
     ]
     assert comp["fixes"] == [{"case_id": "b", "before": "fail", "after": "pass"}]
+    # The terminal counts them in words that agree: one of each here.
+    assert "1 regression, 1 fix, 1 new, 1 removed" in result.out
     assert comp["new_cases"] == [{"case_id": "e", "status": "fail"}]
     assert comp["removed_cases"] == [{"case_id": "c", "status": "pass"}]
     assert comp["baseline_summary"]["pass_rate"] == 0.75
@@ -91,7 +93,7 @@ def test_markdown_opens_with_the_comparison(ws: Workspace) -> None:
     ws.run("--baseline", str(base))
     md = (ws.out / "report.md").read_text("utf-8")
     assert _first_section(md) == "Compared with the baseline"
-    assert "**1 regression(s)** (passed in the baseline, not now): a" in md
+    assert "**1 regression** (passed in the baseline, not now): a" in md
     assert "| Regressions | 1 | a (pass → fail) |" in md
     assert "| Fixes | 1 | b (fail → pass) |" in md
     assert "| Pass rate | 50.0% | 50.0% | no change |" in md
@@ -143,7 +145,7 @@ def test_fail_on_regression_lets_a_red_suite_pass_until_something_regresses(
     _suite(ws, {"a": "fail", "b": "fail"})
     result = ws.run("--baseline", str(base), "--fail-on", "regression")
     assert result.code == 1
-    assert "1 regression(s) since the baseline: a" in result.out
+    assert "1 regression since the baseline: a" in result.out
 
 
 def test_fail_on_never_exits_zero_on_failures(ws: Workspace) -> None:

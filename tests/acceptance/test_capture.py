@@ -100,7 +100,7 @@ def test_capture_saves_each_trace_where_run_finds_it(
     suite(tmp_path, http_target(agent))
     code, out, _ = cli(capsys, "capture")
     assert code == 0, out
-    assert "capture: 6 run(s) of 6 case(s): 6 captured, 0 kept" in out
+    assert "capture: 6 runs of 6 cases: 6 captured, 0 kept" in out
     assert [p.name for p in files_under(tmp_path / "captured")] == [f"{c}.json" for c in CASE_IDS]
     runs = log(tmp_path)["runs"]
     assert {(r["status"], r["http_status"], r["attempts"]) for r in runs} == {("captured", 200, 1)}
@@ -133,7 +133,7 @@ def test_a_second_capture_does_only_the_missing_runs(
     before = (tmp_path / "captured" / "mysql-slow-query" / "run-1.json").stat().st_mtime_ns
     code, out, _ = cli(capsys, "capture", "--repeat", "3")
     assert code == 0
-    assert "18 run(s) of 6 case(s): 7 captured, 11 kept" in out
+    assert "18 runs of 6 cases: 7 captured, 11 kept" in out
     assert len(agent.requests) == 12 + 7
     assert agent.attempts("redis-memory-eviction", 2) == 2
     assert agent.attempts("mysql-slow-query", 1) == 1
@@ -716,4 +716,4 @@ def test_a_missing_cases_path_the_flag_replaces_does_not_stop_capture(
     assert 'validator.yaml:1:8: error: cases: "not-here/cases" does not exist' in err
     code, out, _ = cli(capsys, "capture", "--cases", str(CASES))
     assert code == 0, out
-    assert "capture: 6 run(s) of 6 case(s): 6 captured, 0 kept" in out
+    assert "capture: 6 runs of 6 cases: 6 captured, 0 kept" in out

@@ -82,7 +82,7 @@ def test_history_lists_statuses_changes_flaky_cases_and_the_trend(
     assert result.code == 1, result.err  # history never changes the exit code
     assert "warning" not in result.err
     assert (
-        "history (3 earlier report(s) and this run): 1 changed since the last (a), 2 flaky"
+        "history (3 earlier reports and this run): 1 changed since the last (a), 2 flaky"
         in result.out
     )
     report = ws.report()
@@ -119,7 +119,7 @@ def test_history_lists_statuses_changes_flaky_cases_and_the_trend(
     assert "failed or errored in another): 2** — a, b" in markdown
     marks = markdown_table(markdown, "Case")
     assert ["a", "✅ ✅ ✅ ❌", "❌ fail"] in marks and ["b", "✅ ❌ ✅ ✅", "✅ pass"] in marks
-    assert "1 case(s) kept one status in every report." in markdown
+    assert "1 case kept one status in every report." in markdown
 
 
 def test_without_the_flag_the_report_has_no_history(ws: Workspace) -> None:
@@ -355,7 +355,7 @@ def test_the_markdown_lists_at_most_twenty_cases_and_counts_the_rest(
     assert "case-19 (pass → fail) and 5 more" in markdown
     assert "case-20 (pass" not in markdown
     assert len(markdown_table(markdown, "Case")) == 1 + 20
-    assert "5 more case(s) whose status varied (report.json has them)." in markdown
+    assert "5 more cases whose status varied (report.json has them)." in markdown
 
 
 # --------------------------------------------------------------------------------------------

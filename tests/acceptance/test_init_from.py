@@ -106,7 +106,7 @@ def test_init_from_ignores_the_folders_files_that_are_not_traces(tmp_path: Path)
     ran = run_cli("run", "--out", str(tmp_path / "out"), cwd=tmp_path / "suite")
     assert ran.code == 0, ran.out + ran.err
     assert "UNUSED" not in ran.out
-    assert "; 4 file(s) ignored (traces.ignore)" in ran.out
+    assert "; 4 files ignored (traces.ignore)" in ran.out
     unused = ran.report(tmp_path / "out")["unused_files"]
     assert len(unused) == 4
     assert all(u["reason"] == "ignored: traces.ignore names it" for u in unused)

@@ -342,7 +342,7 @@ def test_a_traj_file_selected_by_pattern_and_every_unused_file_listed(ws: Worksp
         {"file": "fixtures/old/db-slow.json", "reason": pattern},
     ]
     summary = result.out.splitlines()[-2]
-    assert summary.startswith("1 cases: 1 passed") and "; 3 file(s) not used: " in summary
+    assert summary.startswith("1 case: 1 passed") and "; 3 files not used: " in summary
     assert "UNUSED   fixtures/README.txt: does not match traces.pattern (*.traj)" in result.out
     md = (ws.out / "report.md").read_text("utf-8")
     assert "**Files not used** (3): fixtures/.gitkeep (a hidden file or folder" in md
@@ -387,13 +387,13 @@ def test_files_traces_ignore_names_are_counted_never_read_nor_listed_on_the_term
     assert "UNUSED   fixtures/scratch.txt" in result.out
     assert "README.md" not in result.out and ".gitkeep" not in result.out
     summary = next(line for line in result.out.splitlines() if line.startswith("2 cases:"))
-    assert "; 1 file(s) not used: fixtures/scratch.txt (" in summary
-    assert summary.endswith("; 3 file(s) ignored (traces.ignore)"), summary
+    assert "; 1 file not used: fixtures/scratch.txt (" in summary
+    assert summary.endswith("; 3 files ignored (traces.ignore)"), summary
     md = (ws.out / "report.md").read_text("utf-8")
     assert "fixtures/README.md (ignored: traces.ignore names it)" in md
     # With -q, the one summary line counts both.
     quiet = _run(ws, "-q")
-    assert "1 file(s) not used (see unused_files in report.json); 3 file(s) ignored" in quiet.out
+    assert "1 file not used (see unused_files in report.json); 3 files ignored" in quiet.out
 
 
 def test_a_case_whose_traces_traces_ignore_names_says_so(ws: Workspace) -> None:
@@ -447,10 +447,10 @@ def test_a_folder_trace_that_matches_no_case_fails_the_run_unless_allowed(ws: Wo
         " its case id, or add the case",
     }
     assert "UNMATCHED fixtures/db-slwo.json" in result.out
-    assert "2 trace(s) match no case" in result.out
+    assert "2 traces match no case" in result.out
     allowed = ws.run("--allow-unmatched")
     assert allowed.code == 0
-    assert "2 trace(s) match no case (allowed: --allow-unmatched)" in allowed.out
+    assert "2 traces match no case (allowed: --allow-unmatched)" in allowed.out
     assert len(ws.report()["unmatched_traces"]) == 2, "still listed"
 
 

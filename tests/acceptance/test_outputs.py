@@ -139,7 +139,7 @@ def test_junit_validates_against_the_jenkins_schema_with_one_testcase_per_run(
     assert "agent duration: 1.200 s" in cases["passes"].find("system-out").text
     assert cases["passes"].get("time") != "1.200"
     failure = cases["fails"].find("failure")
-    assert failure is not None and failure.get("message") == "1 check(s) failed: keyword-coverage"
+    assert failure is not None and failure.get("message") == "1 check failed: keyword-coverage"
     assert (
         "keyword-coverage: the answer does not mention: slow query / 慢查询, missing index"
         " (0 of 2 root_cause_keywords entries found, 2 required) (read from $.finalAnswer)"

@@ -80,7 +80,7 @@ def test_fail_severity_warning_makes_a_failed_warning_fail_the_case(ws: Workspac
     assert result.code == 1
     row = ws.case_result()
     assert row["status"] == "fail"
-    assert row["reason"] == "1 check(s) failed: keyword-coverage"
+    assert row["reason"] == "1 check failed: keyword-coverage"
     assert [f["check"] for f in row["failed_checks"]] == ["keyword-coverage"]
     assert row["failed_warnings"] == []
     assert _junit_case(ws).find("failure") is not None
@@ -243,7 +243,7 @@ def test_fail_on_vacuous_fails_a_fully_skipped_run(ws: Workspace, fail_on: str, 
     result = ws.run("--fail-on", fail_on)
     assert result.code == code, result.out + result.err
     if code:
-        assert "1 case(s) with a run whose every check was skipped (--fail-on vacuous):" in (
+        assert "1 case with a run whose every check was skipped (--fail-on vacuous):" in (
             result.out + result.err
         )
         assert "only-degraded" in result.out + result.err

@@ -319,7 +319,7 @@ def test_a_missing_shard_is_named(ws: Workspace) -> None:
     s1, s2, _ = _shards(ws, 3)
     result = _merge(ws, s1, s2)
     assert result.code == 2
-    assert "shard(s) 3/3 missing" in result.err and "--allow-partial" in result.err
+    assert "shard 3/3 missing" in result.err and "--allow-partial" in result.err
 
 
 def test_allow_partial_reports_the_missing_cases_not_run(ws: Workspace) -> None:
@@ -332,7 +332,7 @@ def test_allow_partial_reports_the_missing_cases_not_run(ws: Workspace) -> None:
     left = [c for c in report["cases"] if shard_of(c["case_id"], 3) == 3]
     assert left and all(c["status"] == "not_run" for c in left)
     assert all("3/3 was not merged" in c["reason"] for c in left)
-    assert "exit 1: shard(s) 3/3 not merged" in result.out
+    assert "exit 1: shard 3/3 not merged" in result.out
 
 
 def test_without_shard_1_the_traces_naming_no_case_are_said_to_be_left_out(ws: Workspace) -> None:

@@ -27,7 +27,7 @@ def test_quiet_prints_one_line_and_lists_are_counted_past_five(ws: Workspace) ->
     quiet = ws.run("-q")
     lines = quiet.out.strip().splitlines()
     assert len(lines) == 1, quiet.out
-    assert "7 file(s) not used (see unused_files in report.json)" in lines[0]
+    assert "7 files not used (see unused_files in report.json)" in lines[0]
     assert "notes-0.txt" not in quiet.out
     loud = ws.run()
     assert sum(line.startswith("UNUSED   fixtures/") for line in loud.out.splitlines()) == 5
@@ -43,10 +43,10 @@ def test_run_names_the_setting_that_allowed_unmatched_traces(ws: Workspace) -> N
     )
     result = ws.run()
     assert result.code == 0, result.out
-    said = "1 trace(s) match no case (allowed: traces.allow_unmatched: true in validator.yaml)"
+    said = "1 trace matches no case (allowed: traces.allow_unmatched: true in validator.yaml)"
     assert said in result.out
     assert "--allow-unmatched" not in result.out  # not a flag the user gave
     quiet = ws.run("-q")
     assert quiet.out.strip().splitlines() == [
-        line for line in result.out.splitlines() if line.startswith("1 cases:")
+        line for line in result.out.splitlines() if line.startswith("1 case:")
     ]

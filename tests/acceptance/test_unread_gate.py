@@ -256,7 +256,7 @@ def test_lint_fixtures_on_real_data_names_the_adapter_that_could_not_read_it(
     lint = run_cli("lint", cwd=folder)
     (line,) = [x for x in lint.out.splitlines() if "[view-unread]" in x]
     assert "tempo_export_with_batches.json" in line
-    assert "the openai-messages adapter made the view ($.view) of 1 trace(s)" in line
+    assert "the openai-messages adapter made the view ($.view) of 1 trace" in line
     assert "1 trace (no message list found" in line
     result = run_cli(
         "run", "--out", str(tmp_path / "out"), "--jobs", "1", "--fail-on", "unread", cwd=folder

@@ -21,7 +21,7 @@ from ..evaluation.query import QueryError, compile_query
 from ..inputs import display_path
 from ..loading.target import Target
 from ..model import Case
-from ..problems import kind_of
+from ..problems import counted, kind_of
 from ..traces import TraceError, parse_document
 from .transport import CommandRequest, HttpRequest, Redactor, Request
 
@@ -175,7 +175,7 @@ def trace_of(body: bytes, path: str | None, redact: Redactor, what: str = "the a
     text = json.dumps(value, ensure_ascii=False, indent=2, default=lambda v: invalid.append(v))
     note = None
     if invalid:
-        note = f"{len(invalid)} value(s) JSON cannot hold (NaN, Infinity, ...) written as null"
+        note = f"{counted(len(invalid), 'value')} JSON cannot hold (NaN, Infinity, ...) written as null"
     cleaned = redact(text)
     if cleaned != text:
         note = (note + "; " if note else "") + "a secret in the trace was redacted"

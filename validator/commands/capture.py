@@ -47,7 +47,7 @@ from ..loading.config import Config
 from ..loading.suite import load_suite_and_problems
 from ..loading.target import Target
 from ..model import Case, Suite, TraceSettings
-from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError
+from ..problems import ERROR, WARNING, Problem, ProblemsFound, UsageError, counted
 from ..report import write_file
 from ..traces import DEFAULT_MAX_TRACE_BYTES
 from ..version import __version__
@@ -408,7 +408,7 @@ class _Capture:
         saved = sum(r.status == CAPTURED for r in records)
         left = sum(r.status == INTERRUPTED for r in records)
         print(
-            f"capture stopped: {saved} trace(s) saved, {left} run(s) not done (capture again"
+            f"capture stopped: {counted(saved, 'trace')} saved, {counted(left, 'run')} not done (capture again"
             " to do only those); log: " + one_line(display_path(self.options.out / LOG_NAME)),
             file=sys.stderr,
         )
@@ -451,7 +451,7 @@ def _print_summary(records: list[Record], log: Path, quiet: bool) -> None:
     counts = {s: sum(r.status == s for r in records) for s in (CAPTURED, KEPT, FAILED)}
     cases = len({r.case_id for r in records})
     print(
-        f"capture: {len(records)} run(s) of {cases} case(s): {counts[CAPTURED]} captured,"
+        f"capture: {counted(len(records), 'run')} of {counted(cases, 'case')}: {counts[CAPTURED]} captured,"
         f" {counts[KEPT]} kept (saved before), {counts[FAILED]} failed; log:"
         f" {one_line(display_path(log))}"
     )

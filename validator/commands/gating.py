@@ -18,7 +18,7 @@ from ..display import github_command
 from ..inputs import display_path
 from ..loading.quarantine import Quarantine, load_quarantine
 from ..loading.yamlfile import load_yaml
-from ..problems import WARNING, Problem, ProblemsFound
+from ..problems import WARNING, Problem, ProblemsFound, counted
 from ..report.document import Report
 from ..report.gate import FAIL_ON, UNREAD, VACUOUS, Gate, parse_fail_on
 from ..report.regression import MetricLimit, parse_limit
@@ -233,7 +233,7 @@ def print_annotations(report: Report, flag: bool | None) -> None:
         print(
             github_command(
                 "notice",
-                f"{len(lines) - MAX_ANNOTATIONS} more failed check(s) not annotated:"
+                f"{counted(len(lines) - MAX_ANNOTATIONS, 'more failed check')} not annotated:"
                 " see report.md or report.sarif",
             )
         )

@@ -25,7 +25,7 @@ from ..evaluation.tracefile import CaseIdRule, TraceReader
 from ..evaluation.view import detect, read_by_checks, unread_text
 from ..inputs import Job, display_path, format_of, run_order
 from ..model import TraceSettings
-from ..problems import UsageError
+from ..problems import UsageError, counted
 from ..traces import TraceError, parse_document, read_trace_file
 from . import EXIT_OK
 from .options import program
@@ -491,8 +491,8 @@ def build(source: Path, dest: Path) -> tuple[dict[str, str], list[str]]:
     guesses.append(f"cases: {count} of {total} traces" + (" (the rest: unmatched)" if more else ""))
     if walk.shared:
         guesses.append(
-            f"{walk.shared} trace(s) have the case id of an earlier one: they are runs of that"
-            " case, whose tools and budgets hold for every run"
+            f"{counted(walk.shared, 'trace')} {'has' if walk.shared == 1 else 'have'} the case"
+            " id of an earlier one: runs of that case, whose tools and budgets hold for every run"
         )
     return {"validator.yaml": config_text(choice, dest, pattern, more), **cases}, guesses
 

@@ -59,7 +59,7 @@ from ..loading.suite import LoadResult
 from ..loading.tools import ToolName, is_glob, is_known, listing, remembered_suggestion
 from ..loading.yamlfile import Position
 from ..model import Binding, Finder, TraceFields, TraceSettings
-from ..problems import ERROR, WARNING, Names, Problem, UsageError, did_you_mean
+from ..problems import ERROR, WARNING, Names, Problem, UsageError, counted, did_you_mean
 from ..traces import (
     DEFAULT_MAX_TRACE_BYTES,
     ParsedTrace,
@@ -185,7 +185,7 @@ class ViewTally:
             other = [e for e in entries if not read_by_checks(e) and e not in null]
             viewed, holding = self.viewed[adapter], self.holding[adapter]
             message = (
-                f"the {adapter} adapter made the view ($.view) of {viewed} trace(s); in"
+                f"the {adapter} adapter made the view ($.view) of {counted(viewed, 'trace')}; in"
                 f" {holding} of them it could not read content of a kind checks read:"
                 f" {unread_text(gated)}"
                 + (f"; read for errors and times only: {unread_text(other)}" if other else "")

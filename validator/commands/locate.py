@@ -22,7 +22,7 @@ from typing import Any
 
 from ..loading.yamlfile import YamlDocument, load_yaml
 from ..model import Binding, Clause, Spec, Suite
-from ..problems import ProblemsFound
+from ..problems import ProblemsFound, counted
 from ..report.sources import Location, Region
 
 MAX_TRACE_FILES = 1000
@@ -167,7 +167,7 @@ class FileSources:
         if not self._over_budget:
             return []
         return [
-            f"{self._over_budget} trace file(s) were not read again to find the value a check"
+            f"{counted(self._over_budget, 'trace file')} {'was' if self._over_budget == 1 else 'were'} not read again to find the value a check"
             f" used (over {MAX_TRACE_FILES} files or {MAX_TRACE_BYTES // (1024 * 1024)} MiB):"
             " their findings point at the trace file without a line"
         ]

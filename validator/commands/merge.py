@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 from ..dataclass import dataclass
 from ..files import read_file
 from ..inputs import display_path, run_order
-from ..problems import UsageError
+from ..problems import UsageError, counted
 from ..report import EXTRAS, needed, write_reports
 from ..report.baseline import Baseline
 from ..report.document import Report, build_report
@@ -114,7 +114,7 @@ def execute_merge(
     code, reasons = exit_decision(report, gate)
     if not terminal.quiet:
         given = len(shards)
-        print(f"merged {given} shard report(s) of {shards[0].shard.count}")
+        print(f"merged {counted(given, 'shard report')} of {shards[0].shard.count}")
     allowed = "as the shard runs were told" if gate.allow_unmatched else None
     print_summary(report, written, terminal, allowed)
     gating.print_annotations(report, annotations)
@@ -122,7 +122,7 @@ def execute_merge(
         print(f"exit 1: {reason}")
     if missing:
         code = 1
-        print(f"exit 1: shard(s) {_ranges(missing, shards[0].shard.count)} not merged")
+        print(f"exit 1: {_ranges(missing, shards[0].shard.count)} not merged")
     return code
 
 
@@ -258,8 +258,11 @@ def _shard_of(data: dict[str, Any], shown: str) -> Shard:
 
 
 def _ranges(gaps: list[tuple[int, int]], count: int) -> str:
-    """`2/9, 4/9-7/9`: shards named by the runs of missing numbers, never one by one."""
-    return ", ".join(f"{a}/{count}" if a == b else f"{a}/{count}-{b}/{count}" for a, b in gaps)
+    """`shard 2/9`, `shards 2/9, 4/9-7/9`: named by the runs of missing numbers, never one by one."""
+    noun = "shard" if sum(b - a + 1 for a, b in gaps) == 1 else "shards"
+    return f"{noun} " + ", ".join(
+        f"{a}/{count}" if a == b else f"{a}/{count}-{b}/{count}" for a, b in gaps
+    )
 
 
 def check_one_run(shards: list[ShardInput]) -> None:
@@ -367,7 +370,7 @@ def _none_left_out(shards: list[ShardInput], present: dict[str, ShardInput]) -> 
             lacking.setdefault(index, []).append(str(case["id"]))
     for index, ids in sorted(lacking.items()):
         raise UsageError(
-            f"{given[index].name} is damaged: it lacks case(s) {_few(ids)} of its shard",
+            f"{given[index].name} is damaged: it lacks {_few(ids)} of its shard",
             "run that shard again (--allow-partial is for shards not given, not damaged ones)",
         )
 
@@ -385,7 +388,7 @@ def missing_shards(shards: list[ShardInput], allow_partial: bool) -> list[tuple[
         after = index
     if gaps and not allow_partial:
         raise UsageError(
-            f"shard(s) {_ranges(gaps, count)} missing: {len(given)} of {count} given",
+            f"{_ranges(gaps, count)} missing: {len(given)} of {count} given",
             "pass every shard's report (or --allow-partial: their cases are then not_run)",
         )
     for first, last in gaps:

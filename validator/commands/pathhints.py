@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..display import shorten
-from ..problems import did_you_mean, kind_of
+from ..problems import counted, did_you_mean, kind_of
 from .locate import static_steps
 
 KEYS_SHOWN = 12  # keys listed when a field is not where the query looks
@@ -33,7 +33,7 @@ def missing_step(expression: str, document: Any) -> str | None:
             if not isinstance(node, list):
                 return f"{where} is {kind_of(node)}, not a list"
             if not -len(node) <= step < len(node):
-                return f"{where} has {len(node)} item(s): index {step} is past its end"
+                return f"{where} has {counted(len(node), 'item')}: index {step} is past its end"
             node, where = node[step], f"{where}[{step}]"
         else:
             if not isinstance(node, dict):

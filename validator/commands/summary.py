@@ -17,6 +17,7 @@ from typing import Any
 from ..dataclass import dataclass
 from ..display import one_line
 from ..inputs import IGNORED, display_path
+from ..problems import counted
 from ..report import REPORTERS, append_step_summary
 from ..report.document import Report
 from ..report.markdown import shown_change
@@ -42,8 +43,8 @@ def print_comparison(report: Report) -> None:
         before, report.summary.get("pass_rate"), comp["delta"]["pass_rate"], "pass_rate"
     )
     print(
-        f"compared with {one_line(comp['baseline'])}: {len(comp['regressions'])} regression(s),"
-        f" {len(comp['fixes'])} fix(es), {len(comp['new_cases'])} new,"
+        f"compared with {one_line(comp['baseline'])}: {counted(len(comp['regressions']), 'regression')},"
+        f" {counted(len(comp['fixes']), 'fix')}, {len(comp['new_cases'])} new,"
         f" {len(comp['removed_cases'])} removed; pass rate"
         f" {'unchanged' if change == 'no change' else change}"
     )
@@ -60,7 +61,7 @@ def print_history(report: Report) -> None:
     changed, flaky = history["changed"], history["flaky"]
     shown = ", ".join(one_line(i) for i in changed[:5]) + (" ..." if len(changed) > 5 else "")
     print(
-        f"history ({earlier} earlier report(s) and this run): {len(changed)} changed since the"
+        f"history ({counted(earlier, 'earlier report')} and this run): {len(changed)} changed since the"
         f" last{' (' + shown + ')' if changed else ''}, {len(flaky)} flaky"
     )
 
@@ -128,21 +129,22 @@ def print_summary(
         _listed("UNMATCHED", report.unmatched, "fixture", "unmatched_traces")
         _listed("UNUSED", unused, "file", "unused_files")
     line = (
-        f"{s['total']} cases: {s['passed']} passed, {s['failed']} failed, {s['not_run']} not run,"
-        f" {s['errored']} errors (pass rate {s['pass_rate'] * 100:.1f}%)"
+        f"{counted(s['total'], 'case')}: {s['passed']} passed, {s['failed']} failed,"
+        f" {s['not_run']} not run, {counted(s['errored'], 'error')}"
+        f" (pass rate {s['pass_rate'] * 100:.1f}%)"
     )
     if report.unmatched:
         said = f" (allowed: {allowed})" if allowed else ""
-        line += f"; {len(report.unmatched)} trace(s) match no case{said}"
+        line += f"; {_no_case(len(report.unmatched))}{said}"
     if unused and quiet:  # -q: the one summary line, counted, never a list of paths
-        line += f"; {len(unused)} file(s) not used (see unused_files in report.json)"
+        line += f"; {counted(len(unused), 'file')} not used (see unused_files in report.json)"
     elif unused:
         line += f"; {unused_line(unused)}"
     if ignored:
-        line += f"; {ignored} file(s) ignored (traces.ignore)"
+        line += f"; {counted(ignored, 'file')} ignored (traces.ignore)"
     if s.get("checks_unexamined"):  # never a silent pass: see report.md
         line += (
-            f"; {s['checks_unexamined']} check(s) passed with nothing to examine (a query"
+            f"; {counted(s['checks_unexamined'], 'check')} passed with nothing to examine (a query"
             " matched no node; --fail-on vacuous fails them)"
         )
     print(line)
@@ -152,15 +154,20 @@ def print_summary(
         print("reports: " + ", ".join(one_line(display_path(p)) for p in written))
 
 
+def _no_case(unmatched: int) -> str:
+    """`1 trace matches no case`, `2 traces match no case`."""
+    return f"{counted(unmatched, 'trace')} {'matches' if unmatched == 1 else 'match'} no case"
+
+
 def unused_line(unused: list[dict[str, str]], limit: int = 5) -> str:
-    """`2 file(s) not used: a (why), b (why)`, the first few; the report lists them all."""
+    """`2 files not used: a (why), b (why)`, the first few; the report lists them all."""
     shown = ", ".join(one_line(f"{u['file']} ({u['reason']})") for u in unused[:limit])
     more = (
         f" and {len(unused) - limit} more (see unused_files in report.json)"
         if len(unused) > limit
         else ""
     )
-    return f"{len(unused)} file(s) not used: {shown}{more}"
+    return f"{counted(len(unused), 'file')} not used: {shown}{more}"
 
 
 _GENERATED = re.compile(rb'"generated_at"\s*:\s*"([^"\\]{1,40})"')

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..inputs import HARD_KINDS, Plan
 from ..model import Suite
+from ..problems import counted
 from ..results import ERROR, NOT_RUN, PASS, CaseResult, RunKinds, RunResult, Runs
 from ..shares import share_of
 from .compaction import Compactor
@@ -98,7 +99,7 @@ def required_passes(
     required = max(needed)
     if isinstance(count, int) and count > runs:
         return required, (
-            f"min_passes is {count} but the case has {runs} run(s): it cannot pass until it"
+            f"min_passes is {count} but the case has {counted(runs, 'run')}: it cannot pass until it"
             f" has at least {count} runs"
         )
     return required, None

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..dataclass import dataclass
-from ..problems import did_you_mean
+from ..problems import counted, did_you_mean
 from ..results import SEVERITIES
 from .document import Report
 from .regression import MetricLimit, parse_limit
@@ -163,7 +163,9 @@ def _regressed(report: Report) -> tuple[bool, list[str]]:
     regressions = [r for r in regressions if r["case_id"] not in quarantined]
     if not regressions:
         return False, []
-    return True, [f"{len(regressions)} regression(s) since the baseline: {_names(regressions)}"]
+    return True, [
+        f"{counted(len(regressions), 'regression')} since the baseline: {_names(regressions)}"
+    ]
 
 
 def _mode(
@@ -181,7 +183,9 @@ def _mode(
     flaky = [row for row in judged if row.get("flaky")] if fail_on == "flaky" else []
     if not flaky:
         return failed, []
-    return True, [f"{len(flaky)} flaky case(s) (some runs pass, some fail): {_names(flaky)}"]
+    return True, [
+        f"{counted(len(flaky), 'flaky case')} (some runs pass, some fail): {_names(flaky)}"
+    ]
 
 
 def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
@@ -191,13 +195,13 @@ def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
     rows = [row for row in judged if row.get("vacuous_runs")]
     if rows:
         reasons.append(
-            f"{len(rows)} case(s) with a run whose every check was skipped (--fail-on vacuous):"
+            f"{counted(len(rows), 'case')} with a run whose every check was skipped (--fail-on vacuous):"
             f" {_names(rows)}"
         )
     rows = [row for row in judged if row.get("unexamined_runs")]
     if rows:
         reasons.append(
-            f"{len(rows)} case(s) with a run that passed a check with nothing to examine"
+            f"{counted(len(rows), 'case')} with a run that passed a check with nothing to examine"
             f" (a query matched no node; --fail-on vacuous): {_names(rows)}"
         )
     return reasons
@@ -240,7 +244,7 @@ def exit_decision(report: Report, gate: Gate | None = None) -> tuple[int, list[s
             reasons.append(
                 f"pass rate {float(rate) * 100:.1f}% is below --min-pass-rate"
                 f" {float(min_pass_rate) * 100:.1f}%"
-                + (f" ({left_out} quarantined case(s) left out)" if left_out else "")
+                + (f" ({counted(left_out, 'quarantined case')} left out)" if left_out else "")
             )
     for held in (report.head.get("comparison") or {}).get("gates") or []:
         if not held["passed"]:

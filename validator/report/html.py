@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 from ..dataclass import dataclass
 from ..display import one_line
+from ..problems import counted
 from .document import Report
 from .html_assets import CSP, SCRIPT, STYLE
 from .html_case import (
@@ -192,7 +193,8 @@ def _comparison(report: Report, comp: dict[str, Any]) -> str:
     regressions = comp.get("regressions", [])
     if regressions:
         named = ", ".join(_case_link(r["case_id"]) for r in regressions)
-        lead = f"<strong>{len(regressions)} regression(s)</strong> (passed in the baseline, not now): {named}"
+        count = counted(len(regressions), "regression")
+        lead = f"<strong>{count}</strong> (passed in the baseline, not now): {named}"
     else:
         lead = (
             "<strong>No regressions</strong> (every case that passed in the baseline still passes)."

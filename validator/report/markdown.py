@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..display import inert, one_line
+from ..problems import counted
 from .document import Report
 from .regression import shown_figures
 from .unread import headline as unread_headline
@@ -171,7 +172,7 @@ def _comparison(report: Report) -> list[str]:
     regressions = comp.get("regressions", [])
     if regressions:
         lines.append(
-            f"**{len(regressions)} regression(s)** (passed in the baseline, not now): "
+            f"**{counted(len(regressions), 'regression')}** (passed in the baseline, not now): "
             + ", ".join(escape(r["case_id"]) for r in regressions)
         )
     else:
@@ -428,7 +429,8 @@ def _trend(reports: list[dict[str, Any]]) -> list[str]:
         lines.append(f"| {escape(item['name'])} | {_pct(rate)} | {change} |")
         before = rate
     hidden = len(reports) - len(shown)
-    note = [f"{hidden} earlier report(s) not shown (report.json has them).", ""] if hidden else []
+    note = [f"{counted(hidden, 'earlier report')} not shown (report.json has them).", ""]
+    note = note if hidden else []
     return [*lines, "", *note]
 
 
@@ -450,8 +452,9 @@ def _marks(history: dict[str, Any]) -> list[str]:
         now = str(cases[case_id][-1])
         lines.append(f"| {escape(case_id)} | {marks} | {_ICON.get(now, escape(now))} |")
     rest = len(listed) - MAX_HISTORY_ROWS
-    tail = [f"{rest} more case(s) whose status varied (report.json has them)."] * (rest > 0)
-    tail += [f"{len(cases) - len(listed)} case(s) kept one status in every report."]
+    more = f"{counted(rest, 'more case')} whose status varied (report.json has them)."
+    tail = [more] if rest > 0 else []
+    tail += [f"{counted(len(cases) - len(listed), 'case')} kept one status in every report."]
     return [*(lines if listed else []), "", " ".join(tail), ""]
 
 

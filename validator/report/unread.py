@@ -90,6 +90,6 @@ def gate_reasons(judged: list[dict[str, Any]], names: Any) -> list[str]:
     if not rows:
         return []
     return [
-        f"{len(rows)} case(s) with a trace holding content the view could not read"
+        f"{counted(len(rows), 'case')} with a trace holding content the view could not read"
         f" (--fail-on unread): {names(rows)}"
     ]

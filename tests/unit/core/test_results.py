@@ -231,7 +231,7 @@ def _line(case_id: str, r: int) -> tuple[str, dict[str, Any]]:
         )
         failed = [{"check": "verdict-allowed", "message": message}]
         row.update(status="fail", verdict="REVISE", failed_checks=failed)
-        row["reason"] = "1 check(s) failed: verdict-allowed"
+        row["reason"] = "1 check failed: verdict-allowed"
     if r % 5 == 4:
         del trace["durationMs"]
         row["duration_ms"] = None

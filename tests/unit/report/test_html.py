@@ -135,7 +135,7 @@ def test_the_failures_come_first_and_the_summary_after_the_cases(ws: Workspace) 
         "Verdicts",
     ]
     assert (
-        "1 regression(s)"
+        "1 regression"
         in page.xpath("//h2[@id='baseline']/following-sibling::p[2]")[0].text_content()
     )
     header = _texts(page.xpath("//table[@id='case-table']//th"))

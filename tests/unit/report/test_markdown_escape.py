@@ -166,7 +166,7 @@ def test_the_report_shows_words_as_they_are(ws: Workspace) -> None:
     ws.trace("db-slow", good_trace(finalAnswer="A slow query."))
     assert ws.run().code == 1
     md = (ws.out / "report.md").read_text("utf-8")
-    assert "Reason: 1 check(s) failed: keyword-coverage" in md
+    assert "Reason: 1 check failed: keyword-coverage" in md
     assert "the answer does not mention: create_index (1 of 2" in md
     assert "\\_" not in md and "\\(" not in md
 

@@ -224,9 +224,7 @@ def test_min_passes_above_the_runs_found_warns_at_run_time(ws: Workspace) -> Non
     line = next(
         n for n, text in enumerate(path.read_text().splitlines(), 1) if "min_passes" in text
     )
-    assert (
-        f"db-slow.yaml:{line}:3: warning: min_passes is 5 but the case has 3 run(s)" in result.err
-    )
+    assert f"db-slow.yaml:{line}:3: warning: min_passes is 5 but the case has 3 runs" in result.err
     assert "[too-few-runs]" in result.err
     case = ws.case_result()
     assert case["status"] == "fail" and case["notes"][0].startswith("min_passes is 5")
@@ -267,7 +265,7 @@ def test_fail_on_flaky_fails_a_case_that_passed_on_its_threshold(ws: Workspace) 
     assert ws.run().code == 0
     result = ws.run("--fail-on", "flaky")
     assert result.code == 1
-    assert "exit 1: 1 flaky case(s) (some runs pass, some fail): db-slow" in result.out
+    assert "exit 1: 1 flaky case (some runs pass, some fail): db-slow" in result.out
     _pattern(ws, "db-slow", "ppp")
     assert ws.run("--fail-on", "flaky").code == 0
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...problems import kind_of
+from ...problems import counted, kind_of
 from ..context import TraceContext
 from ..params import CALL_MODES
 from .declare import Outcome, Param, predicate, show
@@ -61,7 +61,7 @@ def no_repeat(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Out
             {"repeats": times},
             {"found": name, "count": times, "expected": args["max_repeats"]},
         )
-    return Outcome(True, f"no call repeats more than {args['max_repeats']} time(s)")
+    return Outcome(True, f"no call repeats more than {counted(args['max_repeats'], 'time')}")
 
 
 def _judge_call(call: Any, args: dict[str, Any], ctx: TraceContext) -> Judgement:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import codes
-from ...problems import kind_of
+from ...problems import counted, kind_of
 from ...shares import share_of
 from ..context import TraceContext
 from ..saferegex import compile_safe
@@ -84,6 +84,12 @@ def required_count(minimum: int | float | None, entries: int) -> int:
     return int(minimum)
 
 
+def _not_text(others: list[Any]) -> str:
+    """`1 value that is not text ignored, e.g. 3`: what a text predicate left out."""
+    verb = "is" if len(others) == 1 else "are"
+    return f"{counted(len(others), 'value')} that {verb} not text ignored, e.g. {show(others[0])}"
+
+
 @predicate(
     "contains-all",
     zero="pass only if `items` is empty",
@@ -107,11 +113,7 @@ def contains_all(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> 
     missing = [r for r in required if r not in seen]
     ratio = 1.0 if not required else round(len(found) / len(required), 4)
     details = {"required": required, "found": found, "missing": missing, "ratio": ratio}
-    ignored = (
-        f"{len(others)} value(s) that are not text ignored, e.g. {show(others[0])}"
-        if others
-        else ""
-    )
+    ignored = _not_text(others) if others else ""
     note = f" ({ignored})" if ignored else ""
     if missing:
         used = list(dict.fromkeys(names))

@@ -291,13 +291,25 @@ def _exact(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) ->
     )
 
 
+def _out_of_order(steps: list[Any], done: int) -> str:
+    """Where the order breaks: `"b" does not occur` (the first step), or `the first 2
+    steps ("a", "b") occur in order, but "c" does not occur after them`."""
+    if done == 0:
+        return f"{_shown(steps[0])} does not occur"
+    first = "the first step" if done == 1 else f"the first {done} steps"
+    verb, them = ("occurs", "it") if done == 1 else ("occur", "them")
+    return (
+        f"{first} ({_shown_steps(steps[:done])}) {verb} in order, but {_shown(steps[done])}"
+        f" does not occur after {them}"
+    )
+
+
 def _ordered(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
     done = len(_in_order(len(steps), len(items), fits))
     if done < len(steps):
         return Outcome(
             False,
-            f"the first {done} step(s) ({_shown_steps(steps[:done])}) occur in order, but"
-            f" {_shown(steps[done])} does not occur after them; found {show(labels, 200)}",
+            f"{_out_of_order(steps, done)}; found {show(labels, 200)}",
             {"satisfied": done, "items": labels},
             {"found": labels, "expected": steps, "missing": steps[done:], "count": done},
         )

@@ -12,7 +12,7 @@ import re
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ...problems import kind_of
+from ...problems import counted, kind_of
 from ..context import TraceContext
 from ..text import normalize_plain
 from .declare import Outcome, Param, predicate, show
@@ -290,15 +290,11 @@ def count(values: list[Any], args: dict[str, Any], ctx: TraceContext) -> Outcome
         bound, wanted = _count_bound(low, high)
         return Outcome(
             False,
-            f"found {_matches(n)}, but {bound} {wanted}",
+            f"found {counted(n, 'match')}, but {bound} {wanted}",
             {"count": n},
             {"count": n, "expected": bound},
         )
-    return Outcome(True, _matches(n), {"count": n})
-
-
-def _matches(n: int) -> str:
-    return "1 match" if n == 1 else f"{n} matches"
+    return Outcome(True, counted(n, "match"), {"count": n})
 
 
 def _count_bound(low: int, high: int | None) -> tuple[str, str]:

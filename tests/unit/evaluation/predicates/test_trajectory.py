@@ -54,7 +54,7 @@ def test_sequence_modes(items: list[Any], steps: list[Any], mode: str, passed: b
 
 def test_sequence_failures_say_what_is_missing_and_where() -> None:
     assert (
-        'the first 1 step(s) (a) occur in order, but "c"'
+        'the first step (a) occurs in order, but "c"'
         in check("sequence", ["a", "b"], steps=["a", "c"])[1]
     )
     assert "missing b" in check("sequence", ["a"], steps=["a", "b"], mode="contains")[1]
