@@ -230,6 +230,8 @@ def sequence(steps: list[Any], values: list[Any] = WEATHER, **more: Any) -> tupl
 SEQUENCE_ROWS: list[tuple[list[Any], dict[str, Any], bool, str]] = [
     ([LONDON, SF], {}, True, 'get_weather(city="London"), get_weather(city="SF") occur in order'),
     ([SF, LONDON], {}, False, 'get_weather(city="London") does not occur after it'),
+    (["delete_all", SF], {"key": "name"}, False, '"delete_all" does not occur; found ['),
+    ([LONDON, SF, "delete_all"], {"key": "name"}, False, "steps (get_weather(city="),
     ([LONDON, "search", SF], {"key": "name"}, True, "occur in order"),
     ([LONDON, "search", SF], {"mode": "exact", "key": "name"}, True, "exactly"),
     ([LONDON, SF], {"mode": "exact"}, False, "they differ at item 1"),
