@@ -274,7 +274,16 @@ def _contains(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits)
             {"missing": missing, "items": labels},
             {"missing": missing, "found": labels, "expected": steps},
         )
-    return Outcome(True, f"all {len(steps)} steps occur", {"items": labels})
+    every = "the one step occurs" if len(steps) == 1 else f"all {len(steps)} steps occur"
+    return Outcome(True, every, {"items": labels})
+
+
+def _agree(agree: int) -> str:
+    """`they differ at item 0`, `the first item agrees; they differ at item 1`, ..."""
+    if agree == 0:
+        return "they differ at item 0"
+    first = "the first item agrees" if agree == 1 else f"the first {agree} items agree"
+    return f"{first}; they differ at item {agree}"
 
 
 def _exact(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
@@ -284,8 +293,7 @@ def _exact(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) ->
         return Outcome(True, f"exactly {_shown_steps(steps)}", {"items": labels})
     return Outcome(
         False,
-        f"expected exactly {_shown_steps(steps)}; found {show(labels, 200)} (the first"
-        f" {agree} agree; they differ at item {agree})",
+        f"expected exactly {_shown_steps(steps)}; found {show(labels, 200)} ({_agree(agree)})",
         {"index": agree, "items": labels},
         {"found": labels, "expected": steps, "count": agree},
     )
