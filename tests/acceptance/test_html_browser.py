@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from conftest import Workspace
+from conftest import GOOD_CASE, Workspace, good_trace
 from html_pages import SHOWN, mixed_suite, with_baseline, write_hostile_page
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -42,7 +42,16 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     mixed_suite(ws)
     with_baseline(ws)
     assert ws.run("--format", "json,html", "--baseline", str(root / "base")).code == 1
-    return {"mixed": ws.out / "report.html", "hostile": write_hostile_page(root)}
+    (root / "single").mkdir()
+    single = Workspace(root / "single")
+    single.case(dict(GOOD_CASE, id="only"))
+    single.trace("only", good_trace("only"))
+    assert single.run("--format", "html").code == 0
+    return {
+        "mixed": ws.out / "report.html",
+        "hostile": write_hostile_page(root),
+        "single": single.out / "report.html",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +143,12 @@ def test_the_page_runs_its_script_without_console_errors(
         "return Array.from(document.querySelector('[name=tag]').options, (o) => o.text);"
     )
     assert tags == ["all", "latency (1)", "mysql (3)", "redis (2)", "zh (1)"]
+
+
+def test_a_page_of_one_case_says_so_in_the_singular(browser: Any, pages: dict[str, Path]) -> None:
+    _open(browser, pages["single"])
+    assert browser.find_element("id", "shown").text == "The one case is shown."
+    assert _severe(browser) == []
 
 
 def test_a_filter_and_a_sort_change_the_rows_and_the_link(

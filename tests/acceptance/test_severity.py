@@ -214,7 +214,7 @@ def test_a_fully_skipped_run_passes_but_is_counted_and_shown(ws: Workspace) -> N
     assert summary["checks_applied"] == examined["checks_applied"]
     assert summary["checks_skipped"] == 1 + examined["checks_skipped"]
     md = (ws.out / "report.md").read_text("utf-8")
-    assert "## Vacuous runs" in md and "- only-degraded (1 checks skipped)" in md
+    assert "## Vacuous runs" in md and "- only-degraded (1 check skipped)" in md
     assert "| Vacuous runs (every check skipped) | 1 |" in md
     tree = ET.parse(ws.out / "report.junit.xml")
     # Each line of a test case's output is `name: value` (Jenkins' schema has no properties

@@ -521,7 +521,7 @@ def write(source_text: str, dest: Path) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "x", encoding="utf-8") as handle:
             handle.write(text)
-    print(f"wrote {display_path(dest / 'validator.yaml')} and {len(files) - 1} cases")
+    print(f"wrote {display_path(dest / 'validator.yaml')} and {counted(len(files) - 1, 'case')}")
     go = "" if display_path(dest) == "." else f"cd {display_path(dest)} && "
     print(f"next: {go}{program()} lint && {program()} run")
     return EXIT_OK

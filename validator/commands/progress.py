@@ -8,6 +8,8 @@ import sys
 import time
 from typing import TextIO
 
+from ..problems import counted
+
 PROGRESS_MIN_TRACES = 200
 PROGRESS_SECONDS = 10.0
 
@@ -97,7 +99,7 @@ class ProgressLines:
         self.last = now
         of = f"/{total}" if total else ""
         share = f" ({done * 100 // total}%)" if total else ""
-        cases = f", {decided} cases decided" if decided is not None else ""
+        cases = f", {counted(decided, 'case')} decided" if decided is not None else ""
         print(
             f"progress: {done}{of} traces checked{share}{cases}, {failed} did not pass so far",
             file=self.stream,

@@ -109,7 +109,7 @@ def chart(report: Report) -> str:
     verdicts = sorted(summary["verdict_distribution"].items(), key=lambda kv: (-kv[1], kv[0]))
     description = attr(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_run']} not run,"
-        f" {summary['errored']} errors; verdicts: "
+        f" {counted(summary['errored'], 'error')}; verdicts: "
         + (", ".join(f"{k} {v}" for k, v in verdicts) or "none")
     )
     return (
@@ -407,7 +407,7 @@ def _filters(multi_change: bool, total: int, verdicts: bool) -> str:
         )
         + '<label>Failed check<select name="check"><option value="">any</option></select></label>'
         f'{change}<button type="button" class="clear">Clear filters</button></form>\n'
-        f'<p id="shown">{num(total)} cases.</p>\n'
+        f'<p id="shown">{num(total)} {"case" if total == 1 else "cases"}.</p>\n'
     )
 
 

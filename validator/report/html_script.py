@@ -250,7 +250,7 @@ const filter = (resort) => {
   lastQ = q;
   lastOthers = key;
   count.textContent = view.length === cases.length
-    ? 'All ' + cases.length + ' cases are shown.'
+    ? (cases.length === 1 ? 'The one case is shown.' : 'All ' + cases.length + ' cases are shown.')
     : view.length + ' of ' + cases.length + ' cases match the filters.';
   draw(true);
   showPanels();

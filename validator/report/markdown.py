@@ -589,7 +589,7 @@ def _vacuous(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterat
             runs = ", ".join(escape(i["fixture"]) for i in items if i.get("vacuous"))
             yield f"- {escape(case['case_id'])}: {count} of {len(items)} runs ({runs})"
         else:
-            yield f"- {escape(case['case_id'])} ({case['checks_skipped']} checks skipped)"
+            yield f"- {escape(case['case_id'])} ({counted(case['checks_skipped'], 'check')} skipped)"
     yield ""
 
 

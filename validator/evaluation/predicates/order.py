@@ -260,7 +260,8 @@ def _only(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> 
             {"index": index, "items": labels},
             {"found": labels[index], "expected": steps},
         )
-    return Outcome(True, f"all {len(items)} items are allowed", {"items": labels})
+    every = "the one item is allowed" if len(items) == 1 else f"all {len(items)} items are allowed"
+    return Outcome(True, every, {"items": labels})
 
 
 def _contains(steps: list[Any], items: list[Any], labels: list[Any], fits: Fits) -> Outcome:
