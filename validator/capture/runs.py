@@ -175,7 +175,8 @@ def trace_of(body: bytes, path: str | None, redact: Redactor, what: str = "the a
     text = json.dumps(value, ensure_ascii=False, indent=2, default=lambda v: invalid.append(v))
     note = None
     if invalid:
-        note = f"{counted(len(invalid), 'value')} JSON cannot hold (NaN, Infinity, ...) written as null"
+        held = counted(len(invalid), "value")
+        note = f"{held} JSON cannot hold (NaN, Infinity, ...) written as null"
     cleaned = redact(text)
     if cleaned != text:
         note = (note + "; " if note else "") + "a secret in the trace was redacted"

@@ -408,8 +408,9 @@ class _Capture:
         saved = sum(r.status == CAPTURED for r in records)
         left = sum(r.status == INTERRUPTED for r in records)
         print(
-            f"capture stopped: {counted(saved, 'trace')} saved, {counted(left, 'run')} not done (capture again"
-            " to do only those); log: " + one_line(display_path(self.options.out / LOG_NAME)),
+            f"capture stopped: {counted(saved, 'trace')} saved, {counted(left, 'run')} not done"
+            " (capture again to do only those); log: "
+            + one_line(display_path(self.options.out / LOG_NAME)),
             file=sys.stderr,
         )
 
@@ -451,7 +452,8 @@ def _print_summary(records: list[Record], log: Path, quiet: bool) -> None:
     counts = {s: sum(r.status == s for r in records) for s in (CAPTURED, KEPT, FAILED)}
     cases = len({r.case_id for r in records})
     print(
-        f"capture: {counted(len(records), 'run')} of {counted(cases, 'case')}: {counts[CAPTURED]} captured,"
+        f"capture: {counted(len(records), 'run')} of {counted(cases, 'case')}:"
+        f" {counts[CAPTURED]} captured,"
         f" {counts[KEPT]} kept (saved before), {counts[FAILED]} failed; log:"
         f" {one_line(display_path(log))}"
     )

@@ -166,8 +166,10 @@ class FileSources:
     def notes(self) -> list[str]:
         if not self._over_budget:
             return []
+        over = self._over_budget
         return [
-            f"{counted(self._over_budget, 'trace file')} {'was' if self._over_budget == 1 else 'were'} not read again to find the value a check"
+            f"{counted(over, 'trace file')} {'was' if over == 1 else 'were'} not read again to"
+            " find the value a check"
             f" used (over {MAX_TRACE_FILES} files or {MAX_TRACE_BYTES // (1024 * 1024)} MiB):"
             " their findings point at the trace file without a line"
         ]

@@ -258,7 +258,7 @@ def _shard_of(data: dict[str, Any], shown: str) -> Shard:
 
 
 def _ranges(gaps: list[tuple[int, int]], count: int) -> str:
-    """`shard 2/9`, `shards 2/9, 4/9-7/9`: named by the runs of missing numbers, never one by one."""
+    """`shard 2/9`, `shards 2/9, 4/9-7/9`: the runs of missing numbers, never one by one."""
     noun = "shard" if sum(b - a + 1 for a, b in gaps) == 1 else "shards"
     return f"{noun} " + ", ".join(
         f"{a}/{count}" if a == b else f"{a}/{count}-{b}/{count}" for a, b in gaps

@@ -43,7 +43,8 @@ def print_comparison(report: Report) -> None:
         before, report.summary.get("pass_rate"), comp["delta"]["pass_rate"], "pass_rate"
     )
     print(
-        f"compared with {one_line(comp['baseline'])}: {counted(len(comp['regressions']), 'regression')},"
+        f"compared with {one_line(comp['baseline'])}:"
+        f" {counted(len(comp['regressions']), 'regression')},"
         f" {counted(len(comp['fixes']), 'fix')}, {len(comp['new_cases'])} new,"
         f" {len(comp['removed_cases'])} removed; pass rate"
         f" {'unchanged' if change == 'no change' else change}"
@@ -61,8 +62,8 @@ def print_history(report: Report) -> None:
     changed, flaky = history["changed"], history["flaky"]
     shown = ", ".join(one_line(i) for i in changed[:5]) + (" ..." if len(changed) > 5 else "")
     print(
-        f"history ({counted(earlier, 'earlier report')} and this run): {len(changed)} changed since the"
-        f" last{' (' + shown + ')' if changed else ''}, {len(flaky)} flaky"
+        f"history ({counted(earlier, 'earlier report')} and this run): {len(changed)} changed"
+        f" since the last{' (' + shown + ')' if changed else ''}, {len(flaky)} flaky"
     )
 
 

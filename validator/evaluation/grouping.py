@@ -99,7 +99,7 @@ def required_passes(
     required = max(needed)
     if isinstance(count, int) and count > runs:
         return required, (
-            f"min_passes is {count} but the case has {counted(runs, 'run')}: it cannot pass until it"
-            f" has at least {count} runs"
+            f"min_passes is {count} but the case has {counted(runs, 'run')}: it cannot pass"
+            f" until it has at least {count} runs"
         )
     return required, None

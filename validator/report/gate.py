@@ -195,8 +195,8 @@ def _vacuous(judged: list[dict[str, Any]]) -> list[str]:
     rows = [row for row in judged if row.get("vacuous_runs")]
     if rows:
         reasons.append(
-            f"{counted(len(rows), 'case')} with a run whose every check was skipped (--fail-on vacuous):"
-            f" {_names(rows)}"
+            f"{counted(len(rows), 'case')} with a run whose every check was skipped"
+            f" (--fail-on vacuous): {_names(rows)}"
         )
     rows = [row for row in judged if row.get("unexamined_runs")]
     if rows:

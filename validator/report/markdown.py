@@ -589,7 +589,8 @@ def _vacuous(cases: Iterable[dict[str, Any]], summary: dict[str, Any]) -> Iterat
             runs = ", ".join(escape(i["fixture"]) for i in items if i.get("vacuous"))
             yield f"- {escape(case['case_id'])}: {count} of {len(items)} runs ({runs})"
         else:
-            yield f"- {escape(case['case_id'])} ({counted(case['checks_skipped'], 'check')} skipped)"
+            skipped = counted(case["checks_skipped"], "check")
+            yield f"- {escape(case['case_id'])} ({skipped} skipped)"
     yield ""
 
 
