@@ -163,7 +163,7 @@ def test_a_shard_file_lacking_its_cases_is_refused_naming_them(ws: Workspace) ->
     )
     result = _merge(ws, *folders)
     assert result.code == 2
-    assert "lacks 'case-0'" in result.err and f"shard {owner}/{COUNT}" in result.err
+    assert "lacks case 'case-0'" in result.err and f"shard {owner}/{COUNT}" in result.err
     result = _merge(ws, *folders, "--allow-partial")
     assert result.code == 2 and "'case-0'" in result.err
 

@@ -259,10 +259,8 @@ def _shard_of(data: dict[str, Any], shown: str) -> Shard:
 
 def _ranges(gaps: list[tuple[int, int]], count: int) -> str:
     """`shard 2/9`, `shards 2/9, 4/9-7/9`: the runs of missing numbers, never one by one."""
-    noun = "shard" if sum(b - a + 1 for a, b in gaps) == 1 else "shards"
-    return f"{noun} " + ", ".join(
-        f"{a}/{count}" if a == b else f"{a}/{count}-{b}/{count}" for a, b in gaps
-    )
+    named = ", ".join(f"{a}/{count}" if a == b else f"{a}/{count}-{b}/{count}" for a, b in gaps)
+    return f"{'shard' if sum(b - a + 1 for a, b in gaps) == 1 else 'shards'} {named}"
 
 
 def check_one_run(shards: list[ShardInput]) -> None:
@@ -311,7 +309,8 @@ def _same_suite(first: ShardInput, other: ShardInput) -> None:
 
 def _few(ids: list[str], limit: int = 5) -> str:
     shown = ", ".join(f"'{i}'" for i in ids[:limit])
-    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+    return f"{'case' if len(ids) == 1 else 'cases'} {shown}{more}"
 
 
 def _short(value: Any) -> str:
