@@ -51,6 +51,7 @@ def _module(name: str) -> ModuleType:
 corpus = _module("corpus")
 reference = _module("reference")
 bench_run = _module("run")
+bounds = _module("bounds")
 SPECS, _ = load_specs(standard_spec_folders())
 FIELDS = fields_of(SPECS)
 
@@ -192,6 +193,63 @@ def test_the_standard_specs_fail_exactly_what_the_reference_fails(case: dict, tr
     run = evaluate_trace(suite, copy.deepcopy(trace), "oracle")
     ours = sorted(c.check for c in run.checks if c.status == "fail")
     assert ours == sorted(reference.evaluate(case, trace)), [c.message for c in run.checks]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_free_checks_line_reads_every_trace_and_checks_none(tmp_path: Path, jobs: int) -> None:
+    # bench/bounds.py's bound is the tool with its checks made free: every trace still read
+    # and reported, none checked, so every run passes without a check, with --jobs 2 too
+    # (its workers inherit the replacement). The real run fails some of the same traces.
+    cases, fixtures, traces = corpus.write_corpus(tmp_path, "runs", 100, seed=3)
+    command = bounds.free_checks_cmd(cases, fixtures, tmp_path / "out", jobs)
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    runs = bench_run.statuses_of(report)["runs"]
+    assert len(runs) == traces and set(runs.values()) == {"pass"}
+    assert all(case["checks"] == [] for case in report["cases"])
+    real = run_cli(*bounds.tool_cmd(cases, fixtures, tmp_path / "real", jobs)[3:])
+    assert real.code == 1, real.err
+
+
+@pytest.mark.parametrize("verdict", ["PASS", "REJECT"])
+def test_free_checks_normalize_the_answers_the_reference_normalizes(
+    monkeypatch: pytest.MonkeyPatch, verdict: str
+) -> None:
+    # What the bound leaves the tool to do is the work the reference does too: the final
+    # answer rendered and normalized, and the executor's draft when the verdict is REJECT.
+    normalized: list[tuple[str, bool]] = []
+
+    def text(self: Any, value: str, markdown: bool) -> str:
+        normalized.append((value, markdown))
+        return value
+
+    monkeypatch.setattr(bounds.TraceContext, "text", text)
+    suite = Suite({}, SPECS, FIELDS)
+    trace = {
+        "caseId": "c1",
+        "finalAnswer": "**final**",
+        "executorAnswer": "draft",
+        "selfEvaluation": {"verifier_evaluation": {"verdict": verdict}},
+    }
+    run = bounds.free_evaluate(bounds.Evaluator(suite), trace, None, "c1.json")
+    assert (run.case_id, run.status, run.checks) == ("c1", "pass", [])
+    drafts = [("draft", True)] if verdict == "REJECT" else []
+    assert normalized == [("**final**", True), *drafts]
+
+
+def test_the_bound_says_whether_the_checks_alone_can_meet_a_target() -> None:
+    def line(seconds: float) -> Any:
+        return bench_run.Line("x", [], times=[seconds])
+
+    reference = line(1.0)
+    assert bounds._needed("c/b", line(0.98), line(0.9), reference, 0.9) == "c/b met"
+    # 0.2 s over the target, the checks cost 0.3 s: two thirds of them must go.
+    said = bounds._needed("c/b", line(1.2), line(0.9), reference, 0.9)
+    assert "lose 0.200 s of the 0.300 s they cost here (67%)" in said
+    # With no check at all the tool is over the target: out of reach of the checks.
+    said = bounds._needed("d/b2", line(1.3), line(1.15), reference, 1.15)
+    assert "takes 1.15x (pairwise): no change to the checks alone meets d/b2 <= 1.1" in said
 
 
 def test_the_phase_table_names_functions_that_exist() -> None:
