@@ -21,11 +21,11 @@ generated corpus (bench/corpus.py):
 - the reference (bench/reference.py) with the same --jobs.
 
 A free-checks ratio above a target proves that no change to the evaluation alone meets it:
-what the tool does besides checking costs that much already. Below it, the distance between
-the tool's line and that one is what the checks must lose. `--with DIR` adds a fourth line,
-`python -m validator run` with DIR first on PYTHONPATH: a copy of the tool built another way
-(bench/RESULTS.md records one whose evaluation modules were compiled with mypyc, and how it
-was built).
+what the tool does besides checking costs that much already. Below it, the script says how
+much of what the checks cost (the tool's line less that one) would have to go. `--with DIR`
+adds a fourth line, `python -m validator run` with DIR first on PYTHONPATH: a copy of the
+tool built another way (bench/RESULTS.md records one whose evaluation modules were compiled
+with mypyc, and how it was built).
 """
 
 from __future__ import annotations
