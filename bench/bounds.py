@@ -88,30 +88,40 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from corpus import write_corpus  # noqa: E402
-from run import PY, TARGETS, Line, _load, _pairwise, reference_cmd, timed  # noqa: E402
+from run import (  # noqa: E402
+    PY,
+    TARGETS,
+    Line,
+    _load,
+    _pairwise,
+    pairwise_ratio,
+    reference_cmd,
+    timed,
+    validator_cmd,
+)
 
-
-def _run_args(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str]:
-    return ["run", "--cases", str(cases), "--fixtures", str(fixtures), "--out", str(out),
-            "--jobs", str(jobs), "-q"]  # fmt: skip
+_MODULE = [PY, "-m", "validator"]  # what validator_cmd's command starts with
 
 
 def tool_cmd(
     cases: Path, fixtures: Path, out: Path, jobs: int, path: Path | None = None
 ) -> list[str]:
-    """`python -m validator run`, with `path` first on PYTHONPATH when given."""
-    command = [PY, "-m", "validator", *_run_args(cases, fixtures, out, jobs)]
+    """bench/run.py's `python -m validator run`, with `path` first on PYTHONPATH when given."""
+    command = validator_cmd(cases, fixtures, out, jobs)
     return command if path is None else ["env", f"PYTHONPATH={path}", *command]
 
 
 def free_checks_cmd(cases: Path, fixtures: Path, out: Path, jobs: int) -> list[str]:
-    """The tool's run with its checks made free (`free_evaluate`)."""
-    return [PY, str(Path(__file__).resolve()), FREE, *_run_args(cases, fixtures, out, jobs)]
+    """The same run with its checks made free (`free_evaluate`): this script, given the
+    validator's arguments."""
+    command = validator_cmd(cases, fixtures, out, jobs)
+    assert command[:3] == _MODULE, command  # validator_cmd changed: take its arguments anew
+    return [PY, str(Path(__file__).resolve()), FREE, *command[3:]]
 
 
-def bounds(root: Path, shape: str, jobs: int, repeat: int, other: Path | None) -> dict[str, float]:
-    """Time the lines on the corpus at `root`; print them; return each line's pairwise
-    wall ratio to the reference, by label."""
+def bounds(root: Path, shape: str, jobs: int, repeat: int, other: Path | None) -> None:
+    """Time the lines on the corpus at `root` and print them, with what the free-checks
+    line says of the target."""
     cases, fixtures = root / "cases", root / "fixtures"
     lines = [
         Line("tool", tool_cmd(cases, fixtures, root / "tool", jobs)),
@@ -134,18 +144,13 @@ def bounds(root: Path, shape: str, jobs: int, repeat: int, other: Path | None) -
     key = "c/b" if jobs == 1 else "d/b2"
     print(f"\n-- shape '{shape}', --jobs {jobs} ({key}, target <= {TARGETS[key]:.1f})")
     print(f"{'':28} {'median s':>9} {'CPU s':>7} {'vs reference':>13}   pairwise")
-    ratios = {}
     for line in lines:
-        ratio = line.median / reference.median
-        ratios[line.label] = statistics.median(
-            t / r for t, r in zip(line.times, reference.times, strict=True)
-        )
         print(
             f"{line.label:28} {line.median:9.3f} {statistics.median(line.cpu):7.3f}"
-            f" {ratio:12.2f}x   {_pairwise(line, reference)}"
+            f" {line.median / reference.median:12.2f}x   {_pairwise(line, reference)}"
         )
-    print(_needed(key, lines[0], lines[1], reference, ratios[lines[1].label]))
-    return ratios
+    free = pairwise_ratio(lines[1].times, reference.times)
+    print(_needed(key, lines[0], lines[1], reference, free))
 
 
 def _needed(key: str, tool: Line, free: Line, reference: Line, free_pairwise: float) -> str:

@@ -98,11 +98,15 @@ class Line:
         return statistics.median(self.cores)
 
 
+def pairwise_ratio(tool: list[float], reference: list[float]) -> float:
+    """The median of each repeat's ratio of two lines' figures (seconds, CPU seconds)."""
+    return statistics.median(t / r for t, r in zip(tool, reference, strict=True))
+
+
 def _pairwise(tool: Line, reference: Line) -> str:
     """The median of each repeat's ratio, in wall seconds and in CPU seconds."""
-    wall = statistics.median(t / r for t, r in zip(tool.times, reference.times, strict=True))
-    cpu = statistics.median(t / r for t, r in zip(tool.cpu, reference.cpu, strict=True))
-    return f"{wall:.2f} (CPU {cpu:.2f})"
+    wall = pairwise_ratio(tool.times, reference.times)
+    return f"{wall:.2f} (CPU {pairwise_ratio(tool.cpu, reference.cpu):.2f})"
 
 
 # Runs one command and reports its wall time and peak RSS. A launcher process of its own,
